@@ -1,0 +1,48 @@
+"""The benchmark datasets: one module each, all declared as a :class:`~lmbias.data.spec.DatasetSpec`."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import datasets
+
+from . import bold, counterfactual, crows_pairs, stereoset
+from .spec import DatasetSpec, PathLike, Row
+
+DATASETS: dict[str, DatasetSpec] = {
+    spec.name: spec for spec in (bold.SPEC, stereoset.SPEC, crows_pairs.SPEC, counterfactual.SPEC)
+}
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """The :class:`DatasetSpec` called ``name``; ``ValueError`` lists the valid names."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
+    return DATASETS[name]
+
+
+def load_rows(name: str, config: Optional[str] = None, *, data_dir: Optional[PathLike] = None) -> list[Row]:
+    """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""
+    spec = get_spec(name)
+    return spec.load_rows(spec.check_config(config), data_dir)
+
+
+def load_dataset(name: str, config: Optional[str] = None, *, data_dir: Optional[PathLike] = None) -> datasets.Dataset:
+    """Load a benchmark as a ``datasets.Dataset``.
+
+    Args:
+        name: ``"bold"``, ``"stereoset"``, ``"crows_pairs"`` or ``"counterfactual_templates"``.
+        config: a config of that dataset (default: ``"all"``); e.g. a BOLD domain such as ``"gender"``,
+            a StereoSet task, a counterfactual attribute.
+        data_dir: a local data folder (see :mod:`lmbias.resources` for the lookup order).
+
+    Example:
+        >>> import lmbias
+        >>> ds = lmbias.load_dataset("counterfactual_templates", "occupation")
+        >>> ds.num_rows, ds[0]["prefix"]
+        (290, 'I got a new job as an attendant. Starting next week, I will be')
+    """
+    spec = get_spec(name)
+    config = spec.check_config(config)
+    rows = spec.load_rows(config, data_dir)
+    return datasets.Dataset.from_list(rows, features=spec.features, info=spec.info(), split=spec.split)

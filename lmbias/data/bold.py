@@ -1,0 +1,130 @@
+"""BOLD (Dhamala et al. 2021): 23,679 Wikipedia prompts in 5 domains and 43 groups.
+
+Each row is one prompt with the full Wikipedia sentence it was cut from (the human baseline).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import datasets
+
+from ..resources import locate
+from .spec import DatasetSpec, PathLike, Row, layout_error, read_json
+
+DOMAINS = ("gender", "race", "profession", "religious_ideology", "political_ideology")
+
+# The paper's Table 3 merges granular professions into four groups (§4.5 lists the members).
+# The text omits sewing_occupations, but the table's industrial & manufacturing total (1,699)
+# is metalworking 625 + industrial 107 + railway 137 + sewing 830, so sewing belongs there.
+# professional_driver_types and corporate_titles are in no merged group.
+PROFESSION_MERGED_GROUPS: dict[str, tuple[str, ...]] = {
+    "arts & entertainment": (
+        "dance_occupations",
+        "film_and_television_occupations",
+        "entertainer_occupations",
+        "writing_occupations",
+        "artistic_occupations",
+        "theatre_personnel",
+    ),
+    "science & technology": ("engineering_branches", "computer_occupations", "scientific_occupations"),
+    "industrial & manufacturing": (
+        "metalworking_occupations",
+        "industrial_occupations",
+        "railway_industry_occupations",
+        "sewing_occupations",
+    ),
+    "healthcare & medicine": ("healthcare_occupations", "nursing_specialties", "mental_health_occupations"),
+}
+_MERGED_GROUP_OF = {group: merged for merged, groups in PROFESSION_MERGED_GROUPS.items() for group in groups}
+
+
+def merged_profession_group(group: str) -> Optional[str]:
+    """The Table 3 group of a profession sub-group (``"nursing_specialties"`` -> ``"healthcare & medicine"``).
+
+    Returns ``None`` for the profession groups Table 3 leaves out and for other domains' groups.
+    """
+    return _MERGED_GROUP_OF.get(group)
+
+
+FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "domain": datasets.Value("string"),
+        "group": datasets.Value("string"),
+        "name": datasets.Value("string"),
+        "prompt": datasets.Value("string"),
+        "wikipedia": datasets.Value("string"),
+        "merged_group": datasets.Value("string"),
+    }
+)
+
+
+def _domain_rows(domain: str, data_dir: Optional[PathLike]) -> list[Row]:
+    prompt_path = locate(f"bold/prompts/{domain}", data_dir)
+    wiki_path = locate(f"bold/wikipedia/{domain}", data_dir)
+    expected = "{sub_group: {wikipedia_page_name: [text, ...]}}"
+    prompts = read_json(prompt_path, expected)
+    wikis = read_json(wiki_path, expected)
+    for path, content in ((prompt_path, prompts), (wiki_path, wikis)):
+        if not isinstance(content, dict) or not all(isinstance(pages, dict) for pages in content.values()):
+            raise layout_error(path, expected, f"top-level {type(content).__name__}")
+    rows = []
+    for group, pages in prompts.items():
+        wiki_pages = wikis.get(group)
+        if wiki_pages is None:
+            raise layout_error(wiki_path, f"the sub-group {group!r} of {prompt_path.name}", "no such key")
+        for name, texts in pages.items():
+            sentences = wiki_pages.get(name)
+            if not isinstance(texts, list) or not isinstance(sentences, list) or len(sentences) != len(texts):
+                raise layout_error(
+                    wiki_path,
+                    f"a list of {len(texts) if isinstance(texts, list) else '?'} sentences for {group}/{name}",
+                    repr(type(sentences).__name__ if not isinstance(sentences, list) else len(sentences)),
+                )
+            for index, (prompt, sentence) in enumerate(zip(texts, sentences)):
+                rows.append(
+                    {
+                        "id": f"{domain}/{group}/{name}/{index}",
+                        "domain": domain,
+                        "group": group,
+                        "name": name,
+                        "prompt": prompt,
+                        "wikipedia": sentence,
+                        "merged_group": merged_profession_group(group),
+                    }
+                )
+    return rows
+
+
+def load_rows(config: str, data_dir: Optional[PathLike] = None) -> list[Row]:
+    """BOLD rows for one domain, or for all five (``config="all"``) in the order of :data:`DOMAINS`."""
+    domains = DOMAINS if config == "all" else (config,)
+    return [row for domain in domains for row in _domain_rows(domain, data_dir)]
+
+
+SPEC = DatasetSpec(
+    name="bold",
+    configs={
+        "all": "all five domains",
+        **{domain: f"the {domain.replace('_', ' ')} domain" for domain in DOMAINS},
+    },
+    split="test",
+    features=FEATURES,
+    load_rows=load_rows,
+    description=(
+        "BOLD: 23,679 English prompts cut from Wikipedia sentences about 43 groups in five domains "
+        "(gender, race, profession, religious ideology, political ideology), with the source sentence "
+        "of each prompt as a human-written baseline."
+    ),
+    citation="""@inproceedings{dhamala2021bold,
+  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
+  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
+  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
+  pages     = {862--872},
+  year      = {2021},
+  doi       = {10.1145/3442188.3445924}
+}""",
+    license="cc-by-sa-4.0",
+    homepage="https://github.com/amazon-science/bold",
+)

@@ -1,0 +1,85 @@
+"""CrowS-Pairs (Nangia et al. 2020): 1,508 sentence pairs, one more and one less stereotyping."""
+
+from __future__ import annotations
+
+import csv
+from typing import Optional
+
+import datasets
+
+from ..resources import ResourceError, locate
+from .spec import DatasetSpec, PathLike, Row, layout_error
+
+BIAS_TYPES = (
+    "race-color",
+    "gender",
+    "socioeconomic",
+    "nationality",
+    "religion",
+    "age",
+    "sexual-orientation",
+    "physical-appearance",
+    "disability",
+)
+DIRECTIONS = ("stereo", "antistereo")
+COLUMNS = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
+
+FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "sent_more": datasets.Value("string"),
+        "sent_less": datasets.Value("string"),
+        "stereo_antistereo": datasets.Value("string"),
+        "bias_type": datasets.Value("string"),
+    }
+)
+
+
+def load_rows(config: str = "all", data_dir: Optional[PathLike] = None) -> list[Row]:
+    """CrowS-Pairs rows; ``id`` is the row index of the original CSV (``"0"`` … ``"1507"``)."""
+    path = locate("crows_pairs", data_dir)
+    rows = []
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        if not all(column in header for column in COLUMNS):
+            raise layout_error(path, f"a CSV with columns {list(COLUMNS)}", f"columns {header}")
+        index_column = header[0]
+        try:
+            for number, record in enumerate(reader, start=2):
+                if record["stereo_antistereo"] not in DIRECTIONS or record["bias_type"] not in BIAS_TYPES:
+                    raise layout_error(
+                        path,
+                        f"on line {number} stereo_antistereo in {DIRECTIONS} and bias_type in {BIAS_TYPES}",
+                        f"{record['stereo_antistereo']!r}, {record['bias_type']!r} (truncated file?)",
+                    )
+                rows.append(
+                    {"id": str(record[index_column] or number - 2), **{column: record[column] for column in COLUMNS}}
+                )
+        except csv.Error as error:
+            raise ResourceError(f"{path} is not a valid CSV file ({error}); is it truncated?") from None
+    return rows
+
+
+SPEC = DatasetSpec(
+    name="crows_pairs",
+    configs={"all": "all nine bias types"},
+    split="test",
+    features=FEATURES,
+    load_rows=load_rows,
+    description=(
+        "CrowS-Pairs: 1,508 minimal pairs of sentences, one expressing a stereotype about a "
+        "disadvantaged group (or an anti-stereotype) and one about a contrasting group, across "
+        "nine bias types."
+    ),
+    citation="""@inproceedings{nangia2020crows,
+  title     = {{CrowS-Pairs}: A Challenge Dataset for Measuring Social Biases in Masked Language Models},
+  author    = {Nangia, Nikita and Vania, Clara and Bhalerao, Rasika and Bowman, Samuel R.},
+  booktitle = {Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)},
+  pages     = {1953--1967},
+  year      = {2020},
+  doi       = {10.18653/v1/2020.emnlp-main.154}
+}""",
+    license="cc-by-sa-4.0",
+    homepage="https://github.com/nyu-mll/crows-pairs",
+)

@@ -1,0 +1,86 @@
+"""Export a dataset as Parquet files plus a dataset card, the layout the Hugging Face Hub loads.
+
+Loading scripts no longer run in ``datasets`` 4+, so a dataset is published as data files and a
+``README.md`` whose YAML front matter lists ``configs:`` (name, data files per split). The card
+template in ``hub_cards/<name>/README.md`` is the source of that layout: :func:`export_dataset`
+writes one Parquet file at each path the card names and copies the card beside them, so that
+``datasets.load_dataset(OUT_DIR, config)`` loads it and the folder can be pushed as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Optional
+
+import datasets
+import yaml
+
+from . import get_spec
+from .spec import DatasetSpec, PathLike
+
+CARDS_DIR = Path(__file__).resolve().parents[2] / "hub_cards"
+
+
+def read_card_metadata(card: PathLike) -> dict:
+    """The YAML front matter of a card (the block between the first two ``---`` lines)."""
+    text = Path(card).read_text(encoding="utf-8")
+    if not text.startswith("---\n") or "\n---" not in text[4:]:
+        raise ValueError(f"{card} has no YAML front matter (a block between two '---' lines at the top)")
+    return yaml.safe_load(text[4 : text.index("\n---", 4)]) or {}
+
+
+def card_data_files(spec: DatasetSpec, card: PathLike) -> dict[str, str]:
+    """Config name -> relative Parquet path, from the card's ``configs:``; checked against ``spec``."""
+    configs = read_card_metadata(card).get("configs") or []
+    paths = {}
+    for entry in configs:
+        files = entry.get("data_files") or []
+        if len(files) != 1 or files[0].get("split") != spec.split:
+            raise ValueError(f"{card}: config {entry.get('config_name')!r} must list one data file for split {spec.split!r}")
+        paths[entry["config_name"]] = files[0]["path"]
+    if set(paths) != set(spec.configs):
+        raise ValueError(f"{card} lists configs {sorted(paths)}, but dataset {spec.name!r} has {sorted(spec.configs)}")
+    return paths
+
+
+def export_dataset(
+    name: str,
+    out_dir: PathLike,
+    *,
+    data_dir: Optional[PathLike] = None,
+    cards_dir: Optional[PathLike] = None,
+) -> dict[str, int]:
+    """Write every config of dataset ``name`` as Parquet under ``out_dir`` with its card.
+
+    Args:
+        name: a dataset name (see :data:`lmbias.DATASETS`).
+        out_dir: the folder to write; existing files of the same names are replaced.
+        data_dir: a local data folder for the source files (see :mod:`lmbias.resources`).
+        cards_dir: where ``<name>/README.md`` card templates live (default: the repository's ``hub_cards``).
+
+    Returns:
+        config name -> number of rows written.
+
+    Example:
+        >>> export_dataset("counterfactual_templates", "out/cf")  # doctest: +SKIP
+        {'all': 730, 'country': 100, 'occupation': 290, 'name': 340}
+    """
+    spec = get_spec(name)
+    card = Path(cards_dir or os.environ.get("LMBIAS_CARDS_DIR") or CARDS_DIR) / name / "README.md"
+    if not card.is_file():
+        raise FileNotFoundError(
+            f"dataset card {card} not found; pass cards_dir (--cards DIR) pointing at a folder with {name}/README.md"
+        )
+    paths = card_data_files(spec, card)
+    out = Path(out_dir)
+    counts = {}
+    for config, relative in paths.items():
+        rows = spec.load_rows(config, data_dir)
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        datasets.Dataset.from_list(rows, features=spec.features).to_parquet(str(target))
+        counts[config] = len(rows)
+    shutil.copyfile(card, out / "README.md")
+    return counts

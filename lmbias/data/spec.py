@@ -1,0 +1,83 @@
+"""What every dataset module declares: a :class:`DatasetSpec`.
+
+The spec is the single description of a dataset that :func:`lmbias.load_dataset`, the ``datasets``
+builder classes in ``datasets_scripts/`` and the Parquet export all use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import datasets
+
+from ..resources import ResourceError
+
+PathLike = Union[str, os.PathLike]
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Declaration of one benchmark dataset.
+
+    Attributes:
+        name: the name users pass to :func:`lmbias.load_dataset`.
+        configs: config name -> one-line description; the first is the default.
+        split: the name of the single split the data is published as.
+        features: typed columns of every row.
+        load_rows: ``load_rows(config, data_dir)`` -> list of rows (plain dicts, stable ``id`` first).
+        description, citation, license, homepage: for cards and ``DatasetInfo``.
+    """
+
+    name: str
+    configs: dict[str, str]
+    split: str
+    features: datasets.Features
+    load_rows: Callable[[str, Optional[PathLike]], list[Row]]
+    description: str
+    citation: str
+    license: str
+    homepage: str
+
+    @property
+    def default_config(self) -> str:
+        """The config used when none is named (the first declared)."""
+        return next(iter(self.configs))
+
+    def check_config(self, config: Optional[str]) -> str:
+        """Return ``config`` (or the default); ``ValueError`` naming the valid configs otherwise."""
+        if config is None:
+            return self.default_config
+        if config not in self.configs:
+            raise ValueError(
+                f"unknown config {config!r} for dataset {self.name!r}; valid configs: {', '.join(self.configs)}"
+            )
+        return config
+
+    def info(self) -> datasets.DatasetInfo:
+        """A ``datasets.DatasetInfo`` with this spec's description, features, citation and licence."""
+        return datasets.DatasetInfo(
+            description=self.description,
+            features=self.features,
+            citation=self.citation,
+            license=self.license,
+            homepage=self.homepage,
+        )
+
+
+def read_json(path: Path, what: str) -> Any:
+    """Parse a JSON file; a truncated or invalid file raises :class:`ResourceError` naming it."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ResourceError(f"{path} is not valid JSON ({error}); expected {what}. Is the file truncated?") from None
+
+
+def layout_error(path: Path, expected: str, found: str) -> ResourceError:
+    """The error for a file that parses but is not laid out as expected."""
+    return ResourceError(f"{path} has the wrong layout: expected {expected}, found {found}")

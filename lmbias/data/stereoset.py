@@ -1,0 +1,171 @@
+"""StereoSet (Nadeem et al. 2021), dev set: 2,106 intrasentence and 2,123 intersentence items.
+
+Two file layouts are read:
+
+* the original ``dev.json``: ``{"version", "data": {"intrasentence": [...], "intersentence": [...]}}``,
+  each item with ``id``, ``target``, ``bias_type``, ``context`` and three ``sentences`` carrying
+  ``id``, ``sentence`` and ``gold_label``;
+* the flat JSON Lines copy (one item a line with ``type``, ``target``, ``bias_type``, ``context``,
+  ``stereotype``, ``anti-stereotype``, ``unrelated``), which has no original ids.
+
+Row ids are the original item ids when the file has them, else ``"<task>/<index within task>"``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import datasets
+
+from ..resources import ResourceError, locate_first
+from .spec import DatasetSpec, PathLike, Row, layout_error
+
+TASKS = ("intrasentence", "intersentence")
+BIAS_TYPES = ("gender", "profession", "race", "religion")
+GOLD_LABELS = {"stereotype": "stereotype", "anti-stereotype": "anti_stereotype", "unrelated": "unrelated"}
+
+FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "task": datasets.Value("string"),
+        "bias_type": datasets.Value("string"),
+        "target": datasets.Value("string"),
+        "context": datasets.Value("string"),
+        "stereotype": datasets.Value("string"),
+        "anti_stereotype": datasets.Value("string"),
+        "unrelated": datasets.Value("string"),
+        "stereotype_id": datasets.Value("string"),
+        "anti_stereotype_id": datasets.Value("string"),
+        "unrelated_id": datasets.Value("string"),
+    }
+)
+
+_ORIGINAL_LAYOUT = '{"version": ..., "data": {"intrasentence": [item, ...], "intersentence": [item, ...]}}'
+_FLAT_KEYS = ("type", "target", "bias_type", "context", "stereotype", "anti-stereotype", "unrelated")
+
+
+def _row(path: Path, where: str, task: str, **fields) -> Row:
+    if task not in TASKS:
+        raise layout_error(path, f"a task in {TASKS} at {where}", repr(task))
+    if fields["bias_type"] not in BIAS_TYPES:
+        raise layout_error(path, f"a bias_type in {BIAS_TYPES} at {where}", repr(fields["bias_type"]))
+    return {"id": fields.pop("id"), "task": task, **fields}
+
+
+def _original_rows(path: Path, content: dict) -> list[Row]:
+    data = content.get("data")
+    if not isinstance(data, dict) or not set(data) <= set(TASKS):
+        raise layout_error(path, _ORIGINAL_LAYOUT, f"top-level keys {sorted(content)}")
+    rows = []
+    for task in TASKS:
+        for position, item in enumerate(data.get(task, [])):
+            where = f"data.{task}[{position}]"
+            try:
+                sentences = {GOLD_LABELS[s["gold_label"]]: s for s in item["sentences"]}
+                if len(sentences) != 3 or len(item["sentences"]) != 3:
+                    raise KeyError("sentences")
+                fields = {key: sentences[key]["sentence"] for key in GOLD_LABELS.values()}
+                ids = {f"{key}_id": sentences[key]["id"] for key in GOLD_LABELS.values()}
+                row = _row(
+                    path, where, task, id=item["id"], bias_type=item["bias_type"], target=item["target"],
+                    context=item["context"], **fields, **ids,
+                )
+            except (KeyError, TypeError) as error:
+                raise layout_error(
+                    path,
+                    f"at {where} an item with id, target, bias_type, context and three sentences "
+                    "(sentence, id, gold_label: stereotype / anti-stereotype / unrelated)",
+                    f"missing or invalid {error}",
+                ) from None
+            rows.append(row)
+    return rows
+
+
+def _flat_rows(path: Path, text: str) -> list[Row]:
+    rows = []
+    counters = {task: 0 for task in TASKS}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ResourceError(f"{path} line {number} is not valid JSON ({error}); is the file truncated?") from None
+        if not isinstance(item, dict) or any(key not in item for key in _FLAT_KEYS):
+            found = sorted(item) if isinstance(item, dict) else type(item).__name__
+            raise layout_error(path, f"on line {number} an object with keys {list(_FLAT_KEYS)}", str(found))
+        task = item["type"]
+        row = _row(
+            path, f"line {number}", task, id=f"{task}/{counters.get(task, 0)}", bias_type=item["bias_type"],
+            target=item["target"], context=item["context"], stereotype=item["stereotype"],
+            anti_stereotype=item["anti-stereotype"], unrelated=item["unrelated"],
+            stereotype_id=None, anti_stereotype_id=None, unrelated_id=None,
+        )
+        counters[task] += 1
+        rows.append(row)
+    return rows
+
+
+def read_stereoset_file(path: PathLike) -> list[Row]:
+    """Read a StereoSet file in either layout (detected from its content) into rows.
+
+    Rows come in task order (intrasentence, then intersentence), each task in file order.
+
+    Raises:
+        ResourceError: the file is not valid JSON / JSON Lines or has neither layout.
+    """
+    path = Path(path)
+    expected = f"{_ORIGINAL_LAYOUT} or JSON Lines with keys {list(_FLAT_KEYS)}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ResourceError(f"{path} is not UTF-8 text ({error}); expected {expected}") from None
+    if not text.strip():
+        raise layout_error(path, expected, "an empty file")
+    try:
+        content = json.loads(text)
+    except json.JSONDecodeError:
+        content = None  # JSON Lines, or a truncated file: _flat_rows names the bad line
+    if isinstance(content, dict) and "data" in content:
+        return _original_rows(path, content)
+    if content is not None and not isinstance(content, dict):
+        raise layout_error(path, expected, f"a JSON {type(content).__name__}")
+    rows = _flat_rows(path, text)
+    return sorted(rows, key=lambda row: TASKS.index(row["task"]))
+
+
+def load_rows(config: str, data_dir: Optional[PathLike] = None) -> list[Row]:
+    """StereoSet dev rows for one task or both (``config="all"``).
+
+    A local ``stereoset/dev.json`` (original layout) is preferred, then the flat
+    ``stereoset/stereoset_dev_flat.jsonl``; with neither present, ``dev.json`` is downloaded.
+    """
+    _, path = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
+    rows = read_stereoset_file(path)
+    return rows if config == "all" else [row for row in rows if row["task"] == config]
+
+
+SPEC = DatasetSpec(
+    name="stereoset",
+    configs={"all": "both tasks", "intrasentence": "fill-in-the-blank items", "intersentence": "next-sentence items"},
+    split="validation",
+    features=FEATURES,
+    load_rows=load_rows,
+    description=(
+        "StereoSet dev set: for each context, a stereotypical, an anti-stereotypical and an unrelated "
+        "option, for intrasentence (fill the blank) and intersentence (next sentence) tasks, in four "
+        "domains (gender, profession, race, religion)."
+    ),
+    citation="""@inproceedings{nadeem2021stereoset,
+  title     = {{StereoSet}: Measuring stereotypical bias in pretrained language models},
+  author    = {Nadeem, Moin and Bethke, Anna and Reddy, Siva},
+  booktitle = {Proceedings of the 59th Annual Meeting of the Association for Computational Linguistics and the 11th International Joint Conference on Natural Language Processing (Volume 1: Long Papers)},
+  pages     = {5356--5371},
+  year      = {2021},
+  doi       = {10.18653/v1/2021.acl-long.416}
+}""",
+    license="cc-by-sa-4.0",
+    homepage="https://github.com/moinnadeem/StereoSet",
+)

