@@ -79,7 +79,8 @@ def _alternation(terms: Sequence[str]) -> str:
 def _person_pattern(name: str) -> re.Pattern:
     full = page_phrase(name)
     parts = [p for p in full.split() if len(p.rstrip(".")) >= 2 and p[0].isupper() and p.rstrip(".") not in _NAME_PARTICLES]
-    return re.compile(rf"(?<![\w-])(?:{_alternation([full, *parts])})(?![\w-])")
+    # A capitalised name glued to a lowercase letter ("PersonnelDaryl Coley", scraped text) still counts.
+    return re.compile(rf"(?:(?<![\w-])|(?<=[a-z]))(?:{_alternation([full, *parts])})(?![\w-])")
 
 
 @lru_cache(maxsize=65536)

@@ -44,5 +44,27 @@ def load_dataset(name: str, config: Optional[str] = None, *, data_dir: Optional[
     """
     spec = get_spec(name)
     config = spec.check_config(config)
-    rows = spec.load_rows(config, data_dir)
-    return datasets.Dataset.from_list(rows, features=spec.features, info=spec.info(), split=spec.split)
+    return spec.to_dataset(spec.load_rows(config, data_dir))
+
+
+def summarize(*, data_dir: Optional[PathLike] = None) -> list[dict]:
+    """One record per dataset config: dataset, config, split, rows and distinct groups.
+
+    The group column is the dataset's ``group_column`` (BOLD sub-group, StereoSet target,
+    CrowS-Pairs bias type, counterfactual subgroup).
+    """
+    summary = []
+    for spec in DATASETS.values():
+        for config in spec.configs:
+            rows = spec.load_rows(config, data_dir)
+            summary.append(
+                {
+                    "dataset": spec.name,
+                    "config": config,
+                    "split": spec.split,
+                    "rows": len(rows),
+                    "groups": len({row[spec.group_column] for row in rows}),
+                    "group_column": spec.group_column,
+                }
+            )
+    return summary

@@ -112,6 +112,7 @@ SPEC = DatasetSpec(
     split="test",
     features=FEATURES,
     load_rows=load_rows,
+    group_column="group",
     description=(
         "BOLD: 23,679 English prompts cut from Wikipedia sentences about 43 groups in five domains "
         "(gender, race, profession, religious ideology, political ideology), with the source sentence "
@@ -128,3 +129,12 @@ SPEC = DatasetSpec(
     license="cc-by-sa-4.0",
     homepage="https://github.com/amazon-science/bold",
 )
+
+
+def merged_group_counts(rows: list[Row]) -> dict[str, int]:
+    """Prompt count per Table 3 merged profession group, in the table's order."""
+    counts = {merged: 0 for merged in PROFESSION_MERGED_GROUPS}
+    for row in rows:
+        if row["merged_group"] is not None:
+            counts[row["merged_group"]] += 1
+    return counts

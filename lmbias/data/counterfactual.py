@@ -167,6 +167,7 @@ SPEC = DatasetSpec(
     split="test",
     features=FEATURES,
     load_rows=load_rows,
+    group_column="subgroup",
     description=(
         "Counterfactual sentiment templates (Huang et al. 2020, Appendix A): sentence prefixes in which a "
         "sensitive token (a country, an occupation or a first name) is swapped, to compare the sentiment of "

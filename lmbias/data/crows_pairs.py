@@ -67,6 +67,7 @@ SPEC = DatasetSpec(
     split="test",
     features=FEATURES,
     load_rows=load_rows,
+    group_column="bias_type",
     description=(
         "CrowS-Pairs: 1,508 minimal pairs of sentences, one expressing a stereotype about a "
         "disadvantaged group (or an anti-stereotype) and one about a contrasting group, across "

@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
-import datasets
 import yaml
 
 from . import get_spec
@@ -80,7 +79,7 @@ def export_dataset(
         rows = spec.load_rows(config, data_dir)
         target = out / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        datasets.Dataset.from_list(rows, features=spec.features).to_parquet(str(target))
+        spec.to_dataset(rows).to_parquet(str(target))
         counts[config] = len(rows)
     shutil.copyfile(card, out / "README.md")
     return counts

@@ -30,6 +30,7 @@ class DatasetSpec:
         split: the name of the single split the data is published as.
         features: typed columns of every row.
         load_rows: ``load_rows(config, data_dir)`` -> list of rows (plain dicts, stable ``id`` first).
+        group_column: the column that names the demographic group a row is about.
         description, citation, license, homepage: for cards and ``DatasetInfo``.
     """
 
@@ -38,6 +39,7 @@ class DatasetSpec:
     split: str
     features: datasets.Features
     load_rows: Callable[[str, Optional[PathLike]], list[Row]]
+    group_column: str
     description: str
     citation: str
     license: str
@@ -57,6 +59,11 @@ class DatasetSpec:
                 f"unknown config {config!r} for dataset {self.name!r}; valid configs: {', '.join(self.configs)}"
             )
         return config
+
+    def to_dataset(self, rows: list[Row]) -> datasets.Dataset:
+        """Rows as a ``datasets.Dataset`` with this spec's features (columns in feature order)."""
+        columns = {column: [row[column] for row in rows] for column in self.features}
+        return datasets.Dataset.from_dict(columns, features=self.features, info=self.info(), split=self.split)
 
     def info(self) -> datasets.DatasetInfo:
         """A ``datasets.DatasetInfo`` with this spec's description, features, citation and licence."""

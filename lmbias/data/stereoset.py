@@ -153,6 +153,7 @@ SPEC = DatasetSpec(
     split="validation",
     features=FEATURES,
     load_rows=load_rows,
+    group_column="target",
     description=(
         "StereoSet dev set: for each context, a stereotypical, an anti-stereotypical and an unrelated "
         "option, for intrasentence (fill the blank) and intersentence (next sentence) tasks, in four "

@@ -1,0 +1,35 @@
+# `make test` and `make run` work from a fresh clone: each creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV ?= .venv
+# A pinned torch: on this project's machines pip takes the CPU wheel from local disk in seconds;
+# an unpinned torch would pull a multi-GB CUDA build. Override with TORCH_SPEC=... elsewhere.
+TORCH_SPEC ?= torch==2.13.0
+# Reference data folder (tests read the real files there); LMBIAS_DATA_DIR wins when set.
+DATA_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/data /work/shared/data))
+PYTEST_ARGS ?=
+
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.lmbias-installed
+
+.PHONY: test test-slow run install clean
+
+$(STAMP): setup.cfg pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+install: $(STAMP)
+
+test: $(STAMP)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# The main job. Until the generation runner lands it prints the dataset summary.
+run: $(STAMP)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias datasets
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,107 @@
+"""The ``lmbias`` command line.
+
+Commands:
+    lmbias datasets [--data-dir DIR] [--json]          summary of the four datasets
+    lmbias export-dataset NAME --out DIR [--data-dir DIR] [--cards DIR]
+    lmbias resources [--data-dir DIR]                  where each data file is found
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional, Sequence
+
+from . import __version__
+from .data import DATASETS, load_rows, summarize
+from .data.bold import merged_group_counts
+from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
+
+
+def markdown_table(records: Sequence[dict], columns: Sequence[str]) -> str:
+    """Records as a GitHub-flavoured Markdown table; integers get thousands separators."""
+
+    def cell(value) -> str:
+        return f"{value:,}" if isinstance(value, int) else str(value)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(record[c]) for c in columns) + " |" for record in records]
+    return "\n".join(lines)
+
+
+def _datasets(args) -> int:
+    summary = summarize(data_dir=args.data_dir)
+    merged = merged_group_counts(load_rows("bold", "profession", data_dir=args.data_dir))
+    if args.json:
+        print(json.dumps({"datasets": summary, "bold_profession_merged_groups": merged}, indent=2))
+        return 0
+    print(markdown_table(summary, ["dataset", "config", "split", "rows", "groups", "group_column"]))
+    print()
+    print("BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3):")
+    print()
+    print(markdown_table([{"merged group": k, "prompts": v} for k, v in merged.items()], ["merged group", "prompts"]))
+    return 0
+
+
+def _export(args) -> int:
+    import datasets
+
+    from .data.export import export_dataset
+
+    datasets.disable_progress_bars()
+    counts = export_dataset(args.name, args.out, data_dir=args.data_dir, cards_dir=args.cards)
+    for config, rows in counts.items():
+        print(f"{args.name}/{config}: {rows:,} rows")
+    print(f"wrote Parquet files and README.md to {args.out}; load with datasets.load_dataset({str(args.out)!r}, CONFIG)")
+    return 0
+
+
+def _resources(args) -> int:
+    records = []
+    for name, resource in REGISTRY.items():
+        try:
+            where = str(locate(name, args.data_dir, download_missing=False))
+        except (ResourceNotFoundError, ResourceError) as error:
+            where = "checksum mismatch" if isinstance(error, ResourceError) else "missing"
+        records.append({"resource": name, "found at": where})
+    print(markdown_table(records, ["resource", "found at"]))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``lmbias`` command."""
+    parser = argparse.ArgumentParser(prog="lmbias", description="Social-bias benchmarks for language models.")
+    parser.add_argument("--version", action="version", version=f"lmbias {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    data_dir = argparse.ArgumentParser(add_help=False)
+    data_dir.add_argument("--data-dir", help="local data folder (default: LMBIAS_DATA_DIR, the cache, a download)")
+
+    summary = commands.add_parser("datasets", parents=[data_dir], help="summarise the four datasets")
+    summary.add_argument("--json", action="store_true", help="print JSON instead of Markdown tables")
+    summary.set_defaults(func=_datasets)
+
+    export = commands.add_parser("export-dataset", parents=[data_dir], help="write a dataset as Parquet with its card")
+    export.add_argument("name", choices=list(DATASETS))
+    export.add_argument("--out", required=True, help="output folder")
+    export.add_argument("--cards", help="folder with <name>/README.md card templates (default: hub_cards/)")
+    export.set_defaults(func=_export)
+
+    resources = commands.add_parser("resources", parents=[data_dir], help="show where each data file is found")
+    resources.set_defaults(func=_resources)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; errors about data or arguments print one line and exit with status 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ResourceNotFoundError, ResourceError, ValueError, FileNotFoundError) as error:
+        print(f"lmbias: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

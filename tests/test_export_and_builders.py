@@ -1,0 +1,70 @@
+"""datasets builder classes and the Parquet + card export, round-tripped through datasets.load_dataset."""
+
+import importlib
+
+import datasets
+import pytest
+
+import lmbias
+from lmbias.data.export import CARDS_DIR, card_data_files, export_dataset, read_card_metadata
+
+BUILDERS = {
+    "bold": ("datasets_scripts.bold", "Bold", "religious_ideology"),
+    "stereoset": ("datasets_scripts.stereoset", "StereoSet", "intrasentence"),
+    "crows_pairs": ("datasets_scripts.crows_pairs", "CrowsPairs", "all"),
+    "counterfactual_templates": ("datasets_scripts.counterfactual_templates", "CounterfactualTemplates", "name"),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_builder_class_yields_the_same_rows_as_load_dataset(name, tmp_path, data_dir):
+    module, class_name, config = BUILDERS[name]
+    builder_class = getattr(importlib.import_module(module), class_name)
+    assert [c.name for c in builder_class.BUILDER_CONFIGS] == list(lmbias.DATASETS[name].configs)
+    builder = builder_class(config_name=config, data_dir=str(data_dir), cache_dir=str(tmp_path))
+    builder.download_and_prepare()
+    built = builder.as_dataset(split=lmbias.DATASETS[name].split)
+    expected = lmbias.load_dataset(name, config)
+    assert built.features == expected.features
+    assert built.to_list() == expected.to_list()
+    assert builder.info.citation == lmbias.DATASETS[name].citation
+
+
+@pytest.mark.parametrize("name", list(lmbias.DATASETS))
+def test_export_then_load_dataset_round_trips_every_config(name, tmp_path):
+    out = tmp_path / name
+    counts = export_dataset(name, out)
+    spec = lmbias.DATASETS[name]
+    assert list(counts) == list(spec.configs)
+    card = (out / "README.md").read_text()
+    assert spec.citation.splitlines()[0] in card and "license: " + spec.license in card
+    for config in spec.configs:
+        loaded = datasets.load_dataset(str(out), config, split=spec.split, cache_dir=str(tmp_path / "cache"))
+        expected = lmbias.load_dataset(name, config)
+        assert loaded.num_rows == counts[config] == expected.num_rows
+        assert loaded.features == expected.features
+        assert loaded.to_list() == expected.to_list()
+
+
+def test_cards_declare_exactly_the_configs_of_each_dataset():
+    for name, spec in lmbias.DATASETS.items():
+        card = CARDS_DIR / name / "README.md"
+        paths = card_data_files(spec, card)
+        assert paths == {config: f"{config}/{spec.split}.parquet" for config in spec.configs}
+        metadata = read_card_metadata(card)
+        assert metadata["license"] == spec.license
+        assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]
+
+
+def test_export_errors_name_the_card_and_the_configs(tmp_path):
+    with pytest.raises(FileNotFoundError, match="bold/README.md"):
+        export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)
+    (tmp_path / "bold").mkdir()
+    (tmp_path / "bold" / "README.md").write_text("# no front matter\n")
+    with pytest.raises(ValueError, match="no YAML front matter"):
+        export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)
+    (tmp_path / "bold" / "README.md").write_text(
+        "---\nconfigs:\n- config_name: all\n  data_files:\n  - split: test\n    path: all.parquet\n---\n"
+    )
+    with pytest.raises(ValueError, match=r"lists configs \['all'\], but dataset 'bold' has"):
+        export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)
