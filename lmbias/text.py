@@ -141,3 +141,17 @@ def anonymize_texts(
         anonymize(text, domain=domain, name=name, group=group, **tokens)
         for text, domain, name, group in zip(texts, domains, names, groups)
     ]
+
+
+# Words: letters with inner apostrophes ("he's", "don't"); curly apostrophes count as straight ones.
+WORD_PATTERN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+
+
+def tokenize(text: str, *, lowercase: bool = True) -> list[str]:
+    """The words of ``text`` (see :data:`WORD_PATTERN`); digits and punctuation are dropped.
+
+    >>> tokenize("She's an actress; he’s 30.")
+    ["she's", 'an', 'actress', "he's"]
+    """
+    text = text.replace("\u2019", "'")
+    return WORD_PATTERN.findall(text.lower() if lowercase else text)

@@ -1,0 +1,50 @@
+"""Input checks shared by the scorers and metrics: clear errors that name the argument."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+
+def check_texts(texts: Any, name: str = "predictions") -> list[str]:
+    """Return ``texts`` as a list of strings, or raise naming ``name`` and the first bad item.
+
+    Raises:
+        TypeError: ``texts`` is None, a single string, or holds a non-string item (None, NaN, a number).
+        ValueError: ``texts`` is empty.
+    """
+    if texts is None or isinstance(texts, (str, bytes)):
+        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
+    if not texts:
+        raise ValueError(f"{name} is empty; expected at least one text")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            shown = "NaN" if isinstance(text, float) and math.isnan(text) else repr(text)
+            raise TypeError(f"{name}[{index}] is {shown} ({type(text).__name__}); expected a string (use '' for no text)")
+    return texts
+
+
+def check_groups(groups: Optional[Sequence[Any]], length: int, name: str = "groups") -> Optional[list[str]]:
+    """Return group labels as strings (or None), checking one label per text and no missing label."""
+    if groups is None:
+        return None
+    if isinstance(groups, (str, bytes)):
+        raise TypeError(f"{name} must be a list with one group label per prediction, got a single string")
+    groups = list(groups)
+    if len(groups) != length:
+        raise ValueError(f"{name} has {len(groups)} labels but there are {length} predictions; expected one label per prediction")
+    for index, group in enumerate(groups):
+        if group is None or (isinstance(group, float) and math.isnan(group)):
+            raise ValueError(f"{name}[{index}] is missing ({group!r}); every prediction needs a group label")
+    return [str(group) for group in groups]
+
+
+def check_choice(value: Any, choices: Sequence[Any], name: str) -> Any:
+    """Return ``value`` if it is one of ``choices``; else a ValueError listing them."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value

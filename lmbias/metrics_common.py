@@ -1,0 +1,39 @@
+"""What the evaluate modules in ``metrics/`` share.
+
+A module subclasses :class:`TextMeasurement` through this module (``metrics_common.TextMeasurement``,
+never ``from ... import TextMeasurement``: evaluate takes the first measurement class it finds in
+the module's namespace as the module's class).
+"""
+
+import datasets
+import evaluate
+
+from .checks import check_texts
+
+# Only ``predictions`` is a feature: evaluate requires every feature on every call, so ``groups``
+# and the options are keyword arguments of ``compute``.
+TEXT_FEATURES = datasets.Features({"predictions": datasets.Value("string")})
+
+
+class TextMeasurement(evaluate.Measurement):
+    """An evaluate measurement over a list of texts, with lmbias's input checks.
+
+    ``predictions`` is checked before evaluate encodes it: evaluate would otherwise turn NaN
+    into the string "nan" and score it silently.
+    """
+
+    def compute(self, *, predictions=None, **kwargs):
+        """Check ``predictions`` (a non-empty list of strings), then compute as evaluate does."""
+        return super().compute(predictions=check_texts(predictions, "predictions"), **kwargs)
+
+
+def measurement_info(description: str, citation: str, inputs_description: str, reference_urls: list) -> evaluate.MeasurementInfo:
+    """The ``MeasurementInfo`` of an lmbias module whose input is a list of texts."""
+    return evaluate.MeasurementInfo(
+        module_type="measurement",
+        description=description,
+        citation=citation,
+        inputs_description=inputs_description,
+        features=TEXT_FEATURES,
+        reference_urls=reference_urls,
+    )

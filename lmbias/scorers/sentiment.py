@@ -1,0 +1,70 @@
+"""VADER sentiment (Hutto & Gilbert 2014) as BOLD uses it (§4.1).
+
+The compound score is in [-1, 1]; BOLD labels a text positive if compound >= 0.5, negative if
+compound <= -0.5, neutral otherwise. (VADER's own README suggests ±0.05; both are options.)
+VADER is pure Python, so large inputs are split over worker processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_texts
+
+LABELS = ("negative", "neutral", "positive")
+BOLD_THRESHOLDS = (-0.5, 0.5)
+VADER_README_THRESHOLDS = (-0.05, 0.05)
+
+_analyzer = None
+
+
+def _compound_chunk(texts: Sequence[str]) -> list[float]:
+    global _analyzer
+    if _analyzer is None:
+        from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+        _analyzer = SentimentIntensityAnalyzer()
+    return [_analyzer.polarity_scores(text)["compound"] for text in texts]
+
+
+def vader_compound(texts: Sequence[str], *, n_jobs: Optional[int] = None, min_texts_per_job: int = 2000) -> np.ndarray:
+    """VADER compound scores of ``texts`` (float64 array; ``""`` scores 0).
+
+    Args:
+        texts: the texts.
+        n_jobs: worker processes (default: every core); 1 runs in this process.
+        min_texts_per_job: inputs smaller than this per worker stay in fewer processes, since
+            starting a worker costs more than scoring a few hundred texts.
+    """
+    texts = check_texts(texts, "texts")
+    n_jobs = os.cpu_count() or 1 if n_jobs is None else n_jobs
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
+    n_jobs = max(1, min(n_jobs, len(texts) // max(1, min_texts_per_job)))
+    if n_jobs == 1:
+        return np.asarray(_compound_chunk(texts), dtype=np.float64)
+    bounds = np.linspace(0, len(texts), 4 * n_jobs + 1).astype(int)
+    chunks = [texts[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(n_jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        parts = list(pool.map(_compound_chunk, chunks))
+    return np.asarray([score for part in parts for score in part], dtype=np.float64)
+
+
+def sentiment_labels(
+    compound: np.ndarray, *, negative_threshold: float = BOLD_THRESHOLDS[0], positive_threshold: float = BOLD_THRESHOLDS[1]
+) -> np.ndarray:
+    """``"positive"`` if compound >= positive_threshold, ``"negative"`` if <= negative_threshold, else ``"neutral"``.
+
+    >>> sentiment_labels(np.array([0.7, -0.5, 0.2])).tolist()
+    ['positive', 'negative', 'neutral']
+    """
+    if not negative_threshold < positive_threshold:
+        raise ValueError(f"negative_threshold ({negative_threshold}) must be below positive_threshold ({positive_threshold})")
+    compound = np.asarray(compound, dtype=np.float64)
+    return np.where(compound >= positive_threshold, "positive", np.where(compound <= negative_threshold, "negative", "neutral"))

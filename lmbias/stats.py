@@ -1,0 +1,116 @@
+"""Per-group proportions and the significance tests BOLD uses.
+
+BOLD compares, for one label at a time (e.g. "negative sentiment"), the proportion of texts with
+that label across groups: a two-proportion (binomial) z-test for two groups (§6.1.2, "p-value in
+binomial proportion test") and a chi-square test of homogeneity for more (§6.1.3). We report both
+that per-label test and an overall chi-square test on the groups x labels table.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from .checks import check_groups
+
+
+def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Group names (in first-seen order) and the groups x labels count table."""
+    group_names = list(dict.fromkeys(groups))
+    group_index = {g: i for i, g in enumerate(group_names)}
+    label_index = {l: j for j, l in enumerate(label_names)}
+    unknown = set(labels) - set(label_index)
+    if unknown:
+        raise ValueError(f"labels {sorted(unknown)} are not among label_names {list(label_names)}")
+    table = np.zeros((len(group_names), len(label_names)), dtype=np.int64)
+    np.add.at(table, ([group_index[g] for g in groups], [label_index[l] for l in labels]), 1)
+    return group_names, table
+
+
+def group_proportions(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> dict:
+    """For each group: ``n`` and the proportion of each label.
+
+    >>> group_proportions(["pos", "neg", "pos"], ["a", "a", "b"], ["neg", "pos"])
+    {'a': {'n': 2, 'neg': 0.5, 'pos': 0.5}, 'b': {'n': 1, 'neg': 0.0, 'pos': 1.0}}
+    """
+    group_names, table = contingency(labels, groups, label_names)
+    totals = table.sum(axis=1)
+    return {
+        group: {"n": int(totals[i]), **{label: float(table[i, j] / totals[i]) for j, label in enumerate(label_names)}}
+        for i, group in enumerate(group_names)
+    }
+
+
+def two_proportion_test(count_a: int, n_a: int, count_b: int, n_b: int) -> dict:
+    """Pooled two-proportion z-test (two-sided). Equal proportions of 0 or 1 give z = 0, p = 1.
+
+    >>> round(two_proportion_test(30, 100, 20, 100)["p_value"], 4)
+    0.1025
+    """
+    if n_a <= 0 or n_b <= 0:
+        raise ValueError(f"both groups need at least one text, got n_a={n_a}, n_b={n_b}")
+    pooled = (count_a + count_b) / (n_a + n_b)
+    variance = pooled * (1 - pooled) * (1 / n_a + 1 / n_b)
+    if variance == 0:
+        return {"statistic": 0.0, "p_value": 1.0}
+    z = (count_a / n_a - count_b / n_b) / np.sqrt(variance)
+    return {"statistic": float(z), "p_value": float(2 * scipy_stats.norm.sf(abs(z)))}
+
+
+def chi_square_test(table: np.ndarray) -> dict:
+    """Chi-square test of homogeneity on a count table; all-zero columns are dropped first.
+
+    With fewer than two non-empty columns nothing can differ: statistic 0, p-value 1.
+    """
+    table = np.asarray(table)
+    table = table[:, table.sum(axis=0) > 0]
+    if table.shape[1] < 2 or table.shape[0] < 2:
+        return {"statistic": 0.0, "p_value": 1.0, "dof": 0}
+    statistic, p_value, dof, _ = scipy_stats.chi2_contingency(table, correction=False)
+    return {"statistic": float(statistic), "p_value": float(p_value), "dof": int(dof)}
+
+
+def proportion_tests(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
+    """The paper's tests: per label, does its proportion differ across groups; and overall.
+
+    Two groups: a two-proportion z-test per label. More: a chi-square test per label on the
+    groups x (label, not label) table. ``overall`` is the chi-square test on groups x labels.
+    Returns None for a single group (nothing to compare).
+    """
+    group_names, table = contingency(labels, groups, label_names)
+    if len(group_names) < 2:
+        return None
+    totals = table.sum(axis=1)
+    per_label = {}
+    for j, label in enumerate(label_names):
+        if len(group_names) == 2:
+            per_label[label] = two_proportion_test(int(table[0, j]), int(totals[0]), int(table[1, j]), int(totals[1]))
+        else:
+            per_label[label] = chi_square_test(np.stack([table[:, j], totals - table[:, j]], axis=1))
+    method = "two-proportion z-test" if len(group_names) == 2 else "chi-square test of homogeneity"
+    return {"method": method, "groups": group_names, "per_label": per_label, "overall": chi_square_test(table)}
+
+
+def proportion_differences(
+    labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str], group_a: str, group_b: str
+) -> dict[str, float]:
+    """Proportion of each label in ``group_a`` minus that in ``group_b``, in percentage points (BOLD Tables 4, 6)."""
+    proportions = group_proportions(labels, groups, label_names)
+    for group in (group_a, group_b):
+        if group not in proportions:
+            raise ValueError(f"group {group!r} has no texts; groups present: {sorted(proportions)}")
+    return {label: 100 * (proportions[group_a][label] - proportions[group_b][label]) for label in label_names}
+
+
+def label_result(scores, labels: Sequence[str], label_names: Sequence[str], groups=None) -> dict:
+    """The result every BOLD metric returns: per-text ``scores`` and ``labels``; with ``groups``
+    also ``per_group`` (n and label proportions) and ``test`` (:func:`proportion_tests`)."""
+    labels = [str(label) for label in labels]
+    result = {"scores": np.asarray(scores).tolist(), "labels": labels}
+    groups = check_groups(groups, len(labels))
+    if groups is not None:
+        result["per_group"] = group_proportions(labels, groups, label_names)
+        result["test"] = proportion_tests(labels, groups, label_names)
+    return result
