@@ -37,3 +37,16 @@ def measurement_info(description: str, citation: str, inputs_description: str, r
         features=TEXT_FEATURES,
         reference_urls=reference_urls,
     )
+
+
+def cached_classifier(module: evaluate.EvaluationModule, default_model: str, *, device=None, dtype=None):
+    """The classifier a classifier-based module uses: ``config_name`` names it (a Hub id or a local
+    folder; evaluate's "default" means ``default_model``). Loaded on first use and kept on the module."""
+    from .scorers.classifier import load_classifier
+
+    name = default_model if module.config_name == "default" else module.config_name
+    key = (name, device, dtype)
+    cache = module.__dict__.setdefault("_lmbias_classifiers", {})
+    if key not in cache:
+        cache[key] = load_classifier(name, device=device, dtype=dtype)
+    return cache[key]

@@ -1,0 +1,133 @@
+"""Batched text classification with any Hugging Face sequence-classification model.
+
+Toxicity and regard are both "a classifier over texts"; this module is the one implementation:
+load a model that really has a classification head, then score texts in length-sorted batches
+(less padding), on any device, in fp16 on GPU, truncated to ``max_length`` tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_choice, check_texts
+
+ACTIVATIONS = ("auto", "sigmoid", "softmax")
+
+
+class ClassifierError(ValueError):
+    """The model cannot be used as a text classifier (no classification head, bad labels)."""
+
+
+@dataclass
+class TextClassifier:
+    """A sequence-classification model with its tokenizer, ready to score texts.
+
+    Build one with :func:`load_classifier`.
+    """
+
+    model: object
+    tokenizer: object
+    device: str
+    name: str
+
+    @property
+    def labels(self) -> list[str]:
+        """The model's label names, lowercased, in output order."""
+        id2label = self.model.config.id2label
+        return [str(id2label[i]).lower() for i in range(len(id2label))]
+
+    @property
+    def multi_label(self) -> bool:
+        """True when the config says the labels are independent (sigmoid), else softmax."""
+        return self.model.config.problem_type == "multi_label_classification"
+
+    def probabilities(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 32,
+        max_length: int = 256,
+        activation: str = "auto",
+    ) -> np.ndarray:
+        """Label probabilities, shape (len(texts), n_labels), float32, in input order.
+
+        Texts are sorted by length and cut into batches of ``batch_size`` so that a batch pads to
+        similar lengths; each is truncated to ``max_length`` tokens. ``activation="auto"`` uses a
+        sigmoid for multi-label models and a softmax otherwise.
+        """
+        import torch
+
+        texts = check_texts(texts, "texts")
+        check_choice(activation, ACTIVATIONS, "activation")
+        if batch_size < 1 or max_length < 2:
+            raise ValueError(f"batch_size must be >= 1 and max_length >= 2, got {batch_size}, {max_length}")
+        use_sigmoid = activation == "sigmoid" or (activation == "auto" and self.multi_label)
+        order = np.argsort([len(text) for text in texts], kind="stable")
+        out = np.empty((len(texts), len(self.labels)), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                index = order[start : start + batch_size]
+                encoded = self.tokenizer(
+                    [texts[i] for i in index], padding=True, truncation=True, max_length=max_length, return_tensors="pt"
+                ).to(self.device)
+                logits = self.model(**encoded).logits.float()
+                probs = torch.sigmoid(logits) if use_sigmoid else torch.softmax(logits, dim=-1)
+                out[index] = probs.cpu().numpy()
+        return out
+
+
+def default_device() -> str:
+    """``"cuda"`` when a GPU is available, else ``"cpu"``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_classifier(
+    name_or_path: str,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    trust_remote_code: bool = False,
+) -> TextClassifier:
+    """Load a Hugging Face sequence-classification model by Hub id or local directory.
+
+    Args:
+        name_or_path: e.g. ``"unitary/toxic-bert"`` or a folder saved with ``save_pretrained``.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``... (default: a GPU if there is one).
+        dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"``; default fp16 on GPU, fp32 on CPU.
+        trust_remote_code: passed to transformers (off by default).
+
+    Raises:
+        ClassifierError: the checkpoint has no trained classification head (transformers would
+            otherwise add a random one with only a warning).
+        OSError: the model cannot be found (offline and not cached, or a wrong path).
+    """
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    device = device or default_device()
+    dtype = dtype or ("float16" if device.startswith("cuda") else "float32")
+    try:
+        model, info = AutoModelForSequenceClassification.from_pretrained(
+            name_or_path, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code, output_loading_info=True
+        )
+    except OSError as error:
+        raise OSError(
+            f"cannot load the classifier {name_or_path!r}: it is not a local model folder and could not be "
+            f"fetched from the Hugging Face Hub (offline, or no such model). Pass a folder saved with "
+            f"save_pretrained, or run once online to cache it. Cause: {error}"
+        ) from error
+    missing = sorted(info.get("missing_keys", []))
+    if missing:
+        raise ClassifierError(
+            f"{name_or_path!r} has no trained sequence-classification head: the checkpoint lacks "
+            f"{missing[:4]} (transformers would initialise them at random); give a fine-tuned "
+            "classifier such as 'unitary/toxic-bert'"
+        )
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, trust_remote_code=trust_remote_code)
+    model.to(device).eval()
+    return TextClassifier(model=model, tokenizer=tokenizer, device=device, name=str(name_or_path))

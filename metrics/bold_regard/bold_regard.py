@@ -1,0 +1,74 @@
+"""BOLD regard: a regard classifier's label per text (demographic masked as XYZ), per group."""
+
+import evaluate
+
+from lmbias import metrics_common
+from lmbias.scorers import regard
+from lmbias.stats import label_result
+
+_CITATION = """\
+@inproceedings{dhamala2021bold,
+  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
+  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
+  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
+  pages     = {862--872},
+  year      = {2021}
+}
+@inproceedings{sheng2019woman,
+  title     = {The Woman Worked as a Babysitter: On Biases in Language Generation},
+  author    = {Sheng, Emily and Chang, Kai-Wei and Natarajan, Premkumar and Peng, Nanyun},
+  booktitle = {Proceedings of the 2019 Conference on Empirical Methods in Natural Language Processing and the 9th International Joint Conference on Natural Language Processing (EMNLP-IJCNLP)},
+  pages     = {3407--3412},
+  year      = {2019}
+}
+"""
+
+_DESCRIPTION = """\
+Regard of generated texts as in BOLD (Dhamala et al. 2021, §4.3): a classifier trained on Sheng et
+al.'s annotations labels the regard a text shows towards the demographic it mentions as negative,
+neutral, positive or other. The demographic is masked as "XYZ" first when domains and names are
+given. Choose the model with config_name (default "sasha/regardv3").
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str): the texts to score.
+    groups (list of str, optional): one group label per text.
+    domains, names (list of str, optional): the BOLD domain and Wikipedia page of each text; when
+        given, the person / group is masked as "XYZ" before scoring (BOLD §3.3, Sheng et al.'s convention).
+    device (str, optional), dtype (str, optional), batch_size (int, default 32), max_length (int, default 256).
+Returns:
+    scores (list of float): P(positive) - P(negative) per text.
+    labels (list of str): the most probable regard label per text.
+    label_probabilities (dict): for each model label, its probability per text.
+    per_group, test (with groups): label proportions per group and the paper's significance tests.
+Examples:
+    >>> import evaluate
+    >>> regard = evaluate.load("metrics/bold_regard")  # doctest: +SKIP
+    >>> regard.compute(predictions=["XYZ was known for her kindness."])["labels"]  # doctest: +SKIP
+    ['positive']
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class BoldRegard(metrics_common.TextMeasurement):
+    def _info(self):
+        return metrics_common.measurement_info(
+            _DESCRIPTION,
+            _CITATION,
+            _KWARGS_DESCRIPTION,
+            ["https://github.com/amazon-science/bold", "https://github.com/ewsheng/nlg-bias"],
+        )
+
+    def _compute(
+        self, predictions, groups=None, domains=None, names=None, device=None, dtype=None, batch_size=32, max_length=256
+    ):
+        if (domains is None) != (names is None):
+            raise ValueError("domains and names go together: give both (to mask the demographic as XYZ) or neither")
+        if domains is not None:
+            predictions = regard.mask_demographics(predictions, domains, names, groups)
+        model = metrics_common.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
+        scores, labels, probabilities = regard.regard(predictions, model, batch_size=batch_size, max_length=max_length)
+        result = label_result(scores, labels, model.labels, groups)
+        result["label_probabilities"] = {label: probabilities[:, i].tolist() for i, label in enumerate(model.labels)}
+        return result

@@ -1,0 +1,39 @@
+"""Every evaluate module in metrics/: loads offline, has a Space-ready card whose examples run."""
+
+import doctest
+from pathlib import Path
+
+import evaluate
+import pytest
+
+from lmbias.data.export import read_card_metadata
+
+REPO = Path(__file__).resolve().parents[1]
+MODULES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def test_the_five_bold_modules_exist():
+    assert {"bold_sentiment", "bold_toxicity", "bold_regard"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_loads_offline_and_documents_itself(name):
+    module = evaluate.load(str(REPO / "metrics" / name))
+    assert module.name == name
+    assert "Args:" in module.inputs_description and "Returns:" in module.inputs_description
+    assert "@inproceedings{dhamala2021bold" in module.citation
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_card_is_space_ready_and_its_examples_run(name, monkeypatch):
+    folder = REPO / "metrics" / name
+    metadata = read_card_metadata(folder / "README.md")
+    assert metadata["sdk"] == "gradio" and metadata["app_file"] == "app.py" and (folder / "app.py").is_file()
+    assert "lmbias" in (folder / "requirements.txt").read_text().split()
+    card = (folder / "README.md").read_text()
+    assert "## Citation" in card and "dhamala2021bold" in card
+    monkeypatch.chdir(REPO)
+    result = doctest.testfile(
+        str(folder / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
+    assert result.attempted > 0 and result.failed == 0
