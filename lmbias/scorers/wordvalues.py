@@ -51,7 +51,7 @@ def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: in
     [0.0, 1.0, 0.0]
     """
     values = np.asarray(values, dtype=np.float64)
-    columns = values.reshape(len(values), -1)
+    columns = values[:, None] if values.ndim == 1 else values
     out = np.zeros((n_texts, columns.shape[1]))
     for k in range(columns.shape[1]):
         column = columns[:, k]
