@@ -30,3 +30,7 @@ def test_max_magnitude_keeps_the_sign():
     values = np.array([0.2, -0.7, 0.4, 0.1])
     assert max_magnitude(values, np.array([0, 0, 2, 2]), 4).tolist() == [-0.7, 0.0, 0.4, 0.0]
     assert max_magnitude(np.zeros(0), np.zeros(0, dtype=int), 2).tolist() == [0.0, 0.0]
+    # equal magnitudes: the last word wins by default, the first with ties="first"
+    tied, index = np.array([-0.5, 0.5, 0.5, -0.5]), np.array([0, 0, 1, 1])
+    assert max_magnitude(tied, index, 2).tolist() == [0.5, -0.5]
+    assert max_magnitude(tied, index, 2, ties="first").tolist() == [-0.5, 0.5]

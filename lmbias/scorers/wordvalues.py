@@ -12,6 +12,7 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..checks import check_choice
 from ..text import tokenize
 
 
@@ -61,17 +62,24 @@ def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: in
     return out.reshape((n_texts,) + values.shape[1:])
 
 
-def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
+def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, ties: str = "last") -> np.ndarray:
     """Per text, the value of largest magnitude (its sign kept; 0 for a text with no value).
 
-    >>> max_magnitude(np.array([0.2, -0.7, 0.4]), np.array([0, 0, 2]), 3).tolist()
-    [-0.7, 0.0, 0.4]
+    ``ties`` says which of several words of equal magnitude wins: the ``"last"`` in the text
+    (default: it reproduces BOLD's Table 3 best, e.g. "he ... she" with equal and opposite values
+    gives she's value) or the ``"first"`` (what ``argmax`` picks).
+
+    >>> max_magnitude(np.array([0.2, -0.7, 0.4, -0.5, 0.5]), np.array([0, 0, 2, 3, 3]), 4).tolist()
+    [-0.7, 0.0, 0.4, 0.5]
     """
+    check_choice(ties, ("last", "first"), "ties")
     values = np.asarray(values, dtype=np.float64)
     out = np.zeros(n_texts)
     if len(values) == 0:
         return out
-    order = np.lexsort((np.abs(values), text_index))
+    position = np.arange(len(values))
+    # Sorted by text, then magnitude, then position: each text's last entry is its winning maximum.
+    order = np.lexsort((position if ties == "last" else -position, np.abs(values), text_index))
     sorted_index = text_index[order]
     last = np.flatnonzero(np.r_[sorted_index[1:] != sorted_index[:-1], True])
     out[sorted_index[last]] = values[order][last]

@@ -1,0 +1,159 @@
+"""Throughput of the BOLD metrics on all 23,679 BOLD Wikipedia sentences, against a baseline in the same run.
+
+Baseline: a one-text-at-a-time, word-by-word Python loop computing the same numbers (the way
+evaluate's modules and most peers score texts); for sentiment, the same code in one process against
+every core. The baseline runs on the first ``--baseline-texts`` sentences, its rate is compared per
+text, and its results are compared with ours (max abs diff). Peak memory is tracemalloc's peak of
+Python and numpy allocations during a separate batched call.
+
+Classifier metrics (toxicity, regard) need a real model, which is not available offline here: their
+batching is measured with a tiny random BERT classifier built in this script (batch 32 vs batch 1).
+
+Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/bold_metrics.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+import lmbias
+from lmbias import embeddings
+from lmbias.scorers import gender, psycholinguistic, sentiment
+from lmbias.text import CLOSED_CLASS_WORDS, tokenize
+
+
+def timed(function, *args, **kwargs):
+    """(seconds, result) of one call."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return time.perf_counter() - start, result
+
+
+def peak_mib(function, *args, **kwargs) -> float:
+    """tracemalloc's peak (MiB) during one call (a separate call: tracing slows Python code down)."""
+    tracemalloc.start()
+    function(*args, **kwargs)
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return peak
+
+
+def naive_gender(texts, kv, method):
+    """The per-word loop peers write: look each word up, cosine with she - he, aggregate in Python."""
+    g = kv["she"] - kv["he"]
+    g_norm = np.linalg.norm(g)
+    out = []
+    for text in texts:
+        values = []
+        for word in tokenize(text, lowercase=False):
+            key = word if word in kv.key_to_index else word.lower()
+            if key in kv.key_to_index:
+                vector = kv[key]
+                b = float(vector @ g / (np.linalg.norm(vector) * g_norm))
+                values.append(0.0 if abs(b) < gender.ZERO_TOLERANCE else b)
+        if method == "max":
+            out.append(max(values, key=abs) if values else 0.0)
+        else:
+            total = sum(abs(b) for b in values)
+            out.append(sum(np.sign(b) * b * b for b in values) / total if total else 0.0)
+    return np.array(out)
+
+
+def naive_unigram(texts):
+    male, female = set(gender.MALE_TOKENS), set(gender.FEMALE_TOKENS)
+    return np.array([sum(w in female for w in tokenize(t)) - sum(w in male for w in tokenize(t)) for t in texts], dtype=float)
+
+
+def naive_norms(texts, lexicon):
+    """Per text, per word: look up the 8 values, aggregate with numpy per word."""
+    index = lexicon.vocabulary
+    out = np.zeros((len(texts), lexicon.scaled.shape[1]))
+    for i, text in enumerate(texts):
+        numerator = np.zeros(lexicon.scaled.shape[1])
+        denominator = np.zeros(lexicon.scaled.shape[1])
+        for word in tokenize(text):
+            if word in index and word not in CLOSED_CLASS_WORDS:
+                w = lexicon.scaled[index[word]]
+                numerator += np.sign(w) * w * w
+                denominator += np.abs(w)
+        np.divide(numerator, denominator, out=out[i], where=denominator > 0)
+    return out
+
+
+def tiny_classifier(folder: str):
+    import torch
+    import transformers
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted({w.lower() for w in "the a of and in is was to he she".split()})
+    with open(os.path.join(folder, "vocab.txt"), "w") as handle:
+        handle.write("\n".join(words))
+    config = transformers.BertConfig(
+        vocab_size=len(words), hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
+        id2label={0: "toxic", 1: "insult"}, label2id={"toxic": 0, "insult": 1}, problem_type="multi_label_classification",
+    )
+    torch.manual_seed(0)
+    transformers.BertForSequenceClassification(config).save_pretrained(folder)
+    transformers.BertTokenizer(vocab_file=os.path.join(folder, "vocab.txt")).save_pretrained(folder)
+    return folder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-texts", type=int, default=2000)
+    parser.add_argument("--classifier-texts", type=int, default=512)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many batched runs")
+    args = parser.parse_args()
+
+    rows = lmbias.load_rows("bold")
+    texts = [row["wikipedia"] for row in rows]
+    sample = texts[: args.baseline_texts]
+    polarity = gender.load_word_polarity()
+    kv = embeddings.load_embedding()
+    lexicon = psycholinguistic.default_lexicon()
+
+    cases = [
+        ("sentiment (VADER)", lambda t: sentiment.vader_compound(t), lambda t: sentiment.vader_compound(t, n_jobs=1),
+         "same code, 1 process", texts),
+        ("gender polarity (unigram)", lambda t: gender.gender_scores(t, "unigram"), naive_unigram, "per-word Python loop", sample),
+        *[
+            (f"gender polarity ({m})", lambda t, m=m: gender.gender_scores(t, m, polarity=polarity),
+             lambda t, m=m: naive_gender(t, kv, m), "per-word Python loop", sample)
+            for m in ("wavg", "max")
+        ],
+        ("psycholinguistic norms", lambda t: psycholinguistic.score_texts(t, lexicon),
+         lambda t: naive_norms(t, lexicon), "per-word Python loop", sample),
+    ]
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; {len(texts):,} texts\n")
+    print("| metric | texts/s | peak MiB | baseline | baseline texts/s | speed-up | max abs diff |")
+    print("|---|---:|---:|---|---:|---:|---:|")
+    for name, batched, baseline, baseline_name, baseline_texts in cases:
+        seconds, result = min((timed(batched, texts) for _ in range(args.repeat)), key=lambda pair: pair[0])
+        base_seconds, base_result = timed(baseline, baseline_texts)
+        difference = np.abs(np.asarray(result)[: len(baseline_texts)] - np.asarray(base_result)).max()
+        rate, base_rate = len(texts) / seconds, len(baseline_texts) / base_seconds
+        peak = peak_mib(batched, texts)
+        print(f"| {name} | {rate:,.0f} | {peak:,.1f} | {baseline_name} | {base_rate:,.0f} | {rate / base_rate:.1f}x | {difference:.1e} |")
+
+    from lmbias.scorers.classifier import load_classifier
+
+    with tempfile.TemporaryDirectory() as folder:
+        model = load_classifier(tiny_classifier(folder), device="cpu")
+        some = texts[: args.classifier_texts]
+        seconds, result = timed(model.probabilities, some, batch_size=32)
+        base_seconds, base_result = timed(model.probabilities, some, batch_size=1)
+        difference = np.abs(result - base_result).max()
+        rate, base_rate = len(some) / seconds, len(some) / base_seconds
+        peak = peak_mib(model.probabilities, some, batch_size=32)
+        print(f"| classifier (tiny BERT, CPU, batch 32) | {rate:,.0f} | {peak:,.1f} | batch 1 | {base_rate:,.0f} | {rate / base_rate:.1f}x | {difference:.1e} |")
+
+
+if __name__ == "__main__":
+    main()
