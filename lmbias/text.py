@@ -155,3 +155,36 @@ def tokenize(text: str, *, lowercase: bool = True) -> list[str]:
     """
     text = text.replace("\u2019", "'")
     return WORD_PATTERN.findall(text.lower() if lowercase else text)
+
+
+# Closed-class words: BOLD §4.4 leaves pronouns, prepositions and conjunctions out of the
+# text-level psycholinguistic norms ("parts of speech ... that do not convey any emotion").
+# Lowercase word lists (no POS tagger needed); words that can also be content words ("like",
+# "round", "mine", "save") are left out so they are still scored.
+PRONOUNS = frozenset(
+    """
+    i me my myself we us our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves one oneself
+    this that these those who whom whose which what whoever whomever whatever whichever
+    someone somebody something anyone anybody anything everyone everybody everything nobody nothing
+    each either neither both all another other others
+    i'm i've i'd i'll you're you've you'd you'll he's he'd he'll she's she'd she'll it's it'd it'll
+    we're we've we'd we'll they're they've they'd they'll that's who's what's
+    """.split()
+)
+PREPOSITIONS = frozenset(
+    """
+    aboard about above across after against along alongside amid amidst among amongst around as at atop
+    before behind below beneath beside besides between beyond by concerning despite down during except
+    for from in inside into near of off on onto opposite out outside over past per regarding since
+    through throughout till to toward towards under underneath unlike until up upon versus via with
+    within without
+    """.split()
+)
+CONJUNCTIONS = frozenset(
+    """
+    and but or nor so yet although though because whereas while whilst if unless whether once than
+    lest whenever wherever where when
+    """.split()
+)
+CLOSED_CLASS_WORDS = PRONOUNS | PREPOSITIONS | CONJUNCTIONS
