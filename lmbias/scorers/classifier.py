@@ -65,6 +65,8 @@ class TextClassifier:
         if batch_size < 1 or max_length < 2:
             raise ValueError(f"batch_size must be >= 1 and max_length >= 2, got {batch_size}, {max_length}")
         use_sigmoid = activation == "sigmoid" or (activation == "auto" and self.multi_label)
+        # Never longer than the model's position embeddings allow.
+        max_length = min(max_length, getattr(self.model.config, "max_position_embeddings", max_length) or max_length)
         order = np.argsort([len(text) for text in texts], kind="stable")
         out = np.empty((len(texts), len(self.labels)), dtype=np.float32)
         with torch.inference_mode():
