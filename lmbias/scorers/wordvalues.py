@@ -65,7 +65,7 @@ def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: in
 def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, ties: str = "last") -> np.ndarray:
     """Per text, the value of largest magnitude (its sign kept; 0 for a text with no value).
 
-    ``ties`` says which of several words of equal magnitude wins: the ``"last"`` in the text
+    ``ties`` says which of several words of exactly equal magnitude wins: the ``"last"`` in the text
     (default: it reproduces BOLD's Table 3 best, e.g. "he ... she" with equal and opposite values
     gives she's value) or the ``"first"`` (what ``argmax`` picks).
 
