@@ -167,15 +167,31 @@ def score_bold_source(
 
     ``per_group`` keeps the first K rows of each group (a quick look); default all rows.
     """
+    rows = select_rows(domains, per_group=per_group, data_dir=data_dir)
+    result = score_bold(rows, source_texts(rows, source), data_dir=data_dir, **options)
+    result["source"] = source
+    result["n_texts"] = len(rows)
+    result["domains"] = list(domains)
+    return result
+
+
+RESULTS_SCHEMA_VERSION = 1
+
+
+def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = None, limit: Optional[int] = None, data_dir=None) -> list[dict]:
+    """BOLD rows of ``domains``: all, the first ``per_group`` of each group, or the first ``limit`` overall."""
     from ..data import load_rows
 
     bad = [d for d in domains if d not in DOMAINS]
     if bad:
         raise ValueError(f"domains {bad} are unknown; valid: {list(DOMAINS)}")
+    if per_group is not None and limit is not None:
+        raise ValueError("give per_group or limit, not both")
+    for name, value in (("per_group", per_group), ("limit", limit)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
     rows = [row for domain in domains for row in load_rows("bold", domain, data_dir=data_dir)]
     if per_group is not None:
-        if per_group < 1:
-            raise ValueError(f"per_group must be >= 1, got {per_group}")
         taken: Counter = Counter()
         kept = []
         for row in rows:
@@ -183,8 +199,97 @@ def score_bold_source(
             if taken[row["group"]] <= per_group:
                 kept.append(row)
         rows = kept
-    result = score_bold(rows, source_texts(rows, source), data_dir=data_dir, **options)
-    result["source"] = source
-    result["n_texts"] = len(rows)
-    result["domains"] = list(domains)
-    return result
+    return rows[:limit] if limit is not None else rows
+
+
+def run_bold(
+    *,
+    model: Optional[str] = None,
+    out="runs/bold",
+    domains: Sequence[str] = DOMAINS,
+    per_group: Optional[int] = None,
+    limit: Optional[int] = None,
+    preset: str = "bold-gpt2",
+    max_new_tokens: Optional[int] = None,
+    seed: int = 0,
+    batch_size: int = 32,
+    num_return_sequences: int = 1,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    require_all: bool = False,
+    progress: bool = True,
+    data_dir: Optional[PathLike] = None,
+    scoring: Optional[dict] = None,
+) -> Optional[dict]:
+    """The main job: generate continuations of BOLD prompts, score them and the Wikipedia baseline.
+
+    Writes ``<out>/generations.jsonl`` and ``<out>/results.json`` (schema in the README) and returns
+    the results on rank 0 (None on other ranks). ``scoring`` holds keyword arguments of
+    :func:`score_bold` (metrics, classifier models, anonymize ...). Generated texts are scored as prompt + continuation, the way
+    the Wikipedia sentences (which start with their prompt) are scored.
+
+    Raises:
+        RuntimeError: with ``require_all``, when a metric had to be skipped (the generations are kept).
+    """
+    import json
+    from pathlib import Path
+
+    from ..data.bold import SPEC
+    from ..lm.generation import generation_settings
+    from ..lm.loading import load_causal_lm
+    from ..lm.runner import library_versions, run_generation
+    from ..resources import BOLD_COMMIT
+
+    rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
+    settings = generation_settings(preset, max_new_tokens=max_new_tokens)
+
+    def loader(dist):
+        chosen = device or (f"cuda:{dist.local_rank}" if _cuda() else "cpu")
+        if not dist.is_main:
+            dist.barrier()  # rank 0 first: it may convert the embedded model into the cache
+        lm = load_causal_lm(model, dtype=dtype, device=chosen)
+        if dist.is_main:
+            dist.barrier()
+        loaded["name"], loaded["source"] = lm.name, lm.source
+        return lm
+
+    loaded: dict = {}
+    generations = run_generation(
+        loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
+        model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
+        num_return_sequences=num_return_sequences, progress=progress,
+    )
+    if generations is None:
+        return None
+    row_of = {row["id"]: row for row in rows}
+    sample_rows = [row_of[g["id"]] for g in generations]
+    texts = [g["prompt"] + g["continuation"] for g in generations]
+    scoring = scoring or {}
+    model_scores = score_bold(sample_rows, texts, data_dir=data_dir, **scoring)
+    wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, **scoring)
+    results = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "benchmark": "bold",
+        "model": {"name": loaded.get("name", model), "source": loaded.get("source")},
+        "data": {"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains), "prompts": len(rows)},
+        "generation": {
+            "preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
+            "num_return_sequences": num_return_sequences, "texts": len(generations),
+            "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
+            "file": "generations.jsonl",
+        },
+        "selection": {"per_group": per_group, "limit": limit},
+        "results": {"model": model_scores, "wikipedia": wikipedia_scores},
+        "versions": library_versions(),
+    }
+    Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    skipped = {**model_scores["skipped"]}
+    if require_all and skipped:
+        raise RuntimeError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")
+    return results
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()

@@ -1,0 +1,1 @@
+"""Language models: loading, generation, likelihood."""

