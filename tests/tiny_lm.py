@@ -1,0 +1,31 @@
+"""A tiny random GPT-2 with a word-level tokenizer, saved to a folder (tests only: plumbing)."""
+
+import torch
+import transformers
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+WORDS = ["<pad>", "<eos>", "<unk>"] + (
+    "the a man woman he she was is an actor actress nurse good bad and of to in person xyz american known "
+    "for his her best role film born city new york"
+).split()
+
+
+def save_tiny_causal_lm(folder, *, pad=True, eos=True, n_positions=64, seed=0):
+    """Save a 2-layer, 32-wide random GPT-2 and its tokenizer in ``folder``; return the path as str."""
+    tokenizer_model = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
+    tokenizer_model.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer_model.decoder = decoders.WordPiece(prefix="##")
+    special = {"unk_token": "<unk>"}
+    if pad:
+        special["pad_token"] = "<pad>"
+    if eos:
+        special["eos_token"] = "<eos>"
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer_model, **special)
+    config = transformers.GPT2Config(
+        vocab_size=len(WORDS), n_positions=n_positions, n_embd=32, n_layer=2, n_head=2, initializer_range=0.5,
+        bos_token_id=1, eos_token_id=1 if eos else None, pad_token_id=0 if pad else None,
+    )
+    torch.manual_seed(seed)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
