@@ -104,7 +104,7 @@ def tiny_classifier(folder: str):
     )
     torch.manual_seed(0)
     transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    transformers.BertTokenizer(vocab_file=os.path.join(folder, "vocab.txt")).save_pretrained(folder)
+    transformers.BertTokenizer(vocab=os.path.join(folder, "vocab.txt")).save_pretrained(folder)
     return folder
 
 

@@ -18,7 +18,7 @@ def save_tiny_model(folder, labels, problem_type=None, head=True, bias=None):
     zeroed and its bias set, so every text gets exactly the logits ``bias``."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "vocab.txt").write_text("\n".join(WORDS))
-    tokenizer = transformers.BertTokenizer(vocab_file=str(folder / "vocab.txt"))
+    tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
     config = transformers.BertConfig(
         vocab_size=len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
         max_position_embeddings=64, initializer_range=0.5, id2label=dict(enumerate(labels)), label2id={l: i for i, l in enumerate(labels)},

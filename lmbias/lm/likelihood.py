@@ -75,9 +75,11 @@ def token_logprobs(
         ValueError: a text is longer than the model takes (the message names the index and lengths);
             ``prefix="bos"`` with a tokenizer that has neither a BOS nor an EOS token.
 
-    >>> scores = token_logprobs(gpt2, gpt2_tokenizer, ["The nurse is kind.", "Hi"])  # doctest: +SKIP
-    >>> scores[1], scores.mean  # doctest: +SKIP
-    (array([-9.8...], dtype=float32), array([-4.1..., -9.8...], dtype=float32))
+    Example, with ``AutoModelForCausalLM`` / ``AutoTokenizer`` loaded from e.g. ``"gpt2"``::
+
+        scores = token_logprobs(model, tokenizer, ["The nurse is kind.", "Hi"])
+        scores[1]    # float32 array, one log-prob per token of "Hi" (the first given <|endoftext|>)
+        scores.mean  # float32 array, the mean per text
     """
     texts = check_texts(texts, "texts")
     _check_batch_size(batch_size)
@@ -116,8 +118,10 @@ def continuation_logprobs(
             context with no tokens while ``prefix=None`` (the continuation's first token would have
             nothing to be conditioned on).
 
-    >>> continuation_logprobs(gpt2, gpt2_tokenizer, ["The nurse said"], ["she was tired."]).mean  # doctest: +SKIP
-    array([-3.9...], dtype=float32)
+    Example (a causal LM and its tokenizer)::
+
+        scores = continuation_logprobs(model, tokenizer, ["The nurse said"], ["she was tired."])
+        scores[0]    # log-probs of " she", " was", " tired", "." given "<|endoftext|>The nurse said"
     """
     contexts = check_texts(contexts, "contexts")
     continuations = check_texts(continuations, "continuations")
@@ -169,8 +173,9 @@ def pseudo_log_likelihood(model: Any, tokenizer: Any, texts: Sequence[str], *, b
     paper. All (text, position) copies are batched together: ``batch_size`` masked copies per
     forward pass, whichever texts they come from.
 
-    >>> pseudo_log_likelihood(bert, bert_tokenizer, ["The nurse is kind."]).sum  # doctest: +SKIP
-    array([-12.3...], dtype=float32)
+    Example (``AutoModelForMaskedLM`` / ``AutoTokenizer`` of e.g. ``"bert-base-cased"``)::
+
+        pseudo_log_likelihood(model, tokenizer, ["The nurse is kind.", "He is kind."]).sum  # PLL per text
     """
     texts = check_texts(texts, "texts")
     _check_batch_size(batch_size)
@@ -218,8 +223,10 @@ def masked_position_logprobs(
         ValueError: a text does not contain ``blank`` exactly once, or already contains the mask
             token; a filler with no tokens; mismatched lengths; a sequence too long for the model.
 
-    >>> masked_position_logprobs(bert, bert_tokenizer, ["The BLANK is kind."], ["nurse"]).mean  # doctest: +SKIP
-    array([-7.2...], dtype=float32)
+    Example (a masked LM and its tokenizer)::
+
+        scores = masked_position_logprobs(model, tokenizer, ["The BLANK is kind."] * 2, ["nurse", "plumber"])
+        scores[1]    # one log-prob per subword of "plumber" at the blank
     """
     texts = check_texts(texts_with_blank, "texts_with_blank")
     fillers = check_texts(fillers, "fillers")
@@ -231,7 +238,9 @@ def masked_position_logprobs(
     mask = _mask_token_id(tokenizer)
     for index, text in enumerate(texts):
         if text.count(blank) != 1:
-            raise ValueError(f"texts_with_blank[{index}] contains {blank!r} {text.count(blank)} times; expected exactly once: {text!r}")
+            raise ValueError(
+                f"texts_with_blank[{index}] contains {blank!r} {text.count(blank)} times; expected exactly once: {text!r}"
+            )
     templates = tokenizer([text.replace(blank, tokenizer.mask_token) for text in texts])["input_ids"]
     items, owners, lengths = [], [], []
     for index, (ids, filler) in enumerate(zip(templates, _encode(tokenizer, fillers))):
@@ -267,8 +276,9 @@ def next_sentence_probability(
     Raises:
         TypeError: the model has no NSP head (e.g. ``BertForMaskedLM``); never a silent fallback.
 
-    >>> next_sentence_probability(bert_pretraining, bert_tokenizer, ["He is a nurse."], ["He is kind."])  # doctest: +SKIP
-    array([0.99...], dtype=float32)
+    Example (``BertForPreTraining.from_pretrained("bert-base-cased")`` and its tokenizer)::
+
+        next_sentence_probability(model, tokenizer, ["He is a nurse."], ["He is kind."])  # float32, shape (1,)
     """
     first = check_texts(first, "first")
     second = check_texts(second, "second")
@@ -341,7 +351,9 @@ def _gathered_logprobs(
     return out
 
 
-def _batches(encodings: list[dict[str, list[int]]], batch_size: int, pad_id: int, device: Any) -> Iterator[tuple[list[int], dict]]:
+def _batches(
+    encodings: list[dict[str, list[int]]], batch_size: int, pad_id: int, device: Any
+) -> Iterator[tuple[list[int], dict]]:
     """Yield ``(indices, inputs)``: longest first, right-padded (``pad_id`` for ids, 0 otherwise), with attention masks."""
     import torch
 
@@ -350,10 +362,10 @@ def _batches(encodings: list[dict[str, list[int]]], batch_size: int, pad_id: int
         index = order[start : start + batch_size]
         chosen = [encodings[i] for i in index]
         width = len(chosen[0]["input_ids"])
-        batch = {
-            key: torch.tensor([e[key] + [pad_id if key == "input_ids" else 0] * (width - len(e[key])) for e in chosen], device=device)
-            for key in chosen[0]
-        }
+        batch = {}
+        for key in chosen[0]:
+            fill = pad_id if key == "input_ids" else 0
+            batch[key] = torch.tensor([e[key] + [fill] * (width - len(e[key])) for e in chosen], device=device)
         lengths = [len(e["input_ids"]) for e in chosen]
         batch["attention_mask"] = torch.tensor([[1] * n + [0] * (width - n) for n in lengths], device=device)
         yield index, batch
