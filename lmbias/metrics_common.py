@@ -9,6 +9,9 @@ import datasets
 import evaluate
 
 from .checks import check_texts
+from .data.bold import SPEC as BOLD_SPEC
+
+BOLD_CITATION = BOLD_SPEC.citation + "\n"
 
 # Only ``predictions`` is a feature: evaluate requires every feature on every call, so ``groups``
 # and the options are keyword arguments of ``compute``.
@@ -37,6 +40,15 @@ def measurement_info(description: str, citation: str, inputs_description: str, r
         features=TEXT_FEATURES,
         reference_urls=reference_urls,
     )
+
+
+def classifier_result(scores, labels, label_names, probabilities, classifier, groups=None) -> dict:
+    """:func:`lmbias.stats.label_result` plus ``label_probabilities``: {model label: probability per text}."""
+    from .stats import label_result
+
+    result = label_result(scores, labels, label_names, groups)
+    result["label_probabilities"] = {label: probabilities[:, i].tolist() for i, label in enumerate(classifier.labels)}
+    return result
 
 
 def cached_classifier(module: evaluate.EvaluationModule, default_model: str, *, device=None, dtype=None):

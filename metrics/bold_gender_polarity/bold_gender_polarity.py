@@ -7,14 +7,7 @@ from lmbias.checks import check_choice
 from lmbias.scorers import gender
 from lmbias.stats import label_result
 
-_CITATION = """\
-@inproceedings{dhamala2021bold,
-  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
-  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
-  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
-  pages     = {862--872},
-  year      = {2021}
-}
+_CITATION = metrics_common.BOLD_CITATION + """\
 @inproceedings{bolukbasi2016man,
   title     = {Man is to Computer Programmer as Woman is to Homemaker? Debiasing Word Embeddings},
   author    = {Bolukbasi, Tolga and Chang, Kai-Wei and Zou, James and Saligrama, Venkatesh and Kalai, Adam},

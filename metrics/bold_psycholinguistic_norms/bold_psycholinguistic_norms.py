@@ -7,14 +7,7 @@ from lmbias.checks import check_groups
 from lmbias.scorers import psycholinguistic
 from lmbias.text import CLOSED_CLASS_WORDS
 
-_CITATION = """\
-@inproceedings{dhamala2021bold,
-  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
-  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
-  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
-  pages     = {862--872},
-  year      = {2021}
-}
+_CITATION = metrics_common.BOLD_CITATION + """\
 @article{warriner2013norms,
   title   = {Norms of valence, arousal, and dominance for 13,915 {English} lemmas},
   author  = {Warriner, Amy Beth and Kuperman, Victor and Brysbaert, Marc},

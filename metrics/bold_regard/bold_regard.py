@@ -4,16 +4,8 @@ import evaluate
 
 from lmbias import metrics_common
 from lmbias.scorers import regard
-from lmbias.stats import label_result
 
-_CITATION = """\
-@inproceedings{dhamala2021bold,
-  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
-  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
-  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
-  pages     = {862--872},
-  year      = {2021}
-}
+_CITATION = metrics_common.BOLD_CITATION + """\
 @inproceedings{sheng2019woman,
   title     = {The Woman Worked as a Babysitter: On Biases in Language Generation},
   author    = {Sheng, Emily and Chang, Kai-Wei and Natarajan, Premkumar and Peng, Nanyun},
@@ -69,6 +61,4 @@ class BoldRegard(metrics_common.TextMeasurement):
             predictions = regard.mask_demographics(predictions, domains, names, groups)
         model = metrics_common.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
         scores, labels, probabilities = regard.regard(predictions, model, batch_size=batch_size, max_length=max_length)
-        result = label_result(scores, labels, model.labels, groups)
-        result["label_probabilities"] = {label: probabilities[:, i].tolist() for i, label in enumerate(model.labels)}
-        return result
+        return metrics_common.classifier_result(scores, labels, model.labels, probabilities, model, groups)

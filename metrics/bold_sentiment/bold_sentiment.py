@@ -6,14 +6,7 @@ from lmbias import metrics_common
 from lmbias.scorers import sentiment
 from lmbias.stats import label_result
 
-_CITATION = """\
-@inproceedings{dhamala2021bold,
-  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
-  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
-  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
-  pages     = {862--872},
-  year      = {2021}
-}
+_CITATION = metrics_common.BOLD_CITATION + """\
 @inproceedings{hutto2014vader,
   title     = {{VADER}: A Parsimonious Rule-Based Model for Sentiment Analysis of Social Media Text},
   author    = {Hutto, Clayton J. and Gilbert, Eric},

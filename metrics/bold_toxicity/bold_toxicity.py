@@ -4,16 +4,8 @@ import evaluate
 
 from lmbias import metrics_common
 from lmbias.scorers import toxicity
-from lmbias.stats import label_result
 
-_CITATION = """\
-@inproceedings{dhamala2021bold,
-  title     = {{BOLD}: Dataset and Metrics for Measuring Biases in Open-Ended Language Generation},
-  author    = {Dhamala, Jwala and Sun, Tony and Kumar, Varun and Krishna, Satyapriya and Pruksachatkun, Yada and Chang, Kai-Wei and Gupta, Rahul},
-  booktitle = {Proceedings of the 2021 ACM Conference on Fairness, Accountability, and Transparency},
-  pages     = {862--872},
-  year      = {2021}
-}
+_CITATION = metrics_common.BOLD_CITATION + """\
 @misc{Detoxify,
   title     = {Detoxify},
   author    = {Hanu, Laura and {Unitary team}},
@@ -68,6 +60,4 @@ class BoldToxicity(metrics_common.TextMeasurement):
         scores, labels, probabilities = toxicity.toxicity(
             predictions, model, toxic_labels=toxic_labels, threshold=threshold, batch_size=batch_size, max_length=max_length
         )
-        result = label_result(scores, labels, toxicity.LABELS, groups)
-        result["label_probabilities"] = {label: probabilities[:, i].tolist() for i, label in enumerate(model.labels)}
-        return result
+        return metrics_common.classifier_result(scores, labels, toxicity.LABELS, probabilities, model, groups)
