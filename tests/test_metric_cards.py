@@ -12,8 +12,9 @@ REPO = Path(__file__).resolve().parents[1]
 MODULES = sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
 
 
-def test_the_five_bold_modules_exist():
-    assert {"bold_sentiment", "bold_toxicity", "bold_regard"} <= set(MODULES)
+def test_every_module_exists():
+    bold = {"bold_sentiment", "bold_toxicity", "bold_regard", "bold_psycholinguistic_norms", "bold_gender_polarity"}
+    assert bold | {"stereoset", "crows_pairs"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -21,7 +22,7 @@ def test_module_loads_offline_and_documents_itself(name):
     module = evaluate.load(str(REPO / "metrics" / name))
     assert module.name == name
     assert "Args:" in module.inputs_description and "Returns:" in module.inputs_description
-    assert "@inproceedings{dhamala2021bold" in module.citation
+    assert "@inproceedings{" in module.citation
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -31,7 +32,7 @@ def test_card_is_space_ready_and_its_examples_run(name, monkeypatch):
     assert metadata["sdk"] == "gradio" and metadata["app_file"] == "app.py" and (folder / "app.py").is_file()
     assert "lmbias" in (folder / "requirements.txt").read_text().split()
     card = (folder / "README.md").read_text()
-    assert "## Citation" in card and "dhamala2021bold" in card
+    assert "## Citation" in card and "@inproceedings{" in card
     monkeypatch.chdir(REPO)
     result = doctest.testfile(
         str(folder / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
