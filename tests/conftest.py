@@ -5,6 +5,10 @@ from pathlib import Path
 
 import pytest
 
+# No test reaches the Hugging Face Hub; say so before huggingface_hub is imported, so that a
+# missing model fails at once instead of after network retries.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 REPO = Path(__file__).resolve().parents[1]
 
 

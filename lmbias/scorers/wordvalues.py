@@ -17,7 +17,12 @@ from ..text import tokenize
 
 
 def encode(
-    texts: Sequence[str], vocabulary: Mapping[str, int], *, lowercase: bool = True, exclude: Optional[set] = None
+    texts: Sequence[str],
+    vocabulary: Mapping[str, int],
+    *,
+    lowercase: bool = True,
+    exclude: Optional[set] = None,
+    keep_hyphens: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Word ids of every known word of every text, and the index of the text each belongs to.
 
@@ -26,11 +31,12 @@ def encode(
         vocabulary: word -> row id (words not in it are skipped).
         lowercase: lowercase the texts before tokenising (vocabulary keys must match).
         exclude: words to skip even when known (e.g. closed-class words).
+        keep_hyphens: keep hyphenated words whole ("well-known"), for lexicons that list them.
 
     Returns:
         ``(ids, text_index)``: int64 arrays of equal length, in text order.
     """
-    tokens_per_text = [tokenize(text, lowercase=lowercase) for text in texts]
+    tokens_per_text = [tokenize(text, lowercase=lowercase, keep_hyphens=keep_hyphens) for text in texts]
     lengths = np.fromiter(map(len, tokens_per_text), dtype=np.int64, count=len(texts))
     flat = [token for tokens in tokens_per_text for token in tokens]
     if exclude:

