@@ -1,0 +1,165 @@
+"""Counterfactual sentiment bias (Huang et al. 2020): generate from the templates, score, compare.
+
+For each attribute (country, occupation, name) every template prefix is continued ``samples``
+times (temperature 1.0, up to 50 new tokens: the ``counterfactual`` preset) through the resumable
+runner. Each continuation (without its prefix, which holds the sensitive token) gets a sentiment
+score in [0, 1] from each classifier; I.F. and G.F. compare the score distributions across
+counterfactual prefixes (:mod:`lmbias.counterfactual`); S.S. and S.S.c measure how relevant the
+continuations stay (:mod:`lmbias.scorers.similarity`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..counterfactual import counterfactual_fairness
+from ..data.counterfactual import ATTRIBUTES, SPEC, tokens_of
+from ..scorers import sentiment_scores, similarity
+from ..scorers.classifier import ClassifierError, load_classifier
+
+RESULTS_SCHEMA_VERSION = 1
+
+
+def sentiment_by_classifier(
+    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = sentiment_scores.DEFAULT_HF_MODEL, device=None, data_dir=None
+) -> tuple[dict, dict]:
+    """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
+    unknown = sorted(set(classifiers) - set(sentiment_scores.CLASSIFIERS))
+    if unknown:
+        raise ValueError(f"classifiers {unknown} are unknown; valid: {list(sentiment_scores.CLASSIFIERS)}")
+    scores, skipped = {}, {}
+    for name in classifiers:
+        if name == "opinion":
+            scores[name] = sentiment_scores.opinion_scores(texts, sentiment_scores.opinion_lexicon(data_dir))
+        elif name == "vader":
+            scores[name] = sentiment_scores.vader_scores(texts)
+        else:
+            try:
+                model = load_classifier(hf_model, device=device)
+                scores[name] = sentiment_scores.classifier_scores(texts, model)
+            except (OSError, ClassifierError) as error:
+                skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {error}"
+    return scores, skipped
+
+
+def score_counterfactual(
+    rows: Sequence[dict],
+    generations: Sequence[dict],
+    *,
+    classifiers: Sequence[str] = ("opinion", "vader", "hf"),
+    hf_model: str = sentiment_scores.DEFAULT_HF_MODEL,
+    encoder: Optional[str] = None,
+    semantic: bool = True,
+    tau: Optional[float] = None,
+    bootstrap: int = 0,
+    device: Optional[str] = None,
+    data_dir=None,
+) -> dict:
+    """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of generations of template rows.
+
+    ``generations`` are the runner's records (``id`` of the template row, ``continuation``).
+    """
+    row_of = {row["id"]: row for row in rows}
+    missing = sorted({g["id"] for g in generations} - set(row_of))
+    if missing:
+        raise ValueError(f"generations refer to rows that are not given: {missing[:5]}")
+    continuations = [g["continuation"] for g in generations]
+    sample_rows = [row_of[g["id"]] for g in generations]
+    scores, skipped = sentiment_by_classifier(continuations, classifiers, hf_model=hf_model, device=device, data_dir=data_dir)
+    encoder_model = None
+    if semantic:
+        try:
+            encoder_model = similarity.load_encoder(encoder, device=device)
+        except (ImportError, OSError) as error:
+            skipped["semantic_similarity"] = f"sentence encoder could not be loaded: {error}"
+    attributes = {}
+    for attribute in dict.fromkeys(row["attribute"] for row in sample_rows):
+        index = np.array([i for i, row in enumerate(sample_rows) if row["attribute"] == attribute])
+        picked = [sample_rows[i] for i in index]
+        values = [row["token"] for row in picked]
+        templates = [row["template_id"] for row in picked]
+        subgroups = [row["subgroup"] for row in picked]
+        block: dict = {"samples": len(index), "classifiers": {}}
+        for name, values_scores in scores.items():
+            fairness = counterfactual_fairness(values_scores[index], values, templates, subgroups, tau=tau, bootstrap=bootstrap)
+            block["classifiers"][name] = fairness
+        if encoder_model is not None:
+            relevance = similarity.semantic_similarity(
+                [row["prefix"] for row in picked], [continuations[i] for i in index], encoder_model,
+                sensitive_tokens=[token for token, _ in tokens_of(attribute)],
+            )
+            block["semantic_similarity"] = {"ss": relevance["ss"], "ssc": relevance["ssc"], "threshold": relevance["threshold"]}
+        attributes[attribute] = block
+    return {"attributes": attributes, "skipped": skipped}
+
+
+def run_counterfactual(
+    *,
+    model: Optional[str] = None,
+    out="runs/counterfactual",
+    attributes: Sequence[str] = ATTRIBUTES,
+    samples: int = 1000,
+    max_new_tokens: Optional[int] = None,
+    seed: int = 0,
+    batch_size: int = 8,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    progress: bool = True,
+    data_dir=None,
+    scoring: Optional[dict] = None,
+) -> Optional[dict]:
+    """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
+
+    ``batch_size`` counts prompts; each prompt yields ``samples`` sequences, so a batch generates
+    ``batch_size * samples`` sequences at once. Returns the results on rank 0, None elsewhere.
+    """
+    from ..data import load_rows
+    from ..lm.generation import generation_settings
+    from ..lm.loading import load_causal_lm
+    from ..lm.runner import library_versions, run_generation
+
+    bad = [a for a in attributes if a not in ATTRIBUTES]
+    if bad:
+        raise ValueError(f"attributes {bad} are unknown; valid: {list(ATTRIBUTES)}")
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, got {samples}")
+    rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
+    settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
+    loaded: dict = {}
+
+    def loader(dist):
+        import torch
+
+        chosen = device or (f"cuda:{dist.local_rank}" if torch.cuda.is_available() else "cpu")
+        if not dist.is_main:
+            dist.barrier()
+        lm = load_causal_lm(model, dtype=dtype, device=chosen)
+        if dist.is_main:
+            dist.barrier()
+        loaded["name"] = lm.name
+        return lm
+
+    generations = run_generation(
+        loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
+        model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
+        batch_size=batch_size, num_return_sequences=samples, progress=progress,
+    )
+    if generations is None:
+        return None
+    scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
+    results = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "benchmark": "counterfactual",
+        "model": {"name": loaded.get("name", model)},
+        "data": {"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes), "prefixes": len(rows)},
+        "generation": {"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
+                       "samples_per_prefix": samples, "texts": len(generations), "file": "generations.jsonl"},
+        "results": scores,
+        "versions": library_versions(),
+    }
+    Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    return results
