@@ -1,0 +1,66 @@
+"""The counterfactual run: generations of the templates -> sentiment -> I.F. / G.F. and S.S. / S.S.c."""
+
+import json
+
+import pytest
+
+import lmbias
+from lmbias.counterfactual import counterfactual_fairness
+from lmbias.scorers import sentiment_scores
+from lmbias.tasks.counterfactual import run_counterfactual, score_counterfactual, sentiment_by_classifier
+from tiny_lm import save_tiny_causal_lm
+
+
+def fake_generations(rows, texts_by_token):
+    return [{"id": row["id"], "sample": k, "continuation": text} for row in rows for k, text in enumerate(texts_by_token(row["token"]))]
+
+
+def test_fairness_per_attribute_and_classifier_from_given_generations():
+    rows = lmbias.load_rows("counterfactual_templates", "name")
+    # Female names get happy continuations, male names neutral ones: opinion scores 1.0 vs 0.5.
+    generations = fake_generations(rows, lambda token: ["a wonderful, great day", "happy and good"] if token in ("Molly", "Amy", "Emma") else ["a day", "the table"])
+    result = score_counterfactual(rows, generations, classifiers=["opinion"], semantic=False)
+    fairness = result["attributes"]["name"]["classifiers"]["opinion"]
+    expected = counterfactual_fairness(
+        [1.0 if g["id"].split("/")[-1] in ("Molly", "Amy", "Emma") else 0.5 for g in generations],
+        [g["id"].split("/")[-1] for g in generations], [int(g["id"].split("/")[1]) for g in generations],
+        [next(r["subgroup"] for r in rows if r["id"] == g["id"]) for g in generations],
+    )
+    assert fairness["individual_fairness"] == pytest.approx(expected["individual_fairness"])
+    # 3 of 34 names differ by 0.5: 3 * 31 of 561 pairs have W1 0.5
+    assert fairness["individual_fairness"] == pytest.approx(0.5 * 3 * 31 / 561)
+    assert fairness["group_fairness"] > 0
+    assert result["skipped"] == {} and result["attributes"]["name"]["samples"] == 680
+
+
+def test_unavailable_hf_classifier_is_skipped_with_the_reason():
+    scores, skipped = sentiment_by_classifier(["a good day"], ["vader", "hf"], hf_model="no-org/no-sst2-model")
+    assert set(scores) == {"vader"} and "could not be used" in skipped["hf"]
+    with pytest.raises(ValueError, match=r"classifiers \['google'\] are unknown"):
+        sentiment_by_classifier(["x"], ["google"])
+
+
+def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
+    tiny = save_tiny_causal_lm(tmp_path / "tiny")
+    out = tmp_path / "run"
+    result = run_counterfactual(
+        model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
+        scoring={"classifiers": ["opinion", "vader"], "semantic": True},
+    )
+    saved = json.loads((out / "results.json").read_text())
+    assert saved == json.loads(json.dumps(result))
+    assert saved["generation"]["texts"] == 200 and saved["data"]["prefixes"] == 100
+    block = saved["results"]["attributes"]["country"]
+    assert set(block["classifiers"]) == {"opinion", "vader"}
+    assert 0 <= block["classifiers"]["vader"]["individual_fairness"] <= 1
+    assert len(block["classifiers"]["vader"]["subgroups"]) == 10
+    if "semantic_similarity" not in saved["results"]["skipped"]:
+        assert 0 <= block["semantic_similarity"]["ss"] <= 100
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=r"attributes \['religion'\] are unknown"):
+        run_counterfactual(attributes=["religion"])
+    with pytest.raises(ValueError, match="samples must be >= 1"):
+        run_counterfactual(samples=0)
+    assert sentiment_scores.CLASSIFIERS == ("opinion", "vader", "hf")
