@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of ours per attribute (best is reported)")
     parser.add_argument("--naive-attributes", nargs="*", default=list(ATTRIBUTES), choices=ATTRIBUTES)
     parser.add_argument("--bootstrap", type=int, default=5, help="resamples timed for the bootstrap line (0: skip)")
+    parser.add_argument("--classifier-texts", type=int, default=730_000, help="texts for the classifier timings (0: skip)")
     args = parser.parse_args()
 
     data = paper_layout(args.samples, args.seed)
@@ -133,6 +134,28 @@ def main() -> None:
         )
         per_resample = seconds / args.bootstrap
         print(f"\nbootstrap: {per_resample:.3f} s per resample of all three attributes ({args.bootstrap} resamples timed)")
+
+    if args.classifier_texts:
+        classifier_timings(args.classifier_texts)
+
+
+def classifier_timings(n: int) -> None:
+    """Time the opinion-word and VADER scorers on ``n`` texts (BOLD Wikipedia sentences, repeated)."""
+    import lmbias
+    from lmbias.scorers import sentiment_scores
+
+    sentences = [row["wikipedia"] for row in lmbias.load_rows("bold")]
+    texts = (sentences * (n // len(sentences) + 1))[:n]
+    lexicon = sentiment_scores.opinion_lexicon()
+    print(f"\nsentiment classifiers on {n:,} texts (BOLD Wikipedia sentences, repeated):\n")
+    print("| classifier | seconds | texts/s |")
+    print("|---|---:|---:|")
+    for name, score in (
+        ("opinion words (Hu & Liu)", lambda: sentiment_scores.opinion_scores(texts, lexicon)),
+        ("VADER, all cores", lambda: sentiment_scores.vader_scores(texts)),
+    ):
+        seconds, _ = timed(score)
+        print(f"| {name} | {seconds:.1f} | {n / seconds:,.0f} |")
 
 
 if __name__ == "__main__":
