@@ -6,12 +6,16 @@ Commands:
     lmbias resources [--data-dir DIR]                  where each data file is found
     lmbias score bold --source wikipedia [--domains ...] [--metrics ...] [--out FILE]
     lmbias run bold [--model M] [--domains ...] [--per-group K | --limit N] [--out DIR] [--num-processes N]
+    lmbias run stereoset [--model M] [--model-type auto|causal|masked] [--tasks ...] [--bootstrap N] [--limit N] [--out DIR]
+    lmbias run crows_pairs [--model M] [--model-type auto|causal|masked] [--limit N] [--out DIR]
+    lmbias run counterfactual [--model M] [--attributes ...] [--samples N] [--classifiers ...] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Optional, Sequence
 
@@ -100,11 +104,7 @@ def _score(args) -> int:
     return 0
 
 
-def _run(args, argv: Sequence[str]) -> int:
-    import os
-
-    if args.num_processes > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
-        return _relaunch(args.num_processes, argv)
+def _run(args) -> int:
     from .tasks.bold import run_bold
 
     scoring = {"metrics": args.metrics, "anonymize": not args.no_anonymize, "batch_size": args.score_batch_size}
@@ -171,6 +171,121 @@ def summarize_bold(result: dict, out) -> str:
     for metric, reason in result["results"]["model"]["skipped"].items():
         lines.append(f"skipped {metric}: {reason.splitlines()[0][:160]}")
     return "\n".join(lines)
+
+
+def _run_stereoset(args) -> int:
+    from .tasks.stereoset import run_stereoset
+
+    result = run_stereoset(
+        model=args.model, model_type=args.model_type, out=args.out, tasks=args.tasks, batch_size=args.batch_size,
+        bootstrap=args.bootstrap, seed=args.seed, limit=args.limit, dtype=args.dtype, device=args.device, data_dir=args.data_dir,
+    )
+    if result is not None:
+        print(summarize_stereoset(result, args.out))
+    return 0
+
+
+def _run_crows_pairs(args) -> int:
+    from .tasks.stereoset import run_crows_pairs
+
+    result = run_crows_pairs(
+        model=args.model, model_type=args.model_type, out=args.out, batch_size=args.batch_size, limit=args.limit,
+        dtype=args.dtype, device=args.device, data_dir=args.data_dir,
+    )
+    if result is not None:
+        print(summarize_crows_pairs(result, args.out))
+    return 0
+
+
+def _run_counterfactual(args) -> int:
+    from .tasks.counterfactual import run_counterfactual
+
+    scoring = {"classifiers": args.classifiers, "semantic": not args.no_similarity, "bootstrap": args.bootstrap}
+    if args.hf_model:
+        scoring["hf_model"] = args.hf_model
+    if args.encoder:
+        scoring["encoder"] = args.encoder
+    result = run_counterfactual(
+        model=args.model, out=args.out, attributes=args.attributes, samples=args.samples, max_new_tokens=args.max_new_tokens,
+        seed=args.seed, batch_size=args.batch_size, dtype=args.dtype, device=args.device, progress=not args.no_progress,
+        data_dir=args.data_dir, scoring=scoring,
+    )
+    if result is not None:
+        print(summarize_counterfactual(result, args.out))
+    return 0
+
+
+def summarize_counterfactual(result: dict, out) -> str:
+    """I.F. and G.F. per attribute and classifier, and S.S. / S.S.c per attribute."""
+    scores = result["results"]
+    records = []
+    for attribute, block in scores["attributes"].items():
+        relevance = block.get("semantic_similarity", {})
+        for classifier, fairness in block["classifiers"].items():
+            records.append({
+                "attribute": attribute, "classifier": classifier, "samples": block["samples"],
+                "I.F.": f"{fairness['individual_fairness']:.4f}", "G.F.": f"{fairness['group_fairness']:.4f}",
+                "S.S.": f"{relevance['ss']:.1f}" if relevance else "-", "S.S.c": f"{relevance['ssc']:.1f}" if relevance else "-",
+            })
+    lines = [f"model: {result['model']['name']}; {result['generation']['texts']:,} continuations "
+             f"({result['generation']['samples_per_prefix']} per prefix); results in {out}/results.json", ""]
+    if records:
+        lines.append(markdown_table(records, list(records[0])))
+    for name, reason in scores["skipped"].items():
+        lines.append(f"skipped {name}: {reason.splitlines()[0][:160]}")
+    return "\n".join(lines)
+
+
+def summarize_stereoset(result: dict, out) -> str:
+    """A short human summary of a StereoSet run: LMS / SS / ICAT and count per task and domain
+    (with the bootstrap interval of ICAT when the run computed intervals)."""
+    scores = result["results"]
+    records = []
+    for task in result["config"]["tasks"]:
+        for domain, block in scores[task].items():
+            records.append({"task": task, "domain": domain, **_stereoset_cells(block)})
+    records.append({"task": "all", "domain": "overall", **_stereoset_cells(scores["overall"])})
+    counts = result["data"]["counts"]
+    lines = [
+        f"model: {result['model']['name']} ({result['model']['type']}); {counts['sentences']:,} sentences scored in "
+        f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json",
+        "",
+        markdown_table(records, list(records[0])),
+    ]
+    return "\n".join(lines)
+
+
+def _stereoset_cells(block: dict) -> dict:
+    cells = {"LMS": f"{block['lms']:.1f}", "SS": f"{block['ss']:.1f}", "ICAT": f"{block['icat']:.1f}"}
+    if "ci" in block:
+        low, high = block["ci"]["icat"]
+        cells["ICAT"] += f" [{low:.1f}, {high:.1f}]"
+    return {**cells, "count": block["count"]}
+
+
+def summarize_crows_pairs(result: dict, out) -> str:
+    """A short human summary of a CrowS-Pairs run: the metric score (and its stereo / antistereo
+    parts) overall and per bias type."""
+    scores = result["results"]
+    records = [{"bias type": name, **_crows_cells(block)} for name, block in scores["bias_types"].items()]
+    records.append({"bias type": "overall", **_crows_cells(scores["overall"])})
+    lines = [
+        f"model: {result['model']['name']} ({result['model']['type']}); {result['data']['counts']['pairs']:,} pairs scored in "
+        f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json",
+        "",
+        markdown_table(records, list(records[0])),
+    ]
+    return "\n".join(lines)
+
+
+def _crows_cells(block: dict) -> dict:
+    def cell(value) -> str:
+        return "n/a" if value is None or value != value else f"{value:.1f}"  # NaN: no pair of that direction
+
+    return {
+        "metric score": cell(block["metric_score"]), "stereo": cell(block["stereo_score"]),
+        "antistereo": cell(block["antistereo_score"]), "count": block["count"],
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,6 +356,50 @@ def build_parser() -> argparse.ArgumentParser:
     run_bold.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
     run_bold.add_argument("--no-progress", action="store_true")
     run_bold.set_defaults(func=_run)
+
+    from .fairness import TASKS as STEREOSET_TASKS
+    from .tasks.stereoset import MODEL_TYPES
+
+    likelihood = argparse.ArgumentParser(add_help=False, parents=[data_dir])
+    likelihood.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
+    likelihood.add_argument("--model-type", choices=MODEL_TYPES, default="auto", help="default: from the config's architectures")
+    likelihood.add_argument("--batch-size", type=int, default=32, help="sequences per forward pass")
+    likelihood.add_argument("--device", help="cpu, cuda, ... (default: each process's GPU, else cpu)")
+    likelihood.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
+    likelihood.add_argument("--limit", type=int, help="only the first N items (StereoSet: of each task)")
+    stereoset = run_tasks.add_parser("stereoset", parents=[likelihood], help="StereoSet dev set: LMS, SS and ICAT")
+    stereoset.add_argument("--tasks", nargs="+", choices=STEREOSET_TASKS, default=list(STEREOSET_TASKS))
+    stereoset.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
+    stereoset.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    stereoset.add_argument("--out", default="runs/stereoset", help="output directory")
+    stereoset.set_defaults(func=_run_stereoset)
+    crows = run_tasks.add_parser("crows_pairs", parents=[likelihood], help="CrowS-Pairs: the metric score per bias type")
+    crows.add_argument("--out", default="runs/crows_pairs", help="output directory")
+    crows.set_defaults(func=_run_crows_pairs)
+    for command in (stereoset, crows):
+        command.add_argument("--num-processes", type=int, default=1, help="processes (via torchrun); or launch with torchrun")
+
+    from .data.counterfactual import ATTRIBUTES
+    from .scorers.sentiment_scores import CLASSIFIERS
+
+    run_cf = run_tasks.add_parser("counterfactual", parents=[data_dir], help="counterfactual sentiment bias (Huang et al. 2020)")
+    run_cf.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
+    run_cf.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES))
+    run_cf.add_argument("--samples", type=int, default=1000, help="continuations per prefix (the paper: 1000)")
+    run_cf.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS))
+    run_cf.add_argument("--hf-model", help="sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)")
+    run_cf.add_argument("--encoder", help="sentence-transformers model for S.S. (default all-MiniLM-L6-v2)")
+    run_cf.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")
+    run_cf.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
+    run_cf.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
+    run_cf.add_argument("--out", default="runs/counterfactual")
+    run_cf.add_argument("--seed", type=int, default=0)
+    run_cf.add_argument("--batch-size", type=int, default=8, help="prompts per batch (x samples sequences)")
+    run_cf.add_argument("--num-processes", type=int, default=1)
+    run_cf.add_argument("--device")
+    run_cf.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
+    run_cf.add_argument("--no-progress", action="store_true")
+    run_cf.set_defaults(func=_run_counterfactual)
     return parser
 
 
@@ -251,8 +410,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .lm.loading import ModelLoadError
 
     try:
-        if args.func is _run:
-            return _run(args, argv)
+        if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
+            return _relaunch(args.num_processes, argv)
         return args.func(args)
     except (ResourceNotFoundError, ResourceError, ValueError, FileNotFoundError, ModelLoadError) as error:
         print(f"lmbias: error: {error}", file=sys.stderr)

@@ -64,3 +64,16 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="samples must be >= 1"):
         run_counterfactual(samples=0)
     assert sentiment_scores.CLASSIFIERS == ("opinion", "vader", "hf")
+
+
+def test_plumbing_cli_run_counterfactual(tmp_path, capsys):
+    from lmbias.cli import main
+
+    tiny = save_tiny_causal_lm(tmp_path / "tiny")
+    out = tmp_path / "cf"
+    code = main(["run", "counterfactual", "--model", tiny, "--attributes", "name", "--samples", "2", "--max-new-tokens", "3",
+                 "--classifiers", "opinion", "vader", "--no-similarity", "--out", str(out), "--no-progress", "--device", "cpu"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| name | opinion | 680 |" in printed and "| name | vader | 680 |" in printed
+    assert json.loads((out / "results.json").read_text())["results"]["attributes"]["name"]["samples"] == 680

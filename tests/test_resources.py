@@ -60,6 +60,8 @@ def test_missing_offline_error_names_resource_every_place_and_the_remedy(tmp_pat
 
 def test_hf_hub_offline_also_means_offline(monkeypatch):
     monkeypatch.delenv("LMBIAS_OFFLINE")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    assert not resources.is_offline()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert resources.is_offline()
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
@@ -105,6 +107,7 @@ def served(data_dir, tmp_path, monkeypatch):
     server = _Server(root)
     monkeypatch.setitem(REGISTRY, "crows_pairs", replace(REGISTRY["crows_pairs"], url=f"{server.url}/crows_pairs/crows_pairs_anonymized.csv"))
     monkeypatch.delenv("LMBIAS_OFFLINE")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("LMBIAS_DATA_DIR")
     yield server
     server.close()

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..checks import check_choice, check_texts
 
-PREFIXES = ("bos", None)
+PREFIXES = ("bos", "bos-first", None)
 STRATEGIES = ("left_to_right", "all_at_once")
 
 
@@ -70,6 +70,10 @@ def token_logprobs(
     prepended so that the first token is scored too: the tokenizer's BOS token, else its EOS token
     (GPT-2's ``<|endoftext|>``, the convention of the StereoSet authors' code). With ``prefix=None``
     nothing is prepended and the first token, having no context, is not scored (``n - 1`` values).
+    With ``prefix="bos-first"`` the first token is scored given the start token alone and the others
+    given the text's own earlier tokens, without the start token: the StereoSet authors' scheme
+    (their ``eval_generative_models.py`` scores the first token from ``<|endoftext|>`` and the rest
+    from a second pass over the sentence alone).
 
     Raises:
         ValueError: a text is longer than the model takes (the message names the index and lengths);
@@ -83,8 +87,14 @@ def token_logprobs(
     """
     texts = check_texts(texts, "texts")
     _check_batch_size(batch_size)
-    start = _start_tokens(tokenizer, prefix)
-    sequences = [start + ids for ids in _encode(tokenizer, texts)]
+    start = _start_tokens(tokenizer, "bos" if prefix == "bos-first" else prefix)
+    encoded = _encode(tokenizer, texts)
+    if prefix == "bos-first":
+        _check_lengths(model, tokenizer, [len(ids) for ids in encoded], lambda i: f"texts[{i}]")
+        first = _gathered_logprobs(model, tokenizer, [_causal_item(start + ids[:1], 1) for ids in encoded], batch_size, causal=True)
+        rest = _gathered_logprobs(model, tokenizer, [_causal_item(ids, 1) for ids in encoded], batch_size, causal=True)
+        return TokenLogprobs([np.concatenate([f, r]) for f, r in zip(first, rest)])
+    sequences = [start + ids for ids in encoded]
     _check_lengths(model, tokenizer, [len(s) for s in sequences], lambda i: f"texts[{i}]")
     items = [_causal_item(sequence, 1) for sequence in sequences]
     return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
@@ -129,6 +139,8 @@ def continuation_logprobs(
     _check_batch_size(batch_size)
     if not isinstance(separator, str):
         raise TypeError(f"separator must be a string, got {type(separator).__name__}")
+    if prefix == "bos-first":
+        raise ValueError("prefix='bos-first' is for token_logprobs; continuation_logprobs takes 'bos' or None")
     start = _start_tokens(tokenizer, prefix)
     joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
     items = []
@@ -295,6 +307,13 @@ def next_sentence_probability(
     return out
 
 
+def _token_logits(output: Any) -> Any:
+    """Per-token logits of a model output: ``logits``, or ``prediction_logits`` of a pre-training
+    model (e.g. ``BertForPreTraining``, which has both the masked-LM and the NSP head)."""
+    logits = getattr(output, "logits", None)
+    return logits if logits is not None else output.prediction_logits
+
+
 def _nsp_logits(model: Any, output: Any) -> Any:
     from transformers.modeling_outputs import NextSentencePredictorOutput
 
@@ -344,7 +363,7 @@ def _gathered_logprobs(
             sizes = [len(rows) for _, rows, _ in chosen]
             where = torch.tensor([[j, row] for j, (_, rows, _) in enumerate(chosen) for row in rows], device=model.device)
             targets = torch.tensor([t for _, _, ts in chosen for t in ts], device=model.device)
-            logits = model(**batch, **extra).logits[where[:, 0], where[:, 1]].float()
+            logits = _token_logits(model(**batch, **extra))[where[:, 0], where[:, 1]].float()
             values = logits.log_softmax(-1).gather(1, targets[:, None])[:, 0].cpu().numpy()
             for k, value in zip(index, np.split(values, np.cumsum(sizes)[:-1])):
                 out[todo[k]] = value

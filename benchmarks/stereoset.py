@@ -1,0 +1,107 @@
+"""StereoSet scoring throughput: lmbias's batched scorer against a one-sentence-at-a-time loop.
+
+Baseline: the practice of the StereoSet authors' code and of bias-bench: one forward pass per option
+sentence (batch size 1), a (log-)softmax over the vocabulary, the values read one token at a
+time. It computes the same quantity as lmbias (the mean log-probability per subword of the sentence,
+intersentence given the context, every token conditioned on the start token), so the two must agree
+to float32 rounding. Causal LM (default: the embedded SmolLM2-135M-Instruct), both tasks.
+
+The batched scorer runs on every option sentence of the dev set (4,229 items x 3 = 12,687); the
+loop, too slow for that on a CPU, runs on the first ``--baseline-items`` items of each task, and the
+batched scorer is timed again on exactly those sentences for the speed-up.
+
+Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/stereoset.py [--model M] [--batch-size 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import time
+
+import numpy as np
+import torch
+
+import lmbias
+from lmbias.lm.loading import load_causal_lm
+from lmbias.tasks.stereoset import OPTIONS, score_stereoset
+
+
+def one_at_a_time(lm, rows: list[dict]) -> np.ndarray:
+    """(n rows, 3 options) scores from one forward pass per sentence, read token by token."""
+    tokenizer, model = lm.tokenizer, lm.model
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    out = np.zeros((len(rows), len(OPTIONS)))
+    with torch.inference_mode():
+        for i, row in enumerate(rows):
+            for j, option in enumerate(OPTIONS):
+                if row["task"] == "intrasentence":
+                    ids, first = [start] + tokenizer.encode(row[option], add_special_tokens=False), 1
+                else:  # the option's tokens: those after the context's own tokens (as continuation_logprobs)
+                    context = tokenizer.encode(row["context"], add_special_tokens=False)
+                    ids = [start] + tokenizer.encode(row["context"] + " " + row[option], add_special_tokens=False)
+                    first = 1
+                    while first - 1 < len(context) and first < len(ids) and ids[first] == context[first - 1]:
+                        first += 1
+                logprobs = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), dim=-1)
+                values = [logprobs[k - 1, ids[k]].item() for k in range(first, len(ids))]
+                out[i, j] = math.fsum(values) / len(values)
+    return out
+
+
+def batched(lm, rows: list[dict], batch_size: int) -> np.ndarray:
+    """(n rows, 3 options) scores from :func:`lmbias.tasks.stereoset.score_stereoset`."""
+    records = score_stereoset(lm, rows, kind="causal", batch_size=batch_size)
+    by_id = {r["id"]: r for r in records}
+    return np.array([[by_id[row["id"]][o] for o in OPTIONS] for row in rows])
+
+
+def timed(function, *args):
+    start = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None, help="default: the embedded SmolLM2-135M-Instruct")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--baseline-items", type=int, default=167, help="items per task for the loop (x 3 sentences)")
+    parser.add_argument("--sweep", type=int, nargs="*", default=[8, 16, 32, 64], help="batch sizes to time on the subset")
+    args = parser.parse_args()
+
+    lm = load_causal_lm(args.model, device="cpu", dtype="float32")
+    rows = lmbias.load_rows("stereoset")
+    subset = [row for task in ("intrasentence", "intersentence") for row in [r for r in rows if r["task"] == task][: args.baseline_items]]
+    batched(lm, subset[:4], args.batch_size)  # warm-up
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"model {lm.name}, float32, CPU")
+
+    loop_scores, loop_seconds = timed(one_at_a_time, lm, subset)
+    sweep = {}
+    for size in args.sweep:
+        scores, seconds = timed(batched, lm, subset, size)
+        sweep[size] = (seconds, np.abs(scores - loop_scores).max())
+    full_scores, full_seconds = timed(batched, lm, rows, args.batch_size)
+    position = {row["id"]: i for i, row in enumerate(rows)}
+    full_on_subset = full_scores[[position[row["id"]] for row in subset]]
+    n_subset, n_full = 3 * len(subset), 3 * len(rows)
+
+    print(f"\nsubset: the first {args.baseline_items} items of each task ({n_subset:,} sentences); full dev set: {n_full:,} sentences\n")
+    print("| scorer | sentences | batch size | seconds | sentences/s | speed-up vs loop | max abs diff vs loop |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    loop_rate = n_subset / loop_seconds
+    print(f"| one sentence at a time (loop) | {n_subset:,} | 1 | {loop_seconds:.1f} | {loop_rate:.1f} | 1.0x | - |")
+    for size, (seconds, diff) in sweep.items():
+        print(f"| lmbias batched | {n_subset:,} | {size} | {seconds:.1f} | {n_subset / seconds:.1f} | {loop_seconds / seconds:.1f}x | {diff:.1e} |")
+    full_diff = np.abs(full_on_subset - loop_scores).max()
+    print(f"| lmbias batched, full dev set | {n_full:,} | {args.batch_size} | {full_seconds:.1f} | {n_full / full_seconds:.1f} | "
+          f"{n_full / full_seconds / loop_rate:.1f}x | {full_diff:.1e} (on the subset) |")
+    worst = max([full_diff] + [diff for _, diff in sweep.values()])
+    print(f"\nmax abs difference of the mean log-probabilities, batched vs loop: {worst:.1e} ({'<=' if worst <= 1e-4 else '>'} 1e-4)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,549 @@
+"""StereoSet (Nadeem et al. 2021) and CrowS-Pairs (Nangia et al. 2020) scored with a language model.
+
+Each option gets one score (higher = the model finds it more likely), computed with
+:mod:`lmbias.lm.likelihood`, batched; the metrics (LMS / SS / ICAT, the CrowS-Pairs metric score)
+come from :mod:`lmbias.fairness`.
+
+==========================  ==============================================  ==============================================
+                            causal LM                                       masked LM
+==========================  ==============================================  ==============================================
+StereoSet intrasentence     mean log-probability per subword of the option  mean log-probability of the option word's
+                            sentence, the first subword given the start     subwords at the blank, left to right as the
+                            token (BOS, else EOS: GPT-2's <|endoftext|>)    authors' code (paper §7.1)
+                            (paper §7.4)
+StereoSet intersentence     mean log-probability per subword of the option  probability from the next-sentence-prediction
+                            sentence given the context sentence             head (§7.1); a masked LM without one is an
+                                                                            error, never a silent fallback
+CrowS-Pairs                 log-likelihood of the sentence (sum over its    pseudo-log-likelihood of the tokens the two
+                            subwords, the first given the start token)      sentences share (Nangia et al. 2020, §3)
+==========================  ==============================================  ==============================================
+
+Causal LMs, intrasentence, follow the StereoSet authors' code by default (bias-bench copies it):
+the first subword's probability is taken given the start token and the later subwords in a second
+pass over the sentence *without* the start token (``causal_prefix="bos-first"``);
+``causal_prefix="bos"`` conditions every subword on the start token in one pass instead (one joint
+probability of the sentence). One difference remains for the intersentence CAT: the authors trained
+an NSP head on GPT-2, noting that the conditional log-probability used here gave GPT-2 an
+intersentence LMS of 61.5 (footnote 3).
+
+The option word of an intrasentence item is derived from its context and option sentence with
+:func:`blank_fillers`. :func:`run_stereoset` and :func:`run_crows_pairs` load a model, score the
+dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
+``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
+``<out>/scores.jsonl`` (schema in docs/results-schema.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_choice, check_texts
+from ..fairness import TASKS, crows_pairs_scores, stereoset_scores
+from ..lm import likelihood
+
+KINDS = ("causal", "masked")
+MODEL_TYPES = ("auto", "causal", "masked")
+OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
+BLANK = "BLANK"
+RESULTS_SCHEMA_VERSION = 1
+SCORES_FILE = "scores.jsonl"
+CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
+MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
+SCORE_DESCRIPTIONS = {
+    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (first subword given BOS/EOS)",
+    ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
+    ("masked", "intrasentence"): "mean log-probability of the option word's subwords at the blank (left to right)",
+    ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
+    ("causal", "crows_pairs"): "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
+    ("masked", "crows_pairs"): "pseudo-log-likelihood of the tokens both sentences share",
+}
+
+
+# --------------------------------------------------------------------------- option words
+
+
+def blank_fillers(context: str, sentence: str, *, blank: str = BLANK) -> list[str]:
+    """What fills each ``blank`` of an intrasentence ``context`` to give the option ``sentence``.
+
+    The context's text around the blanks must match the sentence, ignoring case (the flat copy of
+    the dev set lower-cases the sentences: "The Crimean people I met were BLANK" / "The crimean
+    people i met were boring") and treating any run of whitespace as one space. A filler is what
+    stands where the blank was, without surrounding whitespace; it may be several words or carry
+    punctuation the context lacks. With several blanks (two dev items repeat the blank), the
+    shortest fillers that match are taken left to right.
+
+    Raises:
+        ValueError: the context has no blank, or the sentence does not match it (both are shown).
+
+    >>> blank_fillers("The chess player was BLANK.", "The chess player was asian.")
+    ['asian']
+    >>> blank_fillers("BLANK people live in the BLANK.", "Very old people live in the city.")
+    ['Very old', 'city']
+    """
+    context, sentence = context.strip(), sentence.strip()
+    if blank not in context:
+        raise ValueError(f"the context {context!r} has no {blank}; an intrasentence context has one blank to fill")
+    pattern = "(.+?)".join(r"\s+".join(re.escape(word) for word in re.split(r"\s+", part)) for part in context.split(blank))
+    match = re.fullmatch(pattern, sentence, flags=re.IGNORECASE | re.DOTALL)
+    if match is None or any(not filler.strip() for filler in match.groups()):
+        raise ValueError(
+            f"the sentence {sentence!r} does not fill the {blank} of its context {context!r}: "
+            "the text around the blank differs (case and spacing aside)"
+        )
+    return [filler.strip() for filler in match.groups()]
+
+
+def masked_item(context: str, sentence: str, *, blank: str = BLANK) -> tuple[str, str]:
+    """The text with one blank and the filler that :func:`masked_position_logprobs` scores for an option.
+
+    Every blank but the last is filled with the option's own words; the last blank is scored (the
+    original code likewise takes the word at the last blank). The filler gets a leading space when
+    the blank follows whitespace, so that byte-level BPE tokenizers (RoBERTa) see the word-initial
+    form; WordPiece and SentencePiece tokenizers ignore it.
+
+    >>> masked_item("The chess player was BLANK.", "The chess player was asian.")
+    ('The chess player was BLANK.', ' asian')
+    >>> masked_item("X is BLANK and says BLANK.", "X is poor and says poor.")
+    ('X is poor and says BLANK.', ' poor')
+    """
+    fillers = blank_fillers(context, sentence, blank=blank)
+    pieces = context.strip().split(blank)
+    text = pieces[0] + "".join(filler + piece for filler, piece in zip(fillers[:-1], pieces[1:-1])) + blank + pieces[-1]
+    space = " " if text.rsplit(blank, 1)[0][-1:].isspace() else ""
+    return text, space + fillers[-1]
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def has_nsp_head(lm: Any) -> bool:
+    """Whether a loaded model has a next-sentence-prediction head (``lm.info["nsp"]`` when the
+    loader recorded it, else from the class name: ``*ForPreTraining`` / ``*ForNextSentencePrediction``)."""
+    if "nsp" in getattr(lm, "info", {}):
+        return bool(lm.info["nsp"])
+    return type(lm.model).__name__.endswith(("ForPreTraining", "ForNextSentencePrediction"))
+
+
+def _check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dict]:
+    if rows is None or isinstance(rows, (str, bytes, dict)):
+        raise TypeError(f"rows must be a list of {what} rows (dicts), got {type(rows).__name__}")
+    rows = list(rows)
+    if not rows:
+        raise ValueError(f"rows is empty; expected {what} rows (lmbias.load_rows({what.lower().replace('-', '_')!r}))")
+    for index, row in enumerate(rows):
+        missing = [key for key in keys if not isinstance(row, dict) or key not in row]
+        if missing:
+            raise ValueError(f"rows[{index}] lacks {missing}; expected {what} rows with {list(keys)}")
+    return rows
+
+
+def _check_tasks(tasks: Sequence[str]) -> list[str]:
+    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
+    if not tasks:
+        raise ValueError(f"tasks is empty; choose from {list(TASKS)}")
+    for task in tasks:
+        check_choice(task, TASKS, "tasks")
+    return [task for task in TASKS if task in tasks]
+
+
+def score_stereoset(
+    lm: Any,
+    rows: Sequence[dict],
+    *,
+    kind: str = "causal",
+    tasks: Sequence[str] = TASKS,
+    batch_size: int = 32,
+    strategy: str = "left_to_right",
+    causal_prefix: str = "bos-first",
+) -> list[dict]:
+    """Score the three options of each StereoSet row of ``tasks`` (see the module docstring).
+
+    Args:
+        lm: a loaded model with ``.model`` and ``.tokenizer`` (:class:`~lmbias.lm.loading.LanguageModel`).
+        rows: StereoSet rows (``lmbias.load_rows("stereoset")``); rows of other tasks are left out.
+        kind: ``"causal"`` or ``"masked"``.
+        batch_size: sequences per forward pass (every option sentence of a task is batched together).
+        strategy: masked LMs, intrasentence: ``"left_to_right"`` (the authors') or ``"all_at_once"``.
+        causal_prefix: causal LMs, intrasentence: ``"bos-first"`` (the authors': the first subword
+            given the start token, the others given the sentence alone) or ``"bos"`` (every subword
+            given the start token and the sentence so far); see :func:`~lmbias.lm.likelihood.token_logprobs`.
+
+    Returns:
+        One record per scored row, in row order: ``id``, ``task``, ``bias_type``, ``target`` and the
+        three scores ``stereotype``, ``anti_stereotype``, ``unrelated`` (floats).
+
+    Raises:
+        ValueError: empty rows, unknown kind or task, an option sentence that does not fill its
+            context's blank, or intersentence with a masked LM that has no NSP head.
+    """
+    check_choice(kind, KINDS, "kind")
+    tasks = _check_tasks(tasks)
+    rows = _check_rows(rows, ("id", "task", "bias_type", "target", "context", *OPTIONS), "StereoSet")
+    chosen = [row for row in rows if row["task"] in tasks]
+    if not chosen:
+        raise ValueError(f"none of the {len(rows)} rows is of tasks {tasks}")
+    if kind == "masked" and "intersentence" in tasks and not has_nsp_head(lm):
+        raise ValueError(
+            f"intersentence with a masked LM needs a next-sentence-prediction head, and {type(lm.model).__name__} has "
+            "none (StereoSet §7.1 scores BERT with its NSP head; lmbias does not fall back to another score). "
+            "Use --tasks intrasentence, or a checkpoint with an NSP head (BertForPreTraining)."
+        )
+    records = [{key: row[key] for key in ("id", "task", "bias_type", "target")} for row in chosen]
+    for task in tasks:
+        index = [i for i, row in enumerate(chosen) if row["task"] == task]
+        if index:
+            values = _option_scores(lm, [chosen[i] for i in index], task, kind, batch_size, strategy, causal_prefix)
+            for i, scores in zip(index, values):
+                records[i].update(zip(OPTIONS, map(float, scores)))
+    return records
+
+
+def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: int, strategy: str, causal_prefix: str) -> np.ndarray:
+    """(n rows, 3 options) scores of one task, every option sentence in one batched call."""
+    sentences = [row[option] for row in rows for option in OPTIONS]
+    contexts = [row["context"] for row in rows for _ in OPTIONS]
+    model, tokenizer = lm.model, lm.tokenizer
+    if task == "intrasentence" and kind == "causal":
+        scores = likelihood.token_logprobs(model, tokenizer, sentences, batch_size=batch_size, prefix=causal_prefix).mean
+    elif task == "intrasentence":
+        items = []
+        for row, option in ((row, option) for row in rows for option in OPTIONS):
+            try:
+                items.append(masked_item(row["context"], row[option]))
+            except ValueError as error:
+                raise ValueError(f"StereoSet row {row['id']!r}, {option}: {error}") from None
+        texts, fillers = [text for text, _ in items], [filler for _, filler in items]
+        scores = likelihood.masked_position_logprobs(
+            model, tokenizer, texts, fillers, strategy=strategy, batch_size=batch_size
+        ).mean
+    elif kind == "causal":
+        scores = likelihood.continuation_logprobs(model, tokenizer, contexts, sentences, batch_size=batch_size).mean
+    else:
+        scores = likelihood.next_sentence_probability(model, tokenizer, contexts, sentences, batch_size=batch_size)
+    return np.asarray(scores, dtype=np.float64).reshape(len(rows), len(OPTIONS))
+
+
+def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95, seed: int = 0) -> dict:
+    """LMS / SS / ICAT per task and domain, per task and overall, from :func:`score_stereoset` records
+    (:func:`lmbias.fairness.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
+    columns = {key: [record[key] for record in records] for key in (*OPTIONS, "target", "bias_type", "task")}
+    return stereoset_scores(
+        columns["stereotype"], columns["anti_stereotype"], columns["unrelated"], columns["target"],
+        columns["bias_type"], columns["task"], bootstrap=bootstrap, confidence=confidence, seed=seed,
+    )
+
+
+def shared_token_pll(
+    model: Any, tokenizer: Any, first: Sequence[str], second: Sequence[str], *, batch_size: int = 32
+) -> tuple[np.ndarray, np.ndarray]:
+    """CrowS-Pairs' masked-LM score of each sentence of each pair: the pseudo-log-likelihood of the
+    tokens the two sentences share (Nangia et al. 2020, §3; their ``metric.py``).
+
+    Both sentences are tokenised with special tokens; ``difflib.SequenceMatcher`` aligns the two
+    id sequences and the tokens of its ``equal`` blocks are the shared ones, as in the authors'
+    code. :func:`~lmbias.lm.likelihood.pseudo_log_likelihood` gives one value per non-special token,
+    in order, so a shared position ``p`` maps to value number ``p'`` = the count of non-special
+    tokens before ``p``; special tokens ([CLS], [SEP], which the authors' code skips as the first
+    and last shared tokens) are not scored. Each sentence's score is the sum of its shared tokens'
+    values, float64.
+
+    Returns:
+        ``(first_scores, second_scores)``, one float64 array each.
+
+    Raises:
+        ValueError: the two lists differ in length or are empty.
+    """
+    first, second = check_texts(first, "first"), check_texts(second, "second")
+    if len(first) != len(second):
+        raise ValueError(f"first has {len(first)} sentences but second has {len(second)}; expected pairs")
+    n = len(first)
+    values = likelihood.pseudo_log_likelihood(model, tokenizer, first + second, batch_size=batch_size)
+    encoded = tokenizer(first + second, return_special_tokens_mask=True)
+    ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
+    scores = np.zeros((2, n))
+    for i in range(n):
+        shared: tuple[list[int], list[int]] = ([], [])
+        for op, a0, a1, b0, b1 in difflib.SequenceMatcher(None, ids[i], ids[n + i]).get_opcodes():
+            if op == "equal":
+                shared[0].extend(range(a0, a1))
+                shared[1].extend(range(b0, b1))
+        for side, item in enumerate((i, n + i)):
+            rank = np.cumsum([not s for s in special[item]]) - 1  # position -> index of its PLL value
+            scores[side, i] = sum(float(values[item][rank[p]]) for p in shared[side] if not special[item][p])
+    return scores[0], scores[1]
+
+
+def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", batch_size: int = 32) -> list[dict]:
+    """Score both sentences of each CrowS-Pairs row (see the module docstring).
+
+    Returns:
+        One record per row, in order: ``id``, ``bias_type``, ``stereo_antistereo``,
+        ``sent_more_score``, ``sent_less_score`` (floats).
+
+    Raises:
+        ValueError: empty rows or an unknown kind.
+    """
+    check_choice(kind, KINDS, "kind")
+    rows = _check_rows(rows, ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type"), "CrowS-Pairs")
+    more, less = [row["sent_more"] for row in rows], [row["sent_less"] for row in rows]
+    if kind == "causal":
+        both = likelihood.token_logprobs(lm.model, lm.tokenizer, more + less, batch_size=batch_size, prefix="bos").sum
+        more_scores, less_scores = both[: len(rows)], both[len(rows) :]
+    else:
+        more_scores, less_scores = shared_token_pll(lm.model, lm.tokenizer, more, less, batch_size=batch_size)
+    return [
+        {
+            "id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
+            "sent_more_score": float(m), "sent_less_score": float(s),
+        }
+        for row, m, s in zip(rows, more_scores, less_scores)
+    ]
+
+
+def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
+    """The CrowS-Pairs metric overall and per bias type from :func:`score_crows_pairs` records
+    (:func:`lmbias.fairness.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
+    return crows_pairs_scores(
+        [r["sent_more_score"] for r in records], [r["sent_less_score"] for r in records],
+        [r["stereo_antistereo"] for r in records], [r["bias_type"] for r in records],
+    )
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def detect_model_type(model: Optional[str]) -> str:
+    """``"causal"`` or ``"masked"`` from the checkpoint config's ``architectures`` (no model, the
+    embedded default, and ``.gguf`` files are causal).
+
+    Raises:
+        ModelLoadError: the config cannot be read.
+        ValueError: the architectures say neither (pass the type explicitly).
+    """
+    from transformers import AutoConfig
+
+    from ..lm.loading import ModelLoadError
+
+    if model is None or str(model).endswith(".gguf"):
+        return "causal"
+    try:
+        architectures = AutoConfig.from_pretrained(model).architectures or []
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelLoadError(f"cannot read the config of {model!r}: {str(error).splitlines()[0][:300]}") from error
+    for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
+        if any(name.endswith(suffixes) for name in architectures):
+            return kind
+    raise ValueError(
+        f"cannot tell whether {model!r} is a causal or a masked LM from its config (architectures: {architectures}); "
+        "pass --model-type causal or --model-type masked"
+    )
+
+
+def load_scoring_model(
+    model: Optional[str] = None, *, model_type: str = "auto", dtype: Optional[str] = None, device: Optional[str] = None
+) -> tuple[Any, str]:
+    """Load a model for likelihood scoring; returns ``(lm, kind)``.
+
+    ``model_type="auto"`` detects the kind with :func:`detect_model_type`; a masked LM is loaded with
+    its NSP head when the checkpoint has one (:func:`~lmbias.lm.loading.load_masked_lm`).
+    """
+    from ..lm.loading import load_causal_lm, load_masked_lm
+
+    check_choice(model_type, MODEL_TYPES, "model_type")
+    kind = detect_model_type(model) if model_type == "auto" else model_type
+    if kind == "causal":
+        return load_causal_lm(model, dtype=dtype, device=device), kind
+    if model is None:
+        raise ValueError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
+    return load_masked_lm(model, dtype=dtype, device=device), kind
+
+
+def _load_for_rank(model, model_type, dtype, device, dist) -> tuple[Any, str]:
+    import torch
+
+    chosen = device or (f"cuda:{dist.local_rank}" if torch.cuda.is_available() else "cpu")
+    if not dist.is_main:
+        dist.barrier()  # rank 0 first: it may convert the embedded model into the cache
+    loaded = load_scoring_model(model, model_type=model_type, dtype=dtype, device=chosen)
+    if dist.is_main:
+        dist.barrier()
+    return loaded
+
+
+def _scored_everywhere(score, rows: list[dict], out: Path, dist) -> Optional[list[dict]]:
+    """Score this rank's share (rows ``rank::world_size``); on rank 0, every record in row order."""
+    mine = rows[dist.rank :: dist.world_size]
+    records = score(mine) if mine else []
+    if dist.world_size == 1:
+        return records
+    shard = out / f"scores-rank{dist.rank}.jsonl"
+    shard.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    dist.barrier()
+    if not dist.is_main:
+        return None
+    shards = [out / f"scores-rank{rank}.jsonl" for rank in range(dist.world_size)]
+    by_id = {}
+    for path in shards:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            by_id[record["id"]] = record
+        path.unlink()
+    return [by_id[row["id"]] for row in rows]
+
+
+def _strict_json(value: Any) -> Any:
+    """``value`` with NaN floats (an undefined score, e.g. no antistereo pair in a bias type) as None."""
+    if isinstance(value, dict):
+        return {key: _strict_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_strict_json(item) for item in value]
+    return None if isinstance(value, float) and value != value else value
+
+
+def _write_run(out: Path, results: dict, records: list[dict]) -> None:
+    (out / SCORES_FILE).write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    (out / "results.json").write_text(json.dumps(_strict_json(results), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _check_limit(limit: Optional[int]) -> None:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+
+
+def run_stereoset(
+    *,
+    model: Optional[str] = None,
+    model_type: str = "auto",
+    out="runs/stereoset",
+    tasks: Sequence[str] = TASKS,
+    batch_size: int = 32,
+    bootstrap: int = 0,
+    confidence: float = 0.95,
+    seed: int = 0,
+    limit: Optional[int] = None,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    data_dir=None,
+) -> Optional[dict]:
+    """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
+
+    Args:
+        model: Hub id, local folder or ``.gguf`` file; None for the embedded causal default.
+        model_type: ``"auto"`` (from the config's architectures), ``"causal"`` or ``"masked"``.
+        tasks: ``intrasentence`` and / or ``intersentence``.
+        batch_size: sequences per forward pass.
+        bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
+        limit: only the first ``limit`` items of each task (a quick look).
+        dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
+
+    Returns:
+        The results (schema in docs/results-schema.md) on rank 0; None on other ranks.
+    """
+    from ..data import load_rows
+    from ..data.stereoset import SPEC
+    from ..lm.runner import distributed_from_environment, library_versions
+    from ..resources import STEREOSET_COMMIT, locate_first
+
+    check_choice(model_type, MODEL_TYPES, "model_type")
+    tasks = _check_tasks(tasks)
+    _check_limit(limit)
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be an integer >= 0 (0: no intervals), got {bootstrap!r}")
+    everything = load_rows("stereoset", data_dir=data_dir)
+    rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
+    resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
+    dist = distributed_from_environment()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lm, kind = _load_for_rank(model, model_type, dtype, device, dist)
+    started = time.perf_counter()
+    records = _scored_everywhere(
+        lambda part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out, dist
+    )
+    if records is None:
+        return None
+    seconds = time.perf_counter() - started
+    counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
+    results = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "benchmark": "stereoset",
+        "model": {"name": lm.name, "source": lm.source, "type": kind, "nsp_head": has_nsp_head(lm) if kind == "masked" else None},
+        "data": {
+            "dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
+            "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
+            "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)},
+        },
+        "config": {
+            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device),
+            "processes": dist.world_size, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
+            "scores": {task: SCORE_DESCRIPTIONS[kind, task] for task in tasks},
+        },
+        "timing": {"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
+        "results": aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
+        "scores_file": SCORES_FILE,
+        "versions": library_versions(),
+    }
+    _write_run(out, results, records)
+    return results
+
+
+def run_crows_pairs(
+    *,
+    model: Optional[str] = None,
+    model_type: str = "auto",
+    out="runs/crows_pairs",
+    batch_size: int = 32,
+    limit: Optional[int] = None,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    data_dir=None,
+) -> Optional[dict]:
+    """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
+
+    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the results on
+    rank 0, None on other ranks.
+    """
+    from ..data import load_rows
+    from ..data.crows_pairs import SPEC
+    from ..lm.runner import distributed_from_environment, library_versions
+    from ..resources import CROWS_PAIRS_COMMIT, get_resource
+
+    check_choice(model_type, MODEL_TYPES, "model_type")
+    _check_limit(limit)
+    rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
+    dist = distributed_from_environment()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lm, kind = _load_for_rank(model, model_type, dtype, device, dist)
+    started = time.perf_counter()
+    records = _scored_everywhere(lambda part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out, dist)
+    if records is None:
+        return None
+    seconds = time.perf_counter() - started
+    resource = get_resource("crows_pairs")
+    results = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "benchmark": "crows_pairs",
+        "model": {"name": lm.name, "source": lm.source, "type": kind},
+        "data": {
+            "dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
+            "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
+        },
+        "config": {
+            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": dist.world_size,
+            "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
+        },
+        "timing": {"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
+        "results": aggregate_crows_pairs(records),
+        "scores_file": SCORES_FILE,
+        "versions": library_versions(),
+    }
+    _write_run(out, results, records)
+    return results
