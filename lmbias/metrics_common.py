@@ -30,14 +30,16 @@ class TextMeasurement(evaluate.Measurement):
         return super().compute(predictions=check_texts(predictions, "predictions"), **kwargs)
 
 
-def measurement_info(description: str, citation: str, inputs_description: str, reference_urls: list) -> evaluate.MeasurementInfo:
-    """The ``MeasurementInfo`` of an lmbias module whose input is a list of texts."""
+def measurement_info(
+    description: str, citation: str, inputs_description: str, reference_urls: list, features=TEXT_FEATURES
+) -> evaluate.MeasurementInfo:
+    """The ``MeasurementInfo`` of an lmbias module (by default one whose input is a list of texts)."""
     return evaluate.MeasurementInfo(
         module_type="measurement",
         description=description,
         citation=citation,
         inputs_description=inputs_description,
-        features=TEXT_FEATURES,
+        features=features,
         reference_urls=reference_urls,
     )
 

@@ -3,17 +3,11 @@
 import datasets
 import evaluate
 
+from lmbias import metrics_common
+from lmbias.data.counterfactual import SPEC as COUNTERFACTUAL_SPEC
 from lmbias.scorers import similarity
 
-_CITATION = """\
-@inproceedings{huang2020reducing,
-  title     = {Reducing Sentiment Bias in Language Models via Counterfactual Evaluation},
-  author    = {Huang, Po-Sen and Zhang, Huan and Jiang, Ray and Stanforth, Robert and Welbl, Johannes and Rae, Jack and Maini, Vishal and Yogatama, Dani and Kohli, Pushmeet},
-  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2020},
-  pages     = {65--83},
-  year      = {2020}
-}
-"""
+_CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
 
 _DESCRIPTION = """\
 Semantic relevance of generated continuations (Huang et al. 2020, §5.3): S.S. is the percentage of
@@ -48,13 +42,8 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CounterfactualSemanticSimilarity(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("string"), "prefixes": datasets.Value("string")}),
-            reference_urls=["https://aclanthology.org/2020.findings-emnlp.7/"],
+        return metrics_common.measurement_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://aclanthology.org/2020.findings-emnlp.7/"], features=datasets.Features({"predictions": datasets.Value("string"), "prefixes": datasets.Value("string")})
         )
 
     def _compute(self, predictions, prefixes, threshold=similarity.DEFAULT_THRESHOLD, sensitive_tokens=None, batch_size=64, device=None):

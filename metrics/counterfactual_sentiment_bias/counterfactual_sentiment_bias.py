@@ -4,17 +4,10 @@ import datasets
 import evaluate
 
 from lmbias import counterfactual
+from lmbias import metrics_common
+from lmbias.data.counterfactual import SPEC as COUNTERFACTUAL_SPEC
 
-_CITATION = """\
-@inproceedings{huang2020reducing,
-  title     = {Reducing Sentiment Bias in Language Models via Counterfactual Evaluation},
-  author    = {Huang, Po-Sen and Zhang, Huan and Jiang, Ray and Stanforth, Robert and Welbl, Johannes and Rae, Jack and Maini, Vishal and Yogatama, Dani and Kohli, Pushmeet},
-  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2020},
-  pages     = {65--83},
-  year      = {2020},
-  doi       = {10.18653/v1/2020.findings-emnlp.7}
-}
-"""
+_CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
 
 _DESCRIPTION = """\
 Counterfactual sentiment bias (Huang et al. 2020, §3). A language model continues template prefixes
@@ -67,15 +60,12 @@ def _features(template_type: str) -> datasets.Features:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CounterfactualSentimentBias(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            # string template ids, or integer ones (kept as integers); `subgroups` is a keyword
-            # argument because evaluate requires every feature on every call
+        # string template ids, or integer ones (kept as integers); `subgroups` is a keyword
+        # argument because evaluate requires every feature on every call
+        return metrics_common.measurement_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
+            ["https://aclanthology.org/2020.findings-emnlp.7/", "https://arxiv.org/abs/1911.03064"],
             features=[_features("string"), _features("int64")],
-            reference_urls=["https://aclanthology.org/2020.findings-emnlp.7/", "https://arxiv.org/abs/1911.03064"],
         )
 
     def compute(self, *, predictions=None, **kwargs):

@@ -3,6 +3,8 @@
 import datasets
 import evaluate
 
+from lmbias import metrics_common
+
 from lmbias import fairness
 
 _CITATION = """\
@@ -44,20 +46,15 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CrowsPairs(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
+        return metrics_common.measurement_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/nyu-mll/crows-pairs"], features=datasets.Features(
                 {
                     "more_scores": datasets.Value("float64"),
                     "less_scores": datasets.Value("float64"),
                     "directions": datasets.Value("string"),
                     "bias_types": datasets.Value("string"),
                 }
-            ),
-            reference_urls=["https://github.com/nyu-mll/crows-pairs"],
+            )
         )
 
     def _compute(self, more_scores, less_scores, directions, bias_types, decimals=3):

@@ -3,6 +3,8 @@
 import datasets
 import evaluate
 
+from lmbias import metrics_common
+
 from lmbias import fairness
 
 _CITATION = """\
@@ -50,12 +52,8 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Stereoset(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
+        return metrics_common.measurement_info(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"], features=datasets.Features(
                 {
                     "stereotype_scores": datasets.Value("float64"),
                     "anti_stereotype_scores": datasets.Value("float64"),
@@ -64,8 +62,7 @@ class Stereoset(evaluate.Measurement):
                     "bias_types": datasets.Value("string"),
                     "tasks": datasets.Value("string"),
                 }
-            ),
-            reference_urls=["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"],
+            )
         )
 
     def _compute(
