@@ -103,3 +103,31 @@ def test_crows_pairs_counts_sent_more_winning_with_rounding_and_ties():
         crows_pairs_scores([1.0], [0.0], ["pro"], ["age"])
     with pytest.raises(ValueError, match="bias_types must have one entry per pair"):
         crows_pairs_scores([1.0], [0.0], ["stereo"], [])
+
+
+# StereoSet paper, Table 7 (development set), intrasentence race and religion rows: LMS, SS, ICAT.
+PAPER_TABLE_7 = {
+    "gpt2": {"race": (89.76, 60.35, 71.18), "religion": (88.46, 58.02, 74.27)},
+    "gpt2-medium": {"race": (92.36, 61.44, 71.22), "religion": (90.46, 62.57, 67.71)},
+    "gpt2-large": {"race": (91.89, 63.00, 67.99), "religion": (91.61, 61.61, 70.34)},
+}
+
+
+@pytest.mark.parametrize("model", list(PAPER_TABLE_7))
+def test_the_authors_predictions_reproduce_the_papers_table_7(data_dir, model):
+    """The StereoSet authors' own per-sentence GPT-2 scores, aggregated here, give their published figures."""
+    import json
+
+    from lmbias.data.stereoset import read_stereoset_file
+
+    rows = read_stereoset_file(data_dir / "stereoset/reference/dev_race_religion_intrasentence.json")
+    predictions = json.loads((data_dir / f"stereoset/reference/predictions_{model}.json").read_text())
+    score = {p["id"]: p["score"] for p in predictions["intrasentence"]}
+    result = stereoset_scores(
+        [score[r["stereotype_id"]] for r in rows], [score[r["anti_stereotype_id"]] for r in rows],
+        [score[r["unrelated_id"]] for r in rows], [r["target"] for r in rows], [r["bias_type"] for r in rows],
+        [r["task"] for r in rows],
+    )
+    for domain, expected in PAPER_TABLE_7[model].items():
+        block = result["intrasentence"][domain]
+        assert (round(block["lms"], 2), round(block["ss"], 2), round(block["icat"], 2)) == expected
