@@ -254,3 +254,26 @@ def test_masked_lm_loads_with_its_nsp_head_when_the_checkpoint_has_one(tmp_path)
     assert not without.info["nsp"] and type(without.model).__name__ == "BertForMaskedLM"
     with pytest.raises(ModelLoadError, match="cannot load masked LM"):
         load_masked_lm(str(tmp_path / "missing"), device="cpu")
+
+
+def test_accelerate_launch_runs_the_cli_on_two_processes_with_the_same_output(tiny, tmp_path):
+    from lmbias.cli import main
+
+    args = ["run", "bold", "--model", tiny, "--domains", "gender", "--per-group", "3", "--metrics", "sentiment",
+            "--max-new-tokens", "4", "--batch-size", "2", "--no-progress"]
+    assert main(args + ["--out", str(tmp_path / "one")]) == 0
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+               "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(29100 + os.getpid() % 500),
+               "-m", "lmbias", *args, "--out", str(tmp_path / "two")]
+    subprocess.run(command, check=True, cwd=REPO, capture_output=True, timeout=300)
+    assert sorted(p.name for p in (tmp_path / "two").glob("shard-*.jsonl")) == ["shard-0.jsonl", "shard-1.jsonl"]
+    assert (tmp_path / "one" / "generations.jsonl").read_text() == (tmp_path / "two" / "generations.jsonl").read_text()
+
+
+def test_require_all_fails_after_saving_when_a_metric_is_skipped(tiny, tmp_path):
+    from lmbias.tasks.bold import run_bold
+
+    with pytest.raises(RuntimeError, match="--require-all: metrics were skipped: toxicity"):
+        run_bold(model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2, progress=False,
+                 require_all=True, scoring={"metrics": ["sentiment", "toxicity"], "toxicity_model": str(tmp_path / "none")})
+    assert (tmp_path / "run" / "generations.jsonl").is_file() and (tmp_path / "run" / "results.json").is_file()
