@@ -57,7 +57,8 @@ SCORES_FILE = "scores.jsonl"
 CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
 MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
 SCORE_DESCRIPTIONS = {
-    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (first subword given BOS/EOS)",
+    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (the first subword given "
+    "BOS/EOS, the others given the sentence alone, as the authors' code)",
     ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
     ("masked", "intrasentence"): "mean log-probability of the option word's subwords at the blank (left to right)",
     ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
