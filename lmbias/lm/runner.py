@@ -61,6 +61,22 @@ class Distributed:
 
             dist.barrier()
 
+    def device(self, requested: Optional[str] = None) -> str:
+        """``requested``, else this process's GPU (``cuda:<local rank>``) when there is one, else ``"cpu"``."""
+        import torch
+
+        return requested or (f"cuda:{self.local_rank}" if torch.cuda.is_available() else "cpu")
+
+    def main_first(self, load: Callable[[], object]):
+        """``load()`` on rank 0 first, then on the other ranks (rank 0 may fill a cache they read,
+        e.g. the converted embedded model)."""
+        if not self.is_main:
+            self.barrier()
+        result = load()
+        if self.is_main:
+            self.barrier()
+        return result
+
 
 def distributed_from_environment() -> Distributed:
     """Join the process group described by ``WORLD_SIZE`` / ``RANK`` (gloo on CPU, nccl on GPU)."""

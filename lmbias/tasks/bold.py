@@ -244,12 +244,7 @@ def run_bold(
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
     def loader(dist):
-        chosen = device or (f"cuda:{dist.local_rank}" if _cuda() else "cpu")
-        if not dist.is_main:
-            dist.barrier()  # rank 0 first: it may convert the embedded model into the cache
-        lm = load_causal_lm(model, dtype=dtype, device=chosen)
-        if dist.is_main:
-            dist.barrier()
+        lm = dist.main_first(lambda: load_causal_lm(model, dtype=dtype, device=dist.device(device)))
         loaded["name"], loaded["source"] = lm.name, lm.source
         return lm
 
@@ -283,13 +278,8 @@ def run_bold(
         "versions": library_versions(),
     }
     Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    skipped = {**model_scores["skipped"]}
+    skipped = model_scores["skipped"]
     if require_all and skipped:
         raise RuntimeError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")
     return results
 
-
-def _cuda() -> bool:
-    import torch
-
-    return torch.cuda.is_available()

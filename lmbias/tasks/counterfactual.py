@@ -132,14 +132,7 @@ def run_counterfactual(
     loaded: dict = {}
 
     def loader(dist):
-        import torch
-
-        chosen = device or (f"cuda:{dist.local_rank}" if torch.cuda.is_available() else "cpu")
-        if not dist.is_main:
-            dist.barrier()
-        lm = load_causal_lm(model, dtype=dtype, device=chosen)
-        if dist.is_main:
-            dist.barrier()
+        lm = dist.main_first(lambda: load_causal_lm(model, dtype=dtype, device=dist.device(device)))
         loaded["name"] = lm.name
         return lm
 

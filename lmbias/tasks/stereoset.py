@@ -366,18 +366,6 @@ def load_scoring_model(
     return load_masked_lm(model, dtype=dtype, device=device), kind
 
 
-def _load_for_rank(model, model_type, dtype, device, dist) -> tuple[Any, str]:
-    import torch
-
-    chosen = device or (f"cuda:{dist.local_rank}" if torch.cuda.is_available() else "cpu")
-    if not dist.is_main:
-        dist.barrier()  # rank 0 first: it may convert the embedded model into the cache
-    loaded = load_scoring_model(model, model_type=model_type, dtype=dtype, device=chosen)
-    if dist.is_main:
-        dist.barrier()
-    return loaded
-
-
 def _scored_everywhere(score, rows: list[dict], out: Path, dist) -> Optional[list[dict]]:
     """Score this rank's share (rows ``rank::world_size``); on rank 0, every record in row order."""
     mine = rows[dist.rank :: dist.world_size]
@@ -463,7 +451,9 @@ def run_stereoset(
     dist = distributed_from_environment()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    lm, kind = _load_for_rank(model, model_type, dtype, device, dist)
+    lm, kind = dist.main_first(
+        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
+    )
     started = time.perf_counter()
     records = _scored_everywhere(
         lambda part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out, dist
@@ -522,7 +512,9 @@ def run_crows_pairs(
     dist = distributed_from_environment()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    lm, kind = _load_for_rank(model, model_type, dtype, device, dist)
+    lm, kind = dist.main_first(
+        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
+    )
     started = time.perf_counter()
     records = _scored_everywhere(lambda part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out, dist)
     if records is None:
