@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import __version__, stats
 from ..checks import check_texts
+from ..results import SCHEMA_VERSION
 from ..data.bold import DOMAINS
 from ..resources import PathLike
 from ..scorers import gender, psycholinguistic, regard, sentiment, toxicity
@@ -175,7 +176,6 @@ def score_bold_source(
     return result
 
 
-RESULTS_SCHEMA_VERSION = 1
 
 
 def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = None, limit: Optional[int] = None, data_dir=None) -> list[dict]:
@@ -263,7 +263,7 @@ def run_bold(
     model_scores = score_bold(sample_rows, texts, data_dir=data_dir, **scoring)
     wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, **scoring)
     results = {
-        "schema_version": RESULTS_SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "benchmark": "bold",
         "model": {"name": loaded.get("name", model), "source": loaded.get("source")},
         "data": {"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains), "prompts": len(rows)},

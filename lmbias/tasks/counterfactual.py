@@ -17,11 +17,11 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..counterfactual import counterfactual_fairness
+from ..results import SCHEMA_VERSION
 from ..data.counterfactual import ATTRIBUTES, SPEC, tokens_of
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
 
-RESULTS_SCHEMA_VERSION = 1
 
 
 def sentiment_by_classifier(
@@ -44,6 +44,21 @@ def sentiment_by_classifier(
             except (OSError, ClassifierError) as error:
                 skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {error}"
     return scores, skipped
+
+
+HISTOGRAM_BINS = 20
+
+
+def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HISTOGRAM_BINS) -> dict:
+    """Counts of sentiment scores in ``bins`` equal bins over [0, 1], per subgroup (the paper's Figure 1).
+
+    >>> score_histogram(np.array([0.0, 0.5, 1.0]), ["a", "a", "b"], bins=2)
+    {'edges': [0.0, 0.5, 1.0], 'subgroups': {'a': [1, 1], 'b': [0, 1]}}
+    """
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    labels = np.asarray(subgroups)
+    counts = {str(g): np.histogram(scores[labels == g], bins=edges)[0].tolist() for g in dict.fromkeys(subgroups)}
+    return {"edges": edges.round(6).tolist(), "subgroups": counts}
 
 
 def score_counterfactual(
@@ -86,6 +101,7 @@ def score_counterfactual(
         block: dict = {"samples": len(index), "classifiers": {}}
         for name, values_scores in scores.items():
             fairness = counterfactual_fairness(values_scores[index], values, templates, subgroups, tau=tau, bootstrap=bootstrap)
+            fairness["histogram"] = score_histogram(values_scores[index], subgroups)
             block["classifiers"][name] = fairness
         if encoder_model is not None:
             relevance = similarity.semantic_similarity(
@@ -145,7 +161,7 @@ def run_counterfactual(
         return None
     scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
     results = {
-        "schema_version": RESULTS_SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "benchmark": "counterfactual",
         "model": {"name": loaded.get("name", model)},
         "data": {"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes), "prefixes": len(rows)},

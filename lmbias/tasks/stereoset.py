@@ -47,12 +47,12 @@ import numpy as np
 from ..checks import check_choice, check_texts
 from ..fairness import TASKS, crows_pairs_scores, stereoset_scores
 from ..lm import likelihood
+from ..results import SCHEMA_VERSION
 
 KINDS = ("causal", "masked")
 MODEL_TYPES = ("auto", "causal", "masked")
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
-RESULTS_SCHEMA_VERSION = 1
 SCORES_FILE = "scores.jsonl"
 CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
 MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
@@ -463,7 +463,7 @@ def run_stereoset(
     seconds = time.perf_counter() - started
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
     results = {
-        "schema_version": RESULTS_SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "benchmark": "stereoset",
         "model": {"name": lm.name, "source": lm.source, "type": kind, "nsp_head": has_nsp_head(lm) if kind == "masked" else None},
         "data": {
@@ -522,7 +522,7 @@ def run_crows_pairs(
     seconds = time.perf_counter() - started
     resource = get_resource("crows_pairs")
     results = {
-        "schema_version": RESULTS_SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "benchmark": "crows_pairs",
         "model": {"name": lm.name, "source": lm.source, "type": kind},
         "data": {
