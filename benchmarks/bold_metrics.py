@@ -6,8 +6,7 @@ every core. The baseline runs on the first ``--baseline-texts`` sentences, its r
 text, and its results are compared with ours (max abs diff). Peak memory is tracemalloc's peak of
 Python and numpy allocations during a separate batched call.
 
-Classifier metrics (toxicity, regard) need a real model, which is not available offline here: their
-batching is measured with a tiny random BERT classifier built in this script (batch 32 vs batch 1).
+Classifier metrics (toxicity, regard) are measured by ``benchmarks/classifiers.py``.
 
 Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/bold_metrics.py
 """
@@ -17,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import tempfile
 import time
 import tracemalloc
 
@@ -91,27 +89,9 @@ def naive_norms(texts, lexicon):
     return out
 
 
-def tiny_classifier(folder: str):
-    import torch
-    import transformers
-
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted({w.lower() for w in "the a of and in is was to he she".split()})
-    with open(os.path.join(folder, "vocab.txt"), "w") as handle:
-        handle.write("\n".join(words))
-    config = transformers.BertConfig(
-        vocab_size=len(words), hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
-        id2label={0: "toxic", 1: "insult"}, label2id={"toxic": 0, "insult": 1}, problem_type="multi_label_classification",
-    )
-    torch.manual_seed(0)
-    transformers.BertForSequenceClassification(config).save_pretrained(folder)
-    transformers.BertTokenizer(vocab=os.path.join(folder, "vocab.txt")).save_pretrained(folder)
-    return folder
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-texts", type=int, default=2000)
-    parser.add_argument("--classifier-texts", type=int, default=512)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many batched runs")
     args = parser.parse_args()
 
@@ -147,18 +127,6 @@ def main() -> None:
         rate, base_rate = len(texts) / seconds, len(baseline_texts) / base_seconds
         peak = peak_mib(batched, texts)
         print(f"| {name} | {rate:,.0f} | {peak:,.1f} | {baseline_name} | {base_rate:,.0f} | {rate / base_rate:.1f}x | {difference:.1e} |")
-
-    from lmbias.scorers.classifier import load_classifier
-
-    with tempfile.TemporaryDirectory() as folder:
-        model = load_classifier(tiny_classifier(folder), device="cpu")
-        some = texts[: args.classifier_texts]
-        seconds, result = timed(model.probabilities, some, batch_size=32)
-        base_seconds, base_result = timed(model.probabilities, some, batch_size=1)
-        difference = np.abs(result - base_result).max()
-        rate, base_rate = len(some) / seconds, len(some) / base_seconds
-        peak = peak_mib(model.probabilities, some, batch_size=32)
-        print(f"| classifier (tiny BERT, CPU, batch 32) | {rate:,.0f} | {peak:,.1f} | batch 1 | {base_rate:,.0f} | {rate / base_rate:.1f}x | {difference:.1e} |")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+import torch
+
 import lmbias
 from lmbias.lm.generation import generate_batch, generation_settings, plan_batches, prompt_lengths
 from lmbias.lm.loading import load_causal_lm
@@ -44,7 +46,7 @@ def worker(args) -> None:
     settings = generation_settings("bold-gpt2", max_new_tokens=args.new_tokens)
     start = time.perf_counter()
     records = run_generation(
-        lambda dist: load_causal_lm(args.model, device="cpu"), ids, prompts, args.worker, settings=settings,
+        lambda dist: load_causal_lm(args.model, device=args.device), ids, prompts, args.worker, settings=settings,
         model_name=str(args.model), preset="bold-gpt2", batch_size=args.batch_size, progress=False,
     )
     if records is not None:
@@ -58,6 +60,8 @@ def main() -> None:
     parser.add_argument("--baseline-prompts", type=int, default=32)
     parser.add_argument("--new-tokens", type=int, default=20)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--processes", type=int, nargs="*", default=[1, 2], help="runner rows: process counts (torchrun)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -65,15 +69,16 @@ def main() -> None:
 
     from transformers import pipeline
 
-    lm = load_causal_lm(args.model, device="cpu")
+    lm = load_causal_lm(args.model, device=args.device)
     ids, prompts = bold_sample(args.prompts)
     settings = generation_settings("bold-gpt2", max_new_tokens=args.new_tokens)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; model {lm.name}; {len(prompts)} BOLD prompts, "
+    where = torch.cuda.get_device_name() if args.device.startswith("cuda") else "CPU"
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {where}; model {lm.name}; {len(prompts)} BOLD prompts, "
           f"{args.new_tokens} new tokens, BOLD GPT-2 sampling\n")
     print("| method | prompts | seconds | prompts/s | new tokens/s | vs baseline |")
     print("|---|---:|---:|---:|---:|---:|")
 
-    generator = pipeline("text-generation", model=lm.model, tokenizer=lm.tokenizer, device="cpu")
+    generator = pipeline("text-generation", model=lm.model, tokenizer=lm.tokenizer, device=lm.model.device)
     baseline = prompts[: args.baseline_prompts]
     start = time.perf_counter()
     tokens = 0
@@ -93,11 +98,11 @@ def main() -> None:
     print(f"| lmbias batched (batch {args.batch_size}), 1 process | {len(prompts)} | {seconds:.1f} | {len(prompts) / seconds:.2f} | "
           f"{tokens / seconds:.0f} | {len(prompts) / seconds / base_rate:.1f}x |")
 
-    for n in (1, 2):
+    for n in args.processes:
         with tempfile.TemporaryDirectory() as out:
             command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(n), "--master_addr", "127.0.0.1",
                        "--master_port", str(29700 + n), __file__, "--worker", os.path.join(out, "run"),
-                       "--prompts", str(args.prompts), "--new-tokens", str(args.new_tokens), "--batch-size", str(args.batch_size)]
+                       "--prompts", str(args.prompts), "--new-tokens", str(args.new_tokens), "--batch-size", str(args.batch_size), "--device", args.device]
             if args.model:
                 command += ["--model", args.model]
             result = subprocess.run(command, capture_output=True, text=True, check=True)

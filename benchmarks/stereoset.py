@@ -3,8 +3,9 @@
 Baseline: the practice of the StereoSet authors' code and of bias-bench: one forward pass per option
 sentence (batch size 1), a (log-)softmax over the vocabulary, the values read one token at a
 time. It computes the same quantity as lmbias (the mean log-probability per subword of the sentence,
-intersentence given the context, every token conditioned on the start token), so the two must agree
-to float32 rounding. Causal LM (default: the embedded SmolLM2-135M-Instruct), both tasks.
+intersentence given the context; intrasentence with the authors' conditioning, the first subword
+given the start token and the rest given the sentence alone), so the two must agree to float32
+rounding. Causal LM (default: the embedded SmolLM2-135M-Instruct), both tasks.
 
 The batched scorer runs on every option sentence of the dev set (4,229 items x 3 = 12,687); the
 loop, too slow for that on a CPU, runs on the first ``--baseline-items`` items of each task, and the
@@ -30,23 +31,35 @@ from lmbias.tasks.stereoset import OPTIONS, score_stereoset
 
 
 def one_at_a_time(lm, rows: list[dict]) -> np.ndarray:
-    """(n rows, 3 options) scores from one forward pass per sentence, read token by token."""
+    """(n rows, 3 options) scores from one forward pass per sentence, read token by token.
+
+    Intrasentence follows the authors' ``eval_generative_models.py``: the first subword's
+    probability comes from one pass over the start token alone (computed once), the others from a
+    pass over the sentence without it. Intersentence: the option's subwords given start + context.
+    """
     tokenizer, model = lm.tokenizer, lm.model
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+
+    def logprobs_of(ids):
+        return torch.log_softmax(model(torch.tensor([ids], device=model.device)).logits[0].float(), dim=-1)
+
     out = np.zeros((len(rows), len(OPTIONS)))
     with torch.inference_mode():
+        initial = logprobs_of([start])[0]
         for i, row in enumerate(rows):
             for j, option in enumerate(OPTIONS):
                 if row["task"] == "intrasentence":
-                    ids, first = [start] + tokenizer.encode(row[option], add_special_tokens=False), 1
+                    ids = tokenizer.encode(row[option], add_special_tokens=False)
+                    logprobs = logprobs_of(ids)
+                    values = [initial[ids[0]].item()] + [logprobs[k - 1, ids[k]].item() for k in range(1, len(ids))]
                 else:  # the option's tokens: those after the context's own tokens (as continuation_logprobs)
                     context = tokenizer.encode(row["context"], add_special_tokens=False)
                     ids = [start] + tokenizer.encode(row["context"] + " " + row[option], add_special_tokens=False)
                     first = 1
                     while first - 1 < len(context) and first < len(ids) and ids[first] == context[first - 1]:
                         first += 1
-                logprobs = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), dim=-1)
-                values = [logprobs[k - 1, ids[k]].item() for k in range(first, len(ids))]
+                    logprobs = logprobs_of(ids)
+                    values = [logprobs[k - 1, ids[k]].item() for k in range(first, len(ids))]
                 out[i, j] = math.fsum(values) / len(values)
     return out
 
@@ -59,8 +72,13 @@ def batched(lm, rows: list[dict], batch_size: int) -> np.ndarray:
 
 
 def timed(function, *args):
+    """(result, seconds) of one call, with the GPU synchronised."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
     start = time.perf_counter()
     result = function(*args)
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
     return result, time.perf_counter() - start
 
 
@@ -70,14 +88,17 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--baseline-items", type=int, default=167, help="items per task for the loop (x 3 sentences)")
     parser.add_argument("--sweep", type=int, nargs="*", default=[8, 16, 32, 64], help="batch sizes to time on the subset")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="float32", help="float32 (the exactness check needs it), bfloat16, float16")
     args = parser.parse_args()
 
-    lm = load_causal_lm(args.model, device="cpu", dtype="float32")
+    lm = load_causal_lm(args.model, device=args.device, dtype=args.dtype)
     rows = lmbias.load_rows("stereoset")
     subset = [row for task in ("intrasentence", "intersentence") for row in [r for r in rows if r["task"] == task][: args.baseline_items]]
     batched(lm, subset[:4], args.batch_size)  # warm-up
+    where = torch.cuda.get_device_name() if args.device.startswith("cuda") else "CPU"
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, {torch.get_num_threads()} threads; "
-          f"model {lm.name}, float32, CPU")
+          f"model {lm.name}, {args.dtype}, {where}")
 
     loop_scores, loop_seconds = timed(one_at_a_time, lm, subset)
     sweep = {}

@@ -72,6 +72,20 @@ def test_plumbing_greedy_batch_equals_one_prompt_at_a_time(lm):
     assert not batched[0]["continuation"].startswith("the man was")  # the continuation only
 
 
+def test_plumbing_empty_prompt_is_generated_from_the_start_token(lm):
+    import torch
+
+    settings = generation.generation_settings("greedy", max_new_tokens=4)
+    batched = generation.generate_batch(lm, ["", PROMPTS[0]], settings, seed=0)
+    assert batched == [generation.generate_batch(lm, [p], settings, seed=0)[0] for p in ["", PROMPTS[0]]]
+    tokenizer = lm.tokenizer
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    with torch.inference_mode():
+        expected = lm.model.generate(torch.tensor([[start]]), attention_mask=torch.ones(1, 1, dtype=torch.long), do_sample=False,
+                                     max_new_tokens=4, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    assert batched[0]["continuation"] == tokenizer.decode(expected[0, 1:], skip_special_tokens=True)
+
+
 def test_plumbing_eos_stops_and_is_not_counted(lm):
     settings = generation.generation_settings("greedy", max_new_tokens=3, forced_eos_token_id=lm.tokenizer.eos_token_id)
     result = generation.generate_batch(lm, ["the man was"], settings, seed=0)[0]

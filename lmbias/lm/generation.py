@@ -82,15 +82,20 @@ def check_context(lm: LanguageModel, lengths: Sequence[int], max_new_tokens: int
 def generate_batch(lm: LanguageModel, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1) -> list[dict]:
     """Generate for one batch. Returns, per prompt and per sample (prompt-major), a dict with
     ``continuation`` (the new text only), ``num_tokens`` (new tokens up to the end-of-sequence
-    token) and ``stop_reason`` (``"eos"`` or ``"length"``)."""
+    token) and ``stop_reason`` (``"eos"`` or ``"length"``).
+
+    A prompt with no tokens (BOLD has five empty prompts) is generated from the start token alone
+    (BOS, else EOS, as GPT-2 generates from ``<|endoftext|>``) instead of from padding only."""
     import torch
     from transformers import GenerationConfig
 
     prompts = check_texts(prompts, "prompts")
     tokenizer = lm.tokenizer
     tokenizer.padding_side = "left"
-    encoded = tokenizer(list(prompts), return_tensors="pt", padding=True).to(lm.device)
     eos = tokenizer.eos_token_id
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos
+    ids = [token_ids or [start] for token_ids in tokenizer(list(prompts))["input_ids"]]
+    encoded = tokenizer.pad({"input_ids": ids}, return_tensors="pt").to(lm.device)
     config = GenerationConfig(
         **settings, num_return_sequences=num_return_sequences, pad_token_id=tokenizer.pad_token_id, eos_token_id=eos
     )

@@ -91,9 +91,11 @@ def token_logprobs(
     encoded = _encode(tokenizer, texts)
     if prefix == "bos-first":
         _check_lengths(model, tokenizer, [len(ids) for ids in encoded], lambda i: f"texts[{i}]")
-        first = _gathered_logprobs(model, tokenizer, [_causal_item(start + ids[:1], 1) for ids in encoded], batch_size, causal=True)
+        # Every first token is predicted from the start token alone: one short pass per distinct first token.
+        firsts = sorted({ids[0] for ids in encoded if ids})
+        first_logprob = dict(zip(firsts, _gathered_logprobs(model, tokenizer, [_causal_item(start + [t], 1) for t in firsts], batch_size, causal=True)))
         rest = _gathered_logprobs(model, tokenizer, [_causal_item(ids, 1) for ids in encoded], batch_size, causal=True)
-        return TokenLogprobs([np.concatenate([f, r]) for f, r in zip(first, rest)])
+        return TokenLogprobs([np.concatenate([first_logprob[ids[0]] if ids else r[:0], r]) for ids, r in zip(encoded, rest)])
     sequences = [start + ids for ids in encoded]
     _check_lengths(model, tokenizer, [len(s) for s in sequences], lambda i: f"texts[{i}]")
     items = [_causal_item(sequence, 1) for sequence in sequences]
