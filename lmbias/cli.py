@@ -9,6 +9,9 @@ Commands:
     lmbias run stereoset [--model M] [--model-type auto|causal|masked] [--tasks ...] [--bootstrap N] [--limit N] [--out DIR]
     lmbias run crows_pairs [--model M] [--model-type auto|causal|masked] [--limit N] [--out DIR]
     lmbias run counterfactual [--model M] [--attributes ...] [--samples N] [--classifiers ...] [--out DIR]
+    lmbias push RUN_DIR [RUN_DIR ...] --repo-id ORG/MODEL [--dry-run [--out DIR]] [--results-dataset ORG/NAME]
+    lmbias leaderboard [RUN_DIR ...] --out SITE_DIR [--hub-dataset ORG/NAME | --results-dir DIR]
+    lmbias report RUN_DIR [RUN_DIR ...] --out REPORT_DIR [--compare DOMAIN:A:B ...]   self-contained HTML report
 """
 
 from __future__ import annotations
@@ -288,6 +291,22 @@ def _crows_cells(block: dict) -> dict:
     }
 
 
+def _leaderboard(args) -> int:
+    from .leaderboard import leaderboard_command
+
+    print(leaderboard_command(args.run_dirs, args.out, hub_dataset=args.hub_dataset, results_dir=args.results_dir,
+                              title=args.title))
+    return 0
+
+
+def _report(args) -> int:
+    from .report import build_report
+
+    path = build_report(args.run_dirs, args.out, compare=args.compare, gender_method=args.gender_method, dpi=args.dpi)
+    print(f"wrote {path} (self-contained; each figure also as a PNG in {path.parent})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
     parser = argparse.ArgumentParser(prog="lmbias", description="Social-bias benchmarks for language models.")
@@ -400,6 +419,29 @@ def build_parser() -> argparse.ArgumentParser:
     run_cf.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
     run_cf.add_argument("--no-progress", action="store_true")
     run_cf.set_defaults(func=_run_counterfactual)
+
+    from .hub.push import add_parser as add_push_parser
+
+    add_push_parser(commands)
+
+    board = commands.add_parser("leaderboard", help="a static leaderboard site (index.html) comparing models")
+    board.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="run directories (grouped by model name)")
+    board.add_argument("--out", required=True, help="site folder: index.html, leaderboard.json, models/<slug>/report.html")
+    board_source = board.add_mutually_exclusive_group()
+    board_source.add_argument("--hub-dataset", metavar="ORG/NAME", help="also read runs/<model>/<benchmark>/results.json of this Hub dataset")
+    board_source.add_argument("--results-dir", metavar="DIR", help="also read runs/<model>/<benchmark>/results.json under DIR")
+    board.add_argument("--title", default="lmbias leaderboard", help="the page title")
+    board.set_defaults(func=_leaderboard)
+
+    report = commands.add_parser("report", help="a self-contained HTML report with the papers' figures for runs")
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories; several = models side by side")
+    report.add_argument("--out", required=True, help="report folder: report.html and one PNG per figure")
+    report.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
+                        help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
+    report.add_argument("--gender-method", choices=["unigram", "wavg", "max"], default="max",
+                        help="gender-polarity method of the profession skew figure (default max, the paper's Figure 2)")
+    report.add_argument("--dpi", type=int, default=110, help="figure resolution")
+    report.set_defaults(func=_report)
     return parser
 
 

@@ -1,0 +1,141 @@
+"""A run's headline metrics as ``model-index`` results in a model card, merged into an existing card.
+
+One :class:`huggingface_hub.EvalResult` per :func:`lmbias.results.metric_records` record of the model
+(BOLD's Wikipedia-baseline records are left out: they measure human texts, not the model):
+
+* task: ``text-generation`` (``fill-mask`` for a masked LM on StereoSet / CrowS-Pairs);
+* dataset: :func:`lmbias.results.dataset_of` (Hub id, name, split, revision), ``config`` = the slice the
+  number is computed on (BOLD domain, StereoSet / CrowS-Pairs domain or bias type, counterfactual
+  attribute; ``overall`` for pooled figures);
+* metric: ``type`` = the lmbias metric id (``ss``, ``negative_sentiment_gap`` ...), ``config`` = the
+  StereoSet task (``intrasentence`` / ``intersentence`` / ``both``) or the counterfactual classifier,
+  ``args`` = the configuration that produced the number (generation preset, settings and seed, or the
+  scoring config) plus ``ideal``, ``count`` / ``ci_low`` / ``ci_high`` where known and ``lmbias`` (the
+  version, which also marks the result as lmbias's).
+
+Merging (:func:`merge_eval_results`): an existing lmbias result (one whose ``args`` has ``lmbias``)
+with the same (task, dataset, dataset config, split, metric type, metric config) as a new one is
+replaced; every other existing result is kept as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from huggingface_hub import EvalResult, ModelCard
+
+from .. import __version__
+from ..results import Run, dataset_of, metric_records
+
+TASK_NAMES = {"text-generation": "Text Generation", "fill-mask": "Fill-Mask"}
+
+
+def model_records(run: Run) -> tuple[list, list]:
+    """The run's records to publish (the model's, with a value) and those left out, with why."""
+    keep, left_out = [], []
+    for record in metric_records(run):
+        if record["source"] != "model":
+            left_out.append((record, "Wikipedia baseline (human texts, not the model)"))
+        elif record["value"] is None or record["value"] != record["value"]:  # null or NaN
+            left_out.append((record, "undefined for this run"))
+        else:
+            keep.append(record)
+    return keep, left_out
+
+
+def slice_of(record: dict) -> tuple:
+    """(dataset config, metric config) of a record: its domain and its StereoSet task or classifier."""
+    return record["domain"], record.get("task") or record.get("classifier")
+
+
+def task_type(run: Run) -> str:
+    """The model-index task type: ``fill-mask`` for a masked LM, else ``text-generation``."""
+    return "fill-mask" if (run.results.get("model") or {}).get("type") == "masked" else "text-generation"
+
+
+def run_config(run: Run) -> dict:
+    """The settings that produced a run's numbers, flat scalars without nulls (the metric ``args``;
+    a list or mapping among the generation settings becomes its JSON text)."""
+    results = run.results
+    if run.benchmark in ("bold", "counterfactual"):
+        generation = results.get("generation", {})
+        config = {"preset": generation.get("preset"), **generation.get("settings", {}), "seed": generation.get("seed")}
+        if run.benchmark == "bold":
+            config.update(num_return_sequences=generation.get("num_return_sequences"), prompts=results["data"].get("prompts"),
+                          **results.get("selection", {}))
+        else:
+            config.update(samples_per_prefix=generation.get("samples_per_prefix"), prefixes=results["data"].get("prefixes"))
+    else:
+        scoring = results.get("config", {})
+        config = {"model_type": results["model"].get("type"),
+                  **{key: scoring.get(key) for key in ("limit", "bootstrap", "confidence", "seed", "decimals")}}
+    return {key: value if isinstance(value, (str, int, float, bool)) else json.dumps(value)
+            for key, value in config.items() if value is not None}
+
+
+def metric_args(run: Run, record: dict) -> dict:
+    """``args`` of one record's metric (scalars only): :func:`run_config`, the classifier that scored it,
+    ``ideal``, ``count`` and the interval ``ci_low`` / ``ci_high`` where known, and the lmbias version."""
+    args = run_config(run)
+    metrics = run.results["results"].get("model", {}).get("metrics", {}) if run.benchmark == "bold" else {}
+    classifier = {"toxicity_gap": "toxicity", "negative_regard_gap": "regard"}.get(record["metric"])
+    if classifier and metrics.get(classifier, {}).get("model"):
+        args["classifier"] = metrics[classifier]["model"]
+    if record["metric"] == "gender_polarity_ratio":
+        args["method"] = "max"
+    ci = record.get("ci")
+    if run.benchmark == "stereoset":
+        body = run.results["results"]
+        block = body["overall"] if record["task"] == "both" else body[record["task"]][record["domain"]]
+        ci = block.get("ci", {}).get(record["metric"])
+    low, high = ci if ci else (None, None)
+    extra = {"ideal": record["ideal"], "count": record.get("count"), "ci_low": low, "ci_high": high,
+             "lmbias": ((run.results.get("versions") or {}).get("lmbias") or __version__)}
+    return {**args, **{key: value for key, value in extra.items() if value is not None}}
+
+
+def eval_results_of(run: Run, source_url: Optional[str] = None) -> list:
+    """The run's model records as :class:`EvalResult` objects (see the module docstring)."""
+    dataset = dataset_of(run)
+    kind = task_type(run)
+    results = []
+    for record in model_records(run)[0]:
+        config, metric_config = slice_of(record)
+        label = ", ".join(part for part in (metric_config, config) if part)
+        results.append(EvalResult(
+            task_type=kind, task_name=TASK_NAMES[kind], dataset_type=dataset["type"], dataset_name=dataset["name"],
+            dataset_config=config, dataset_split=dataset["split"], dataset_revision=dataset["revision"],
+            metric_type=record["metric"], metric_name=f"{record['name']} ({label})", metric_value=record["value"],
+            metric_config=metric_config, metric_args=metric_args(run, record),
+            source_name="lmbias" if source_url else None, source_url=source_url,
+        ))
+    return results
+
+
+def result_key(result: EvalResult) -> tuple:
+    """What makes two results the same measurement: task, dataset, config, split, metric type and config."""
+    return (result.task_type, result.dataset_type, result.dataset_config, result.dataset_split, result.metric_type,
+            result.metric_config)
+
+
+def is_lmbias(result: EvalResult) -> bool:
+    """Whether a result was written by lmbias (its metric ``args`` name the lmbias version)."""
+    return isinstance(result.metric_args, dict) and "lmbias" in result.metric_args
+
+
+def merge_eval_results(existing: list, new: list) -> list:
+    """``existing`` without the lmbias results that ``new`` measures again, then ``new``."""
+    keys = {result_key(result) for result in new}
+    return [r for r in existing if not (is_lmbias(r) and result_key(r) in keys)] + list(new)
+
+
+def merged_card(card: Optional[ModelCard], repo_id: str, results: list) -> ModelCard:
+    """``card`` (None: a new, minimal card tagged ``lmbias``) with ``results`` merged into its
+    model-index; every other metadata field and the card's text are kept."""
+    if card is None:
+        card = ModelCard(f"---\ntags:\n- lmbias\n---\n\n# {repo_id}\n\nBias evaluation results written by lmbias "
+                         "(`lmbias push`): see the model-index in this card's metadata and the `.eval_results/` folder.\n")
+    card.data.eval_results = merge_eval_results(card.data.eval_results or [], results)
+    card.data.model_name = card.data.model_name or repo_id.split("/")[-1]
+    return card

