@@ -27,7 +27,7 @@ SCHEMA_VERSION = 1
 BENCHMARKS = ("bold", "stereoset", "crows_pairs", "counterfactual")
 
 # The datasets' ids on the Hugging Face Hub (the model-index ``dataset.type``).
-HUB_DATASETS = {  # benchmark: (Hub id, name, split when results.json does not name one)
+HUB_DATASETS = {  # benchmark: (Hub id, name, the split on the Hub: StereoSet's "dev" set is its "validation" split)
     "bold": ("AlexaAI/bold", "BOLD", "train"),
     "stereoset": ("McGill-NLP/stereoset", "StereoSet", "validation"),
     "crows_pairs": ("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
@@ -203,7 +203,7 @@ def metric_records(run: Run) -> list:
 
 
 def dataset_of(run: Run) -> dict:
-    """The Hub dataset a run measured: ``{"type": hub id, "name", "split", "revision"}`` (None where unknown)."""
+    """The Hub dataset a run measured: ``{"type": hub id, "name", "split" (the Hub's name), "revision"}``."""
     hub_id, name, split = HUB_DATASETS[run.benchmark]
     data: dict[str, Any] = (run.results or {}).get("data", {})
-    return {"type": hub_id, "name": name, "split": data.get("split") or split, "revision": data.get("revision")}
+    return {"type": hub_id, "name": name, "split": split, "revision": data.get("revision")}

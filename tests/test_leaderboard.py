@@ -533,8 +533,7 @@ def test_model_link_opens_its_report(page, server):
     page.find_element("link text", "beta-1b").click()
     assert page.current_url == f"{server}/models/beta-1b/report.html"
     assert "beta-1b" in page.find_element("tag name", "body").text
-    # The report page (lmbias.report's) names no icon, so Chromium asks for /favicon.ico; that 404 is not an error of the page.
-    assert [e for e in _errors(page) if "/favicon.ico" not in e["message"]] == []
+    assert _errors(page) == []
 
 
 @browser

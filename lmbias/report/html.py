@@ -104,5 +104,5 @@ def missing_box(items: Sequence[str]) -> Raw:
 
 def page(title: str, body: Iterable) -> str:
     """The whole self-contained document."""
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{esc(title)}</title>\n'
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n<title>{esc(title)}</title>\n'
             f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(esc(part) for part in body) + "\n</body>\n</html>\n")
