@@ -1,8 +1,8 @@
 """Throughput of the BOLD metrics on all 23,679 BOLD Wikipedia sentences, against a baseline in the same run.
 
-Baseline: a one-text-at-a-time, word-by-word Python loop computing the same numbers (the way
-evaluate's modules and most peers score texts); for sentiment, the same code in one process against
-every core. The baseline runs on the first ``--baseline-texts`` sentences, its rate is compared per
+Baselines: a one-text-at-a-time, word-by-word Python loop computing the same numbers (the way
+evaluate's modules and most peers score texts), and lmbias's own scorer called with one text at a
+time (what batching itself gains); for sentiment, the same code in one process against every core. The baseline runs on the first ``--baseline-texts`` sentences, its rate is compared per
 text, and its results are compared with ours (max abs diff). Peak memory is tracemalloc's peak of
 Python and numpy allocations during a separate batched call.
 
@@ -114,6 +114,9 @@ def main() -> None:
         ("psycholinguistic norms", lambda t: psycholinguistic.score_texts(t, lexicon),
          lambda t: naive_norms(t, lexicon), "per-word Python loop", sample),
     ]
+    # the same scorers called with one text at a time (how a caller looping over texts uses them)
+    cases += [(name, batched, lambda t, f=batched: np.concatenate([np.asarray(f([x])).reshape(1, -1) for x in t]).squeeze(),
+               "lmbias, one text per call", sample) for name, batched, *_ in cases[1:]]
 
     seconds, _ = timed(lambda t: [tokenize(x) for x in t], texts)
     print(f"tokenising alone (shared by every lexicon metric and its baseline): {len(texts) / seconds:,.0f} texts/s\n")

@@ -39,13 +39,11 @@ def encode(
     tokens_per_text = [tokenize(text, lowercase=lowercase, keep_hyphens=keep_hyphens) for text in texts]
     lengths = np.fromiter(map(len, tokens_per_text), dtype=np.int64, count=len(texts))
     flat = [token for tokens in tokens_per_text for token in tokens]
-    if exclude:
-        known = {word: index for word, index in vocabulary.items() if word not in exclude}
-    else:
-        known = vocabulary
-    ids = np.fromiter(map(known.get, flat, [-1] * len(flat)), dtype=np.int64, count=len(flat))
+    ids = np.fromiter(map(vocabulary.get, flat, [-1] * len(flat)), dtype=np.int64, count=len(flat))
     text_index = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
     keep = ids >= 0
+    if exclude:  # by id: a few hundred closed-class words, not a copy of the whole vocabulary per call
+        keep &= ~np.isin(ids, [vocabulary[word] for word in exclude if word in vocabulary])
     return ids[keep], text_index[keep]
 
 
