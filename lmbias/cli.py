@@ -248,14 +248,14 @@ def summarize_stereoset(result: dict, out) -> str:
         for domain, block in scores[task].items():
             records.append({"task": task, "domain": domain, **_stereoset_cells(block)})
     records.append({"task": "all", "domain": "overall", **_stereoset_cells(scores["overall"])})
-    counts = result["data"]["counts"]
-    lines = [
-        f"model: {result['model']['name']} ({result['model']['type']}); {counts['sentences']:,} sentences scored in "
-        f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json",
-        "",
-        markdown_table(records, list(records[0])),
-    ]
-    return "\n".join(lines)
+    return _likelihood_summary(result, f"{result['data']['counts']['sentences']:,} sentences", records, out)
+
+
+def _likelihood_summary(result: dict, scored: str, records: list, out) -> str:
+    """The model line and the table of a StereoSet or CrowS-Pairs run's summary."""
+    header = (f"model: {result['model']['name']} ({result['model']['type']}); {scored} scored in "
+              f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json")
+    return "\n".join([header, "", markdown_table(records, list(records[0]))])
 
 
 def _stereoset_cells(block: dict) -> dict:
@@ -272,13 +272,7 @@ def summarize_crows_pairs(result: dict, out) -> str:
     scores = result["results"]
     records = [{"bias type": name, **_crows_cells(block)} for name, block in scores["bias_types"].items()]
     records.append({"bias type": "overall", **_crows_cells(scores["overall"])})
-    lines = [
-        f"model: {result['model']['name']} ({result['model']['type']}); {result['data']['counts']['pairs']:,} pairs scored in "
-        f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json",
-        "",
-        markdown_table(records, list(records[0])),
-    ]
-    return "\n".join(lines)
+    return _likelihood_summary(result, f"{result['data']['counts']['pairs']:,} pairs", records, out)
 
 
 def _crows_cells(block: dict) -> dict:

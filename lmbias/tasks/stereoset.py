@@ -366,6 +366,23 @@ def load_scoring_model(
     return load_masked_lm(model, dtype=dtype, device=device), kind
 
 
+def _load_and_score(score, rows: list[dict], out, *, model, model_type: str, dtype, device) -> tuple:
+    """The shared start of a likelihood run: load the model (rank 0 first), score ``rows`` across the
+    processes with ``score(lm, kind, part)``. Returns ``(lm, kind, dist, records, seconds)``;
+    ``records`` is None on ranks other than 0."""
+    from ..lm.runner import distributed_from_environment
+
+    dist = distributed_from_environment()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lm, kind = dist.main_first(
+        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
+    )
+    started = time.perf_counter()
+    records = _scored_everywhere(lambda part: score(lm, kind, part), rows, out, dist)
+    return lm, kind, dist, records, time.perf_counter() - started
+
+
 def _scored_everywhere(score, rows: list[dict], out: Path, dist) -> Optional[list[dict]]:
     """Score this rank's share (rows ``rank::world_size``); on rank 0, every record in row order."""
     mine = rows[dist.rank :: dist.world_size]
@@ -396,7 +413,8 @@ def _strict_json(value: Any) -> Any:
     return None if isinstance(value, float) and value != value else value
 
 
-def _write_run(out: Path, results: dict, records: list[dict]) -> None:
+def _write_run(out, results: dict, records: list[dict]) -> None:
+    out = Path(out)
     (out / SCORES_FILE).write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
     (out / "results.json").write_text(json.dumps(_strict_json(results), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
@@ -437,7 +455,7 @@ def run_stereoset(
     """
     from ..data import load_rows
     from ..data.stereoset import SPEC
-    from ..lm.runner import distributed_from_environment, library_versions
+    from ..lm.runner import library_versions
     from ..resources import STEREOSET_COMMIT, locate_first
 
     check_choice(model_type, MODEL_TYPES, "model_type")
@@ -448,19 +466,12 @@ def run_stereoset(
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    dist = distributed_from_environment()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lm, kind = dist.main_first(
-        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
-    )
-    started = time.perf_counter()
-    records = _scored_everywhere(
-        lambda part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out, dist
+    lm, kind, dist, records, seconds = _load_and_score(
+        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out,
+        model=model, model_type=model_type, dtype=dtype, device=device,
     )
     if records is None:
         return None
-    seconds = time.perf_counter() - started
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
     results = {
         "schema_version": SCHEMA_VERSION,
@@ -503,23 +514,18 @@ def run_crows_pairs(
     """
     from ..data import load_rows
     from ..data.crows_pairs import SPEC
-    from ..lm.runner import distributed_from_environment, library_versions
+    from ..lm.runner import library_versions
     from ..resources import CROWS_PAIRS_COMMIT, get_resource
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     _check_limit(limit)
     rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
-    dist = distributed_from_environment()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lm, kind = dist.main_first(
-        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
+    lm, kind, dist, records, seconds = _load_and_score(
+        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out,
+        model=model, model_type=model_type, dtype=dtype, device=device,
     )
-    started = time.perf_counter()
-    records = _scored_everywhere(lambda part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out, dist)
     if records is None:
         return None
-    seconds = time.perf_counter() - started
     resource = get_resource("crows_pairs")
     results = {
         "schema_version": SCHEMA_VERSION,
