@@ -14,6 +14,7 @@ import transformers
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lmbias.lm import likelihood as lk
+from tiny_lm import save_tiny_bert
 
 CORPUS = [
     "the nurse is kind and the doctor is tall",
@@ -176,15 +177,7 @@ WORDS = SPECIAL + "the man woman is was tall kind strong he she said a . nur ##s
 
 
 def tiny_bert(tmp_path_factory, cls):
-    folder = tmp_path_factory.mktemp("bert")
-    (folder / "vocab.txt").write_text("\n".join(WORDS))
-    tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
-    config = transformers.BertConfig(
-        vocab_size=len(WORDS), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37,
-        max_position_embeddings=40, initializer_range=0.5,
-    )
-    torch.manual_seed(1)
-    return cls(config).eval(), tokenizer
+    return save_tiny_bert(tmp_path_factory.mktemp("bert"), cls, WORDS, max_positions=40)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from lmbias.cli import main
 from lmbias.lm import likelihood as lk
 from lmbias.lm.loading import LanguageModel, load_causal_lm
 from lmbias.tasks import stereoset as ss
+from tiny_lm import save_tiny_bert
 
 ROWS = lmbias.load_rows("stereoset")
 INTRA = [row for row in ROWS if row["task"] == "intrasentence"]
@@ -109,17 +110,7 @@ BERT_WORDS = SPECIAL + "the chess player was hispanic fox as ##ian . man woman n
 
 def bert(folder, cls):
     """A 2-layer random BERT of class ``cls`` with a tiny WordPiece vocabulary, saved in ``folder``."""
-    (folder / "vocab.txt").write_text("\n".join(BERT_WORDS))
-    tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
-    config = transformers.BertConfig(
-        vocab_size=len(BERT_WORDS), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37,
-        max_position_embeddings=128, initializer_range=0.5,
-    )
-    torch.manual_seed(1)
-    model = cls(config).eval()
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return model, tokenizer
+    return save_tiny_bert(folder, cls, BERT_WORDS)
 
 
 @pytest.fixture(scope="module")

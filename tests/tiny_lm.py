@@ -29,3 +29,19 @@ def save_tiny_causal_lm(folder, *, pad=True, eos=True, n_positions=64, seed=0):
     transformers.GPT2LMHeadModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+def save_tiny_bert(folder, cls, words, *, max_positions=128):
+    """Save a 2-layer, 32-wide random BERT of class ``cls`` (masked LM, pre-training, NSP...) with a
+    WordPiece vocabulary of ``words`` in ``folder``; return ``(model, tokenizer)`` (plumbing only)."""
+    (folder / "vocab.txt").write_text("\n".join(words))
+    tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
+    config = transformers.BertConfig(
+        vocab_size=len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37,
+        max_position_embeddings=max_positions, initializer_range=0.5,
+    )
+    torch.manual_seed(1)
+    model = cls(config).eval()
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return model, tokenizer
