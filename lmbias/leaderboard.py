@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .results import METRICS, Run, load_runs, metric_records
+from .results import METRICS, Run, first_line, load_runs, metric_records
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def download_results(repo_id: str) -> Path:
     try:
         folder = snapshot_download(repo_id, repo_type="dataset", allow_patterns=RESULTS_PATTERN)
     except OSError as error:  # offline, connection errors, missing repo (HfHubHTTPError is an OSError)
-        cause = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        cause = first_line(error) or type(error).__name__
         raise ValueError(
             f"could not download the results of the Hub dataset {repo_id!r}: {cause} "
             "(offline, a typo in the name, or a private dataset without a token? HF_HUB_OFFLINE=1 blocks downloads; "
@@ -132,11 +132,6 @@ def collect_run_dirs(run_dirs: Sequence = (), *, hub_dataset: Optional[str] = No
 def _clean(value):
     """NaN / infinity as None, so that the page's JSON is strict."""
     return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
-def _first_line(text: str, limit: int = 160) -> str:
-    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _mean_records(records: list, key_fields: tuple, over_field: str, what: str) -> list:
@@ -174,7 +169,7 @@ def _run_records(run: Run) -> list:
 
 def _run_status(run: Run) -> dict:
     status = "unfinished" if run.results is None else ("incomplete" if run.missing else "complete")
-    return {"benchmark": run.benchmark, "status": status, "missing": [_first_line(m) for m in run.missing]}
+    return {"benchmark": run.benchmark, "status": status, "missing": [first_line(m) for m in run.missing]}
 
 
 def _notes(runs: list) -> list:
@@ -182,9 +177,9 @@ def _notes(runs: list) -> list:
     for run in runs:
         name = BENCHMARK_NAMES[run.benchmark]
         if run.results is None:
-            notes.append(f"{name}: unfinished run, no results yet ({_first_line(run.missing[0]) if run.missing else ''})")
+            notes.append(f"{name}: unfinished run, no results yet ({first_line(run.missing[0]) if run.missing else ''})")
         else:
-            notes += [f"{name}: {_first_line(m)}" for m in run.missing]
+            notes += [f"{name}: {first_line(m)}" for m in run.missing]
     return notes
 
 
@@ -304,7 +299,7 @@ def _build_reports(by_model: dict, out_dir: Path) -> dict:
             page = Path(build_report([r.path for r in model_runs], out_dir / "models" / slug))
             entry["report"] = page.resolve().relative_to(out_dir.resolve()).as_posix()
         except Exception as error:  # noqa: BLE001 - one model's report must not stop the site
-            entry["note"] = f"no report page: {type(error).__name__}: {_first_line(str(error))}"
+            entry["note"] = f"no report page: {type(error).__name__}: {first_line(str(error))}"
             log.warning("leaderboard: the report of %s could not be built: %s", model, error)
         reports[model] = entry
     return reports

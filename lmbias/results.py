@@ -113,7 +113,7 @@ def _unfinished_run(path: Path) -> Run:
     if not config_file.exists() and not shards:
         raise RunError(f"{path} has no results.json and is not an unfinished lmbias run (no config.json or shards)")
     config = json.loads(config_file.read_text()).get("config", {}) if config_file.exists() else {}
-    done = sum(1 for shard in shards for line in shard.open() if line.strip())
+    done = sum(1 for shard in shards for line in shard.read_text(encoding="utf-8").splitlines() if line.strip())
     benchmark = "counterfactual" if config.get("preset") == "counterfactual" else "bold"
     model = config.get("model", path.name)
     missing = [f"results.json: the run did not finish ({done} generations written); rerun the same command to resume it"]
@@ -134,6 +134,17 @@ def _missing_parts(results: dict) -> list:
     elif results["benchmark"] == "counterfactual":
         missing += [f"{name}: {reason}" for name, reason in body.get("skipped", {}).items()]
     return missing
+
+
+def first_line(text, limit: int = 160) -> str:
+    """The first line of a message (a skip reason, an error), cut to ``limit`` characters with "…".
+
+    >>> first_line("cannot load the classifier\\nCause: offline", limit=14)
+    'cannot load t…'
+    """
+    text = str(text).strip()
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _spread(per_group: dict, label: str) -> Optional[float]:

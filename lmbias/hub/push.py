@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from ..results import Run, load_runs
+from ..results import Run, first_line, load_runs
 from . import eval_results as eval_yaml
 from .model_index import eval_results_of, merged_card, model_records
 
@@ -107,12 +107,7 @@ def _left_out(run: Run) -> list:
     baseline = sum(1 for _, why in left_out if why.startswith("Wikipedia"))
     notes = [f"{run.benchmark}: {baseline} Wikipedia-baseline results left out (human texts, not the model)"] if baseline else []
     notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out if not why.startswith("Wikipedia")]
-    return notes + [f"{run.benchmark}: not measured: {_short(line)}" for line in run.missing]
-
-
-def _short(text: str, width: int = 110) -> str:
-    line = text.splitlines()[0]
-    return line if len(line) <= width else line[: width - 3] + "..."
+    return notes + [f"{run.benchmark}: not measured: {first_line(line, 110)}" for line in run.missing]
 
 
 def write_plan(push: Plan, out) -> list:
@@ -145,7 +140,7 @@ def hub_errors(repo: str, token: Optional[str]):
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
     def clean(error) -> str:
-        text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        text = first_line(error, 10**6) or type(error).__name__
         return text.replace(token, "***") if token else text
 
     try:

@@ -11,6 +11,8 @@ import html
 import re
 from typing import Iterable, Optional, Sequence
 
+from ..results import first_line
+
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
        padding: 0 1em; color: #222; line-height: 1.4; }
@@ -97,8 +99,7 @@ def missing_box(items: Sequence[str]) -> Raw:
     """
     if not items:
         return tag("div", "Missing: nothing. Every metric of this run was computed.", class_="complete")
-    lines = [re.sub(r"https?://", "", item.splitlines()[0] if item else "") for item in items]
-    short = [line if len(line) <= 300 else line[:299] + "…" for line in lines]
+    short = [first_line(re.sub(r"https?://", "", item), 300) for item in items]
     return tag("div", tag("h4", f"Missing ({len(items)})"), tag("ul", *[tag("li", item) for item in short]), class_="missing")
 
 
