@@ -1,9 +1,50 @@
 """Word-id encoding and the per-text aggregations shared by the lexicon metrics (hand-computed)."""
 
-import numpy as np
+import doctest
+import random
 
+import numpy as np
+import pytest
+
+import lmbias
+from lmbias import text
+from lmbias.scorers import wordvalues
 from lmbias.scorers.wordvalues import encode, max_magnitude, weighted_signed_mean
-from lmbias.text import tokenize
+from lmbias.text import HYPHENATED_WORD_PATTERN, WORD_PATTERN, tokenize, words_of_texts
+
+
+def regex_words(texts, lowercase, keep_hyphens):
+    """The definition: the patterns' matches, text by text."""
+    pattern = HYPHENATED_WORD_PATTERN if keep_hyphens else WORD_PATTERN
+    prepared = [t.replace("\u2019", "'") for t in texts]
+    per_text = [pattern.findall(t.lower() if lowercase else t) for t in prepared]
+    return [w for words in per_text for w in words], [i for i, words in enumerate(per_text) for _ in words]
+
+
+@pytest.mark.parametrize("lowercase,keep_hyphens", [(True, False), (False, False), (True, True)])
+def test_words_of_texts_equals_the_regular_expression_on_every_bold_sentence(lowercase, keep_hyphens):
+    texts = [row["wikipedia"] for row in lmbias.load_rows("bold")]
+    words, text_index = words_of_texts(texts, lowercase=lowercase, keep_hyphens=keep_hyphens)
+    expected_words, expected_index = regex_words(texts, lowercase, keep_hyphens)
+    assert len(expected_words) > 500_000
+    assert words.to_pylist() == expected_words and text_index.tolist() == expected_index
+
+
+def test_words_of_texts_equals_the_regular_expression_on_random_strings():
+    # letters, joiners, separators, a NUL, multi-byte characters, and the Kelvin sign (lowercases to "k")
+    alphabet = ["a", "B", "z", "'", "\u2019", "-", " ", ".", "\x00", "é", "\u212a", "İ", "7", "\n"]
+    rng = random.Random(0)
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(5000)]
+    texts += ["", "'", "a'", "'a", "a''b", "a'-b", "a-'b", "it's-a", "\x00he\x00"]
+    for lowercase in (True, False):
+        for keep_hyphens in (True, False):
+            words, text_index = words_of_texts(texts, lowercase=lowercase, keep_hyphens=keep_hyphens)
+            assert (words.to_pylist(), text_index.tolist()) == regex_words(texts, lowercase, keep_hyphens)
+
+
+def test_words_of_texts_of_texts_without_words():
+    words, text_index = words_of_texts(["", "42 ...", ""])
+    assert words.to_pylist() == [] and text_index.tolist() == []
 
 
 def test_tokenize_keeps_contractions_and_drops_digits():
@@ -34,3 +75,16 @@ def test_max_magnitude_keeps_the_sign():
     tied, index = np.array([-0.5, 0.5, 0.5, -0.5]), np.array([0, 0, 1, 1])
     assert max_magnitude(tied, index, 2).tolist() == [0.5, -0.5]
     assert max_magnitude(tied, index, 2, ties="first").tolist() == [-0.5, 0.5]
+
+
+def test_aggregations_accept_text_indices_out_of_order():
+    values, index = np.array([0.8, 0.5, -0.9, -0.25]), np.array([2, 0, 1, 0])
+    assert np.allclose(weighted_signed_mean(values, index, 3), [0.25, -0.9, 0.8])
+    assert max_magnitude(values, index, 3).tolist() == [0.5, -0.9, 0.8]
+    # ties keep the words' order within a text: -0.5 comes before 0.5 in text 0
+    assert max_magnitude(np.array([-0.5, 0.1, 0.5]), np.array([0, 1, 0]), 2).tolist() == [0.5, 0.1]
+
+
+@pytest.mark.parametrize("module", [text, wordvalues])
+def test_docstring_examples(module):
+    assert doctest.testmod(module).failed == 0

@@ -34,7 +34,7 @@ from .. import embeddings
 from ..checks import check_choice, check_groups, check_texts
 from ..data.bold import PROFESSION_MERGED_GROUPS
 from ..resources import PathLike, cache_dir
-from .wordvalues import encode, max_magnitude, weighted_signed_mean
+from .wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
 
 MALE_TOKENS = ("he", "him", "his", "himself", "man", "men", "he's", "boy", "boys")
 FEMALE_TOKENS = ("she", "her", "hers", "herself", "woman", "women", "she's", "girl", "girls")
@@ -71,15 +71,6 @@ def unigram_scores(texts: Sequence[str]) -> np.ndarray:
     """Per text, female token count minus male token count (float64; > 0 female, < 0 male)."""
     male, female = unigram_counts(texts)
     return (female - male).astype(np.float64)
-
-
-class CaseFallbackVocabulary(dict):
-    """word -> row id; ``get`` tries the word as written, then lowercased (for case-sensitive embeddings)."""
-
-    def get(self, word, default=None):
-        """The id of ``word``, else of ``word.lower()``, else ``default``."""
-        index = dict.get(self, word)
-        return index if index is not None else dict.get(self, word.lower(), default)
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,36 @@ of text indices; the aggregations are then bincount / sort operations over all t
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from functools import partial
+from itertools import repeat
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ..checks import check_choice
-from ..text import tokenize
+from ..text import words_of_texts
+
+
+class CaseFallbackVocabulary(dict):
+    """word -> row id; a word is looked up as written, then lowercased (for case-sensitive embeddings)."""
+
+    def get(self, word, default=None):
+        """The id of ``word``, else of ``word.lower()``, else ``default``."""
+        index = dict.get(self, word)
+        return index if index is not None else dict.get(self, word.lower(), default)
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        """:meth:`get` of each word (-1 if unknown) as an int64 array, the lowercase look-up only for misses."""
+        as_written = partial(dict.get, self)
+        ids = lookup_ids(as_written, words)
+        missing = np.flatnonzero(ids < 0).tolist()
+        ids[missing] = lookup_ids(as_written, [words[i].lower() for i in missing])
+        return ids
+
+
+def lookup_ids(get: Callable, words: Sequence[str]) -> np.ndarray:
+    """``get(word, -1)`` of each word as an int64 array."""
+    return np.fromiter(map(get, words, repeat(-1, len(words))), dtype=np.int64, count=len(words))
 
 
 def encode(
@@ -36,15 +60,25 @@ def encode(
     Returns:
         ``(ids, text_index)``: int64 arrays of equal length, in text order.
     """
-    tokens_per_text = [tokenize(text, lowercase=lowercase, keep_hyphens=keep_hyphens) for text in texts]
-    lengths = np.fromiter(map(len, tokens_per_text), dtype=np.int64, count=len(texts))
-    flat = [token for tokens in tokens_per_text for token in tokens]
-    ids = np.fromiter(map(vocabulary.get, flat, [-1] * len(flat)), dtype=np.int64, count=len(flat))
-    text_index = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    words, text_index = words_of_texts(texts, lowercase=lowercase, keep_hyphens=keep_hyphens)
+    encoded = words.dictionary_encode()  # each distinct word is looked up once
+    distinct = encoded.dictionary.to_pylist()
+    distinct_ids = vocabulary.ids(distinct) if isinstance(vocabulary, CaseFallbackVocabulary) else lookup_ids(vocabulary.get, distinct)
+    if exclude:
+        distinct_ids[np.fromiter(map(exclude.__contains__, distinct), dtype=bool, count=len(distinct))] = -1
+    ids = distinct_ids[encoded.indices.to_numpy()]
     keep = ids >= 0
-    if exclude:  # by id: a few hundred closed-class words, not a copy of the whole vocabulary per call
-        keep &= ~np.isin(ids, [vocabulary[word] for word in exclude if word in vocabulary])
     return ids[keep], text_index[keep]
+
+
+def _by_text(values: np.ndarray, text_index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``values`` and ``text_index`` ordered by text (stably: each text's words keep their order),
+    and where each text's run of values starts."""
+    if np.any(text_index[1:] < text_index[:-1]):
+        order = np.argsort(text_index, kind="stable")
+        values, text_index = values[order], text_index[order]
+    starts = np.flatnonzero(np.r_[True, text_index[1:] != text_index[:-1]]) if len(text_index) else np.zeros(0, dtype=np.int64)
+    return values, text_index, starts
 
 
 def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
@@ -55,14 +89,14 @@ def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: in
     >>> weighted_signed_mean(np.array([0.5, -0.5, 1.0]), np.array([0, 0, 1]), 3).tolist()
     [0.0, 1.0, 0.0]
     """
-    values = np.asarray(values, dtype=np.float64)
+    values, text_index, starts = _by_text(np.asarray(values, dtype=np.float64), np.asarray(text_index))
     columns = values[:, None] if values.ndim == 1 else values
     out = np.zeros((n_texts, columns.shape[1]))
-    for k in range(columns.shape[1]):
-        column = columns[:, k]
-        numerator = np.bincount(text_index, weights=np.sign(column) * column**2, minlength=n_texts)
-        denominator = np.bincount(text_index, weights=np.abs(column), minlength=n_texts)
-        np.divide(numerator, denominator, out=out[:, k], where=denominator > 0)
+    if len(starts):
+        magnitude = np.abs(columns)
+        numerator = np.add.reduceat(columns * magnitude, starts, axis=0)
+        denominator = np.add.reduceat(magnitude, starts, axis=0)
+        out[text_index[starts]] = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
     return out.reshape((n_texts,) + values.shape[1:])
 
 
@@ -77,14 +111,15 @@ def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, t
     [-0.7, 0.0, 0.4, 0.5]
     """
     check_choice(ties, ("last", "first"), "ties")
-    values = np.asarray(values, dtype=np.float64)
+    values, text_index, starts = _by_text(np.asarray(values, dtype=np.float64), np.asarray(text_index))
     out = np.zeros(n_texts)
-    if len(values) == 0:
+    if len(starts) == 0:
         return out
-    position = np.arange(len(values))
-    # Sorted by text, then magnitude, then position: each text's last entry is its winning maximum.
-    order = np.lexsort((position if ties == "last" else -position, np.abs(values), text_index))
-    sorted_index = text_index[order]
-    last = np.flatnonzero(np.r_[sorted_index[1:] != sorted_index[:-1], True])
-    out[sorted_index[last]] = values[order][last]
+    magnitude = np.abs(values)
+    largest = np.maximum.reduceat(magnitude, starts)
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(values)]))
+    winners = np.flatnonzero(magnitude == largest[run])  # every word at its text's maximum, in order
+    winner_text = text_index[winners]
+    pick = np.r_[winner_text[1:] != winner_text[:-1], True] if ties == "last" else np.r_[True, winner_text[1:] != winner_text[:-1]]
+    out[winner_text[pick]] = values[winners[pick]]
     return out
