@@ -21,6 +21,8 @@ def check_texts(texts: Any, name: str = "predictions") -> list[str]:
         raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
     if not texts:
         raise ValueError(f"{name} is empty; expected at least one text")
+    if set(map(type, texts)) <= {str}:  # the common case, checked without a Python loop
+        return texts
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             shown = "NaN" if isinstance(text, float) and math.isnan(text) else repr(text)
