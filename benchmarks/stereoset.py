@@ -11,6 +11,10 @@ The batched scorer runs on every option sentence of the dev set (4,229 items x 3
 loop, too slow for that on a CPU, runs on the first ``--baseline-items`` items of each task, and the
 batched scorer is timed again on exactly those sentences for the speed-up.
 
+It ends with an upper bound on any exact speed-up on this machine: the loop's time over the time
+the fewest FLOPs an exact float32 scorer needs (each item's shared prefix once, the output layer only
+where a scored token is predicted) would take at the measured peak of a large float32 matrix product.
+
 Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/stereoset.py [--model M] [--batch-size 32]
 """
 
@@ -47,21 +51,66 @@ def one_at_a_time(lm, rows: list[dict]) -> np.ndarray:
     with torch.inference_mode():
         initial = logprobs_of([start])[0]
         for i, row in enumerate(rows):
-            for j, option in enumerate(OPTIONS):
-                if row["task"] == "intrasentence":
-                    ids = tokenizer.encode(row[option], add_special_tokens=False)
-                    logprobs = logprobs_of(ids)
-                    values = [initial[ids[0]].item()] + [logprobs[k - 1, ids[k]].item() for k in range(1, len(ids))]
-                else:  # the option's tokens: those after the context's own tokens (as continuation_logprobs)
-                    context = tokenizer.encode(row["context"], add_special_tokens=False)
-                    ids = [start] + tokenizer.encode(row["context"] + " " + row[option], add_special_tokens=False)
-                    first = 1
-                    while first - 1 < len(context) and first < len(ids) and ids[first] == context[first - 1]:
-                        first += 1
-                    logprobs = logprobs_of(ids)
-                    values = [logprobs[k - 1, ids[k]].item() for k in range(first, len(ids))]
+            for j, (ids, first) in enumerate(option_sequences(tokenizer, row)):
+                logprobs = logprobs_of(ids)
+                values = [logprobs[k - 1, ids[k]].item() for k in range(first, len(ids))]
+                if row["task"] == "intrasentence":  # the first subword given the start token alone
+                    values.insert(0, initial[ids[0]].item())
                 out[i, j] = math.fsum(values) / len(values)
     return out
+
+
+def option_sequences(tokenizer, row: dict) -> list[tuple[list[int], int]]:
+    """Per option, the token ids the loop feeds the model and the index of the first scored token."""
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    out = []
+    for option in OPTIONS:
+        if row["task"] == "intrasentence":
+            out.append((tokenizer.encode(row[option], add_special_tokens=False), 1))
+            continue
+        context = tokenizer.encode(row["context"], add_special_tokens=False)
+        ids = [start] + tokenizer.encode(row["context"] + " " + row[option], add_special_tokens=False)
+        first = 1
+        while first - 1 < len(context) and first < len(ids) and ids[first] == context[first - 1]:
+            first += 1
+        out.append((ids, first))
+    return out
+
+
+def matmul_peak(device: str = "cpu") -> float:
+    """FLOP/s of a large float32 matrix product on ``device`` (best of 10): the arithmetic ceiling."""
+    a = torch.randn(2048, 2048, device=device)
+    best = float("inf")
+    for _ in range(12):
+        _, seconds = timed(torch.matmul, a, a)
+        best = min(best, seconds)
+    return 2 * 2048**3 / best
+
+
+def least_arithmetic(lm, rows: list[dict]) -> tuple[float, float]:
+    """(FLOPs the loop does, the fewest FLOPs any exact scorer needs) for ``rows``, counting
+    2 x parameters per token and position (attention's own products left out, which favours the bound).
+
+    The fewest: each distinct prefix of an item's three sequences once (shared starts and contexts),
+    no pass over a sequence's last token, and the output layer only where a scored token is predicted.
+    """
+    model = lm.model
+    head = model.get_output_embeddings().weight.numel()
+    body = sum(p.numel() for p in model.parameters()) - model.get_input_embeddings().weight.numel()
+    if model.get_output_embeddings().weight is not model.get_input_embeddings().weight:
+        body -= head
+    loop_tokens = body_tokens = head_tokens = 0
+    for row in rows:
+        prefixes, scored = set(), set()
+        for ids, first in option_sequences(lm.tokenizer, row):
+            loop_tokens += len(ids)
+            for length in range(1, len(ids)):
+                prefixes.add(tuple(ids[:length]))
+                if length >= first:
+                    scored.add(tuple(ids[:length]))
+        body_tokens += len(prefixes)
+        head_tokens += len(scored)
+    return 2.0 * (body + head) * loop_tokens, 2.0 * (body * body_tokens + head * head_tokens)
 
 
 def batched(lm, rows: list[dict], batch_size: int) -> np.ndarray:
@@ -122,6 +171,16 @@ def main() -> None:
           f"{n_full / full_seconds / loop_rate:.1f}x | {full_diff:.1e} (on the subset) |")
     worst = max([full_diff] + [diff for _, diff in sweep.values()])
     print(f"\nmax abs difference of the mean log-probabilities, batched vs loop: {worst:.1e} ({'<=' if worst <= 1e-4 else '>'} 1e-4)")
+
+    peak = matmul_peak(args.device)
+    loop_flops, least_flops = least_arithmetic(lm, subset)
+    best_seconds = min(seconds for seconds, _ in sweep.values())
+    print(f"\narithmetic on the subset: the loop does {loop_flops / 1e12:.2f} TFLOP ({loop_flops / loop_seconds / 1e9:.0f} GFLOP/s); "
+          f"an exact scorer needs at least {least_flops / 1e12:.2f} TFLOP (shared prefixes once, no output layer where nothing is scored)")
+    print(f"float32 matrix-product peak here: {peak / 1e9:.0f} GFLOP/s; the best batched run does the loop's arithmetic at "
+          f"{loop_flops / best_seconds / 1e9:.0f} GFLOP/s")
+    print(f"upper bound on the speed-up over the loop: {loop_seconds:.1f} s / ({least_flops / 1e12:.2f} TFLOP at {peak / 1e9:.0f} GFLOP/s) "
+          f"= {loop_seconds * peak / least_flops:.1f}x")
 
 
 if __name__ == "__main__":
