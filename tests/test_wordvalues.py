@@ -45,6 +45,8 @@ def test_words_of_texts_equals_the_regular_expression_on_random_strings():
 def test_words_of_texts_of_texts_without_words():
     words, text_index = words_of_texts(["", "42 ...", ""])
     assert words.to_pylist() == [] and text_index.tolist() == []
+    words, text_index = words_of_texts([])
+    assert words.to_pylist() == [] and text_index.tolist() == []
 
 
 def test_tokenize_keeps_contractions_and_drops_digits():
@@ -60,11 +62,13 @@ def test_encode_skips_unknown_and_excluded_words():
 
 def test_weighted_signed_mean_by_hand():
     # text 0: values 0.5, -0.25 -> (0.25 - 0.0625) / 0.75 = 0.25; text 1: none -> 0; text 2: 0.8 -> 0.8
-    values = np.array([0.5, -0.25, 0.8])
-    assert np.allclose(weighted_signed_mean(values, np.array([0, 0, 2]), 3), [0.25, 0.0, 0.8])
+    table = np.array([0.5, -0.25, 0.8])
+    assert np.allclose(weighted_signed_mean(table, np.array([0, 1, 2]), np.array([0, 0, 2]), 3), [0.25, 0.0, 0.8])
+    # a word twice counts twice: (0.25 + 0.25 - 0.0625) / 1.25 = 0.35
+    assert np.allclose(weighted_signed_mean(table, np.array([0, 0, 1]), np.array([0, 0, 0]), 1), [0.35])
     two_columns = np.array([[0.5, 1.0], [-0.25, 0.0]])
-    assert np.allclose(weighted_signed_mean(two_columns, np.array([0, 0]), 1), [[0.25, 1.0]])
-    assert weighted_signed_mean(np.zeros((0, 8)), np.zeros(0, dtype=int), 2).shape == (2, 8)
+    assert np.allclose(weighted_signed_mean(two_columns, np.array([0, 1]), np.array([0, 0]), 1), [[0.25, 1.0]])
+    assert weighted_signed_mean(np.zeros((3, 8)), np.zeros(0, dtype=int), np.zeros(0, dtype=int), 2).shape == (2, 8)
 
 
 def test_max_magnitude_keeps_the_sign():
@@ -79,7 +83,7 @@ def test_max_magnitude_keeps_the_sign():
 
 def test_aggregations_accept_text_indices_out_of_order():
     values, index = np.array([0.8, 0.5, -0.9, -0.25]), np.array([2, 0, 1, 0])
-    assert np.allclose(weighted_signed_mean(values, index, 3), [0.25, -0.9, 0.8])
+    assert np.allclose(weighted_signed_mean(values, np.arange(4), index, 3), [0.25, -0.9, 0.8])
     assert max_magnitude(values, index, 3).tolist() == [0.5, -0.9, 0.8]
     # ties keep the words' order within a text: -0.5 comes before 0.5 in text 0
     assert max_magnitude(np.array([-0.5, 0.1, 0.5]), np.array([0, 1, 0]), 2).tolist() == [0.5, 0.1]

@@ -139,10 +139,9 @@ def embedding_scores(texts: Sequence[str], polarity: WordPolarity, method: str =
     check_choice(method, ("wavg", "max"), "method")
     texts = check_texts(texts, "texts")
     ids, text_index = encode(texts, polarity.vocabulary, lowercase=False)
-    values = polarity.values[ids]
     if method == "wavg":
-        return weighted_signed_mean(values, text_index, len(texts))
-    return max_magnitude(values, text_index, len(texts), ties=max_ties)
+        return weighted_signed_mean(polarity.values, ids, text_index, len(texts))
+    return max_magnitude(polarity.values[ids], text_index, len(texts), ties=max_ties)
 
 
 def gender_scores(

@@ -13,6 +13,7 @@ from itertools import repeat
 from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
+import scipy.sparse
 
 from ..checks import check_choice
 from ..text import words_of_texts
@@ -81,23 +82,27 @@ def _by_text(values: np.ndarray, text_index: np.ndarray) -> tuple[np.ndarray, np
     return values, text_index, starts
 
 
-def weighted_signed_mean(values: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
-    """Per text, Σ sgn(w)·w² / Σ |w| over its values (0 for a text with no non-zero value).
+def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
+    """Per text, Σ sgn(w)·w² / Σ |w| over the values w = ``table[ids]`` of its words (0 for a text
+    with no non-zero value).
 
-    ``values`` is (n_words,) or (n_words, k); the result is (n_texts,) or (n_texts, k).
+    ``table`` is (n_rows,) or (n_rows, k), one row per vocabulary id; the result is (n_texts,) or
+    (n_texts, k). The sums are one sparse (texts x vocabulary) count matrix times ``table·|table|`` and
+    ``|table|``, so no per-word copy of the values is made.
 
-    >>> weighted_signed_mean(np.array([0.5, -0.5, 1.0]), np.array([0, 0, 1]), 3).tolist()
+    >>> weighted_signed_mean(np.array([0.5, -0.5, 1.0]), np.array([0, 1, 2]), np.array([0, 0, 1]), 3).tolist()
     [0.0, 1.0, 0.0]
     """
-    values, text_index, starts = _by_text(np.asarray(values, dtype=np.float64), np.asarray(text_index))
-    columns = values[:, None] if values.ndim == 1 else values
-    out = np.zeros((n_texts, columns.shape[1]))
-    if len(starts):
-        magnitude = np.abs(columns)
-        numerator = np.add.reduceat(columns * magnitude, starts, axis=0)
-        denominator = np.add.reduceat(magnitude, starts, axis=0)
-        out[text_index[starts]] = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
-    return out.reshape((n_texts,) + values.shape[1:])
+    table = np.asarray(table, dtype=np.float64)
+    columns = table[:, None] if table.ndim == 1 else table
+    ids, text_index, _ = _by_text(np.asarray(ids, dtype=np.int64), np.asarray(text_index, dtype=np.int64))
+    row_starts = np.zeros(n_texts + 1, dtype=np.int64)
+    np.cumsum(np.bincount(text_index, minlength=n_texts), out=row_starts[1:])
+    counts = scipy.sparse.csr_matrix((np.ones(len(ids)), ids, row_starts), shape=(n_texts, len(columns)))
+    magnitude = np.abs(columns)
+    numerator, denominator = counts @ (columns * magnitude), counts @ magnitude
+    out = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+    return out.reshape((n_texts,) + table.shape[1:])
 
 
 def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, ties: str = "last") -> np.ndarray:
