@@ -9,7 +9,7 @@ import pytest
 import lmbias
 from lmbias import text
 from lmbias.scorers import wordvalues
-from lmbias.scorers.wordvalues import encode, max_magnitude, weighted_signed_mean
+from lmbias.scorers.wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
 from lmbias.text import HYPHENATED_WORD_PATTERN, WORD_PATTERN, tokenize, words_of_texts
 
 
@@ -52,6 +52,15 @@ def test_words_of_texts_of_texts_without_words():
 def test_tokenize_keeps_contractions_and_drops_digits():
     assert tokenize("She's an actress; he’s 30.") == ["she's", "an", "actress", "he's"]
     assert tokenize("Mary SAID", lowercase=False) == ["Mary", "SAID"]
+
+
+def test_case_fallback_vocabulary_looks_up_as_written_then_lowercased():
+    vocabulary = CaseFallbackVocabulary({"Paris": 0, "paris": 1, "nurse": 2})
+    words = ["Paris", "PARIS", "Nurse", "nurse", "Doctor", "paris"]
+    assert vocabulary.ids(words).tolist() == [0, 1, 2, 2, -1, 1]
+    assert vocabulary.ids(words).tolist() == [vocabulary.get(word, -1) for word in words]
+    ids, text_index = encode(["Paris, PARIS and a Nurse.", "doctor"], vocabulary, lowercase=False)
+    assert ids.tolist() == [0, 1, 2] and text_index.tolist() == [0, 0, 0]
 
 
 def test_encode_skips_unknown_and_excluded_words():
