@@ -13,7 +13,7 @@ from conftest import DATA_DIR
 from lmbias import resources, stats
 from lmbias.scorers import psycholinguistic as psy
 from lmbias.scorers.wordvalues import encode
-from lmbias.text import CLOSED_CLASS_WORDS, tokenize
+from lmbias.text import CLOSED_CLASS_WORDS, words_of_texts
 
 REPO = Path(__file__).resolve().parents[1]
 NEUTRAL = dict(valence=5, arousal=5, dominance=5, joy=1, anger=1, sadness=1, fear=1, disgust=1)
@@ -255,7 +255,7 @@ def test_extension_quality_and_coverage(extended):
     assert extended.predicted[extended.vocabulary["abused"]]
     # Coverage of the BOLD Wikipedia sentences' open-class tokens (measured: 39.7% -> 70.2%).
     texts = [row["wikipedia"] for row in lmbias.load_rows("bold")]
-    tokens = sum(len([t for t in tokenize(text) if t not in CLOSED_CLASS_WORDS]) for text in texts)
+    tokens = sum(word not in CLOSED_CLASS_WORDS for word in words_of_texts(texts)[0].to_pylist())
     covered = [len(encode(texts, lex.vocabulary, exclude=CLOSED_CLASS_WORDS)[0]) / tokens for lex in (seed, extended)]
     assert 0.35 < covered[0] < 0.45 and 0.65 < covered[1] < 0.75
 

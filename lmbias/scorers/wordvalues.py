@@ -3,7 +3,8 @@
 Both the psycholinguistic norms (§4.4) and Gender-Wavg (§4.5) aggregate word-level values w_i of
 a text as the magnitude-weighted average  Σ sgn(w_i)·w_i² / Σ |w_i|;  Gender-Max takes the value
 of largest magnitude. Texts are encoded once into a flat array of word ids with a parallel array
-of text indices; the aggregations are then bincount / sort operations over all texts at once.
+of text indices; the aggregations are then a sparse count-matrix product (the weighted mean) and
+``reduceat`` runs (the maximum) over all texts at once.
 """
 
 from __future__ import annotations
@@ -72,14 +73,12 @@ def encode(
     return ids[keep], text_index[keep]
 
 
-def _by_text(values: np.ndarray, text_index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``values`` and ``text_index`` ordered by text (stably: each text's words keep their order),
-    and where each text's run of values starts."""
+def _by_text(values: np.ndarray, text_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` and ``text_index`` ordered by text (stably: each text's words keep their order)."""
     if np.any(text_index[1:] < text_index[:-1]):
         order = np.argsort(text_index, kind="stable")
         values, text_index = values[order], text_index[order]
-    starts = np.flatnonzero(np.r_[True, text_index[1:] != text_index[:-1]]) if len(text_index) else np.zeros(0, dtype=np.int64)
-    return values, text_index, starts
+    return values, text_index
 
 
 def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
@@ -95,7 +94,7 @@ def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndar
     """
     table = np.asarray(table, dtype=np.float64)
     columns = table[:, None] if table.ndim == 1 else table
-    ids, text_index, _ = _by_text(np.asarray(ids, dtype=np.int64), np.asarray(text_index, dtype=np.int64))
+    ids, text_index = _by_text(np.asarray(ids, dtype=np.int64), np.asarray(text_index, dtype=np.int64))
     row_starts = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(np.bincount(text_index, minlength=n_texts), out=row_starts[1:])
     counts = scipy.sparse.csr_matrix((np.ones(len(ids)), ids, row_starts), shape=(n_texts, len(columns)))
@@ -116,10 +115,11 @@ def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, t
     [-0.7, 0.0, 0.4, 0.5]
     """
     check_choice(ties, ("last", "first"), "ties")
-    values, text_index, starts = _by_text(np.asarray(values, dtype=np.float64), np.asarray(text_index))
+    values, text_index = _by_text(np.asarray(values, dtype=np.float64), np.asarray(text_index))
     out = np.zeros(n_texts)
-    if len(starts) == 0:
+    if len(values) == 0:
         return out
+    starts = np.flatnonzero(np.r_[True, text_index[1:] != text_index[:-1]])  # where each text's run begins
     magnitude = np.abs(values)
     largest = np.maximum.reduceat(magnitude, starts)
     run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(values)]))
