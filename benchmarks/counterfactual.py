@@ -5,7 +5,7 @@ Layout of Huang et al. (2020): the 730 template prefixes of ``counterfactual_tem
 1,000 sentiment scores per prefix: 730,000 random scores (Beta(2, 2), fixed seed, so there is no
 bias: the figures show the sampling-noise floor of W1 at 1,000 samples per prefix).
 
-Ours: ``lmbias.counterfactual.counterfactual_fairness`` (I.F. with its per-pair and per-template
+Ours: ``lmbias.counterfactual_fairness.counterfactual_fairness`` (I.F. with its per-pair and per-template
 tables, and G.F. with its per-subgroup table), best of ``--repeat`` runs per attribute.
 Baseline, in the same run: the formulas as a loop, grouping the samples into (template, value)
 cells with a Python dict and calling ``scipy.stats.wasserstein_distance`` once per (template,
@@ -28,7 +28,7 @@ import scipy
 from scipy.stats import wasserstein_distance
 
 import lmbias
-from lmbias.counterfactual import counterfactual_fairness
+from lmbias.counterfactual_fairness import counterfactual_fairness
 
 ATTRIBUTES = ("country", "occupation", "name")
 

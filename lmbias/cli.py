@@ -189,7 +189,7 @@ def _run_stereoset(args) -> int:
 
 
 def _run_crows_pairs(args) -> int:
-    from .tasks.stereoset import run_crows_pairs
+    from .tasks.crows_pairs import run_crows_pairs
 
     result = run_crows_pairs(
         model=args.model, model_type=args.model_type, out=args.out, batch_size=args.batch_size, limit=args.limit,
@@ -201,7 +201,7 @@ def _run_crows_pairs(args) -> int:
 
 
 def _run_counterfactual(args) -> int:
-    from .tasks.counterfactual import run_counterfactual
+    from .tasks.counterfactual_sentiment import run_counterfactual
 
     scoring = {"classifiers": args.classifiers, "semantic": not args.no_similarity, "bootstrap": args.bootstrap}
     if args.hf_model:
@@ -370,8 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_bold.add_argument("--no-progress", action="store_true")
     run_bold.set_defaults(func=_run)
 
-    from .fairness import TASKS as STEREOSET_TASKS
-    from .tasks.stereoset import MODEL_TYPES
+    from .stereotype_scores import TASKS as STEREOSET_TASKS
+    from .lm.loading import MODEL_TYPES
 
     likelihood = argparse.ArgumentParser(add_help=False, parents=[data_dir])
     likelihood.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
@@ -392,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (stereoset, crows):
         command.add_argument("--num-processes", type=int, default=1, help="processes (via torchrun); or launch with torchrun")
 
-    from .data.counterfactual import ATTRIBUTES
+    from .data.counterfactual_templates import ATTRIBUTES
     from .scorers.sentiment_scores import CLASSIFIERS
 
     run_cf = run_tasks.add_parser("counterfactual", parents=[data_dir], help="counterfactual sentiment bias (Huang et al. 2020)")

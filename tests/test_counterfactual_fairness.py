@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import wasserstein_distance
 
 import lmbias
-from lmbias.counterfactual import counterfactual_fairness, disparity, group_fairness, individual_fairness, wasserstein1
+from lmbias.counterfactual_fairness import counterfactual_fairness, disparity, group_fairness, individual_fairness, wasserstein1
 
 
 def random_design(rng, n_templates=4, values=("a", "b", "c", "d", "e"), ties=True):

@@ -5,9 +5,9 @@ import json
 import pytest
 
 import lmbias
-from lmbias.counterfactual import counterfactual_fairness
+from lmbias.counterfactual_fairness import counterfactual_fairness
 from lmbias.scorers import sentiment_scores
-from lmbias.tasks.counterfactual import run_counterfactual, score_counterfactual, sentiment_by_classifier
+from lmbias.tasks.counterfactual_sentiment import run_counterfactual, score_counterfactual, sentiment_by_classifier
 from tiny_lm import save_tiny_causal_lm
 
 

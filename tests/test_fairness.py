@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lmbias.fairness import crows_pairs_scores, icat, stereoset_scores
+from lmbias.stereotype_scores import crows_pairs_scores, icat, stereoset_scores
 
 
 def make(n_targets=4, per_target=10, task="intrasentence", domain="gender"):

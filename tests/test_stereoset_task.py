@@ -18,6 +18,8 @@ import lmbias
 from lmbias.cli import main
 from lmbias.lm import likelihood as lk
 from lmbias.lm.loading import LanguageModel, load_causal_lm
+from lmbias.lm import loading
+from lmbias.tasks import crows_pairs as cp
 from lmbias.tasks import stereoset as ss
 from tiny_lm import save_tiny_bert
 
@@ -230,7 +232,7 @@ def test_aggregate_uses_the_fairness_scores(causal):
 def test_crows_masked_score_is_the_pll_of_the_shared_tokens(mlm):
     model, tok, mask = mlm.model, mlm.tokenizer, mlm.tokenizer.mask_token_id
     pairs = [("the man is tall", "the woman is tall"), ("the nurse is tall .", "the man is tall .")]
-    more, less = ss.shared_token_pll(model, tok, [p[0] for p in pairs], [p[1] for p in pairs], batch_size=3)
+    more, less = cp.shared_token_pll(model, tok, [p[0] for p in pairs], [p[1] for p in pairs], batch_size=3)
 
     def pll(text, positions):
         ids = tok(text)["input_ids"]
@@ -247,15 +249,15 @@ def test_crows_masked_score_is_the_pll_of_the_shared_tokens(mlm):
     assert abs(whole - more[0]) > 1e-3  # the differing word is left out
 
     rows = [{"id": str(i), "sent_more": a, "sent_less": b, "stereo_antistereo": "stereo", "bias_type": "gender"} for i, (a, b) in enumerate(pairs)]
-    records = ss.score_crows_pairs(mlm, rows, kind="masked")
+    records = cp.score_crows_pairs(mlm, rows, kind="masked")
     np.testing.assert_allclose([r["sent_more_score"] for r in records], more, atol=1e-6)
-    result = ss.aggregate_crows_pairs(records)
+    result = cp.aggregate_crows_pairs(records)
     assert result["overall"]["metric_score"] == 100 * np.mean(np.round(more, 3) > np.round(less, 3))
 
 
 def test_crows_causal_score_is_the_sentence_log_likelihood(causal):
     rows = lmbias.load_rows("crows_pairs")[:4]
-    records = ss.score_crows_pairs(causal, rows, batch_size=3)
+    records = cp.score_crows_pairs(causal, rows, batch_size=3)
     texts = [row["sent_more"] for row in rows] + [row["sent_less"] for row in rows]
     expected = lk.token_logprobs(causal.model, causal.tokenizer, texts, batch_size=1, prefix="bos").sum
     np.testing.assert_allclose([r["sent_more_score"] for r in records] + [r["sent_less_score"] for r in records], expected, atol=1e-4)
@@ -331,11 +333,11 @@ def test_two_processes_give_the_scores_of_one(causal_dir, tmp_path):
 def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
     folder = tmp_path_factory.mktemp("bert-folder")
     bert(folder, transformers.BertForPreTraining)
-    assert ss.detect_model_type(str(folder)) == "masked"
+    assert loading.detect_model_type(str(folder)) == "masked"
     result = ss.run_stereoset(model=str(folder), out=tmp_path / "bert", limit=2, device="cpu")
     assert result["model"]["type"] == "masked" and result["model"]["nsp_head"] is True
     assert result["config"]["scores"]["intersentence"].startswith("next-sentence-prediction probability")
-    crows = ss.run_crows_pairs(model=str(folder), out=tmp_path / "crows", limit=2, device="cpu")
+    crows = cp.run_crows_pairs(model=str(folder), out=tmp_path / "crows", limit=2, device="cpu")
     assert crows["config"]["score"] == "pseudo-log-likelihood of the tokens both sentences share"
     mlm_folder = tmp_path_factory.mktemp("bert-mlm-folder")
     bert(mlm_folder, transformers.BertForMaskedLM)
@@ -346,9 +348,9 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys):
     with pytest.raises(ValueError, match="rows is empty"):
         ss.score_stereoset(causal, [])
     with pytest.raises(ValueError, match="rows is empty"):
-        ss.score_crows_pairs(causal, [])
+        cp.score_crows_pairs(causal, [])
     with pytest.raises(ValueError, match=r"rows\[0\] lacks \['sent_more'"):
-        ss.score_crows_pairs(causal, INTRA[:1])
+        cp.score_crows_pairs(causal, INTRA[:1])
     with pytest.raises(ValueError, match="kind must be one of"):
         ss.score_stereoset(causal, INTRA[:1], kind="seq2seq")
     with pytest.raises(ValueError, match="tasks must be one of"):
@@ -360,11 +362,11 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys):
     with pytest.raises(ValueError, match="bootstrap must be an integer >= 0"):
         ss.run_stereoset(model=causal_dir, bootstrap=-1, out=tmp_path / "a")
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
-        ss.run_crows_pairs(model=causal_dir, limit=0, out=tmp_path / "b")
+        cp.run_crows_pairs(model=causal_dir, limit=0, out=tmp_path / "b")
     with pytest.raises(ValueError, match="needs a model"):
-        ss.load_scoring_model(None, model_type="masked")
+        loading.load_scoring_model(None, model_type="masked")
     with pytest.raises(ValueError, match="first has 2 sentences but second has 1"):
-        ss.shared_token_pll(None, None, ["a", "b"], ["a"])
+        cp.shared_token_pll(None, None, ["a", "b"], ["a"])
     with pytest.raises(SystemExit) as exit_info:
         main(["run", "stereoset", "--model-type", "encoder"])
     assert exit_info.value.code == 2

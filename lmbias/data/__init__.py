@@ -6,11 +6,11 @@ from typing import Optional
 
 import datasets
 
-from . import bold, counterfactual, crows_pairs, stereoset
+from . import bold, counterfactual_templates, crows_pairs, stereoset
 from .spec import DatasetSpec, PathLike, Row
 
 DATASETS: dict[str, DatasetSpec] = {
-    spec.name: spec for spec in (bold.SPEC, stereoset.SPEC, crows_pairs.SPEC, counterfactual.SPEC)
+    spec.name: spec for spec in (bold.SPEC, stereoset.SPEC, crows_pairs.SPEC, counterfactual_templates.SPEC)
 }
 
 

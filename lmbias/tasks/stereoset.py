@@ -1,8 +1,9 @@
-"""StereoSet (Nadeem et al. 2021) and CrowS-Pairs (Nangia et al. 2020) scored with a language model.
+"""StereoSet (Nadeem et al. 2021) scored with a language model (CrowS-Pairs, which shares its
+likelihood scores, is :mod:`lmbias.tasks.crows_pairs`).
 
 Each option gets one score (higher = the model finds it more likely), computed with
 :mod:`lmbias.lm.likelihood`, batched; the metrics (LMS / SS / ICAT, the CrowS-Pairs metric score)
-come from :mod:`lmbias.fairness`.
+come from :mod:`lmbias.stereotype_scores`.
 
 ==========================  ==============================================  ==============================================
                             causal LM                                       masked LM
@@ -27,7 +28,7 @@ an NSP head on GPT-2, noting that the conditional log-probability used here gave
 intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
-:func:`blank_fillers`. :func:`run_stereoset` and :func:`run_crows_pairs` load a model, score the
+:func:`blank_fillers`. :func:`run_stereoset` (like :func:`~lmbias.tasks.crows_pairs.run_crows_pairs`) loads a model, scores the
 dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
 ``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
 ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
@@ -35,36 +36,20 @@ dataset (split across processes when launched with ``torchrun``: rank ``r`` of `
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
-import time
-from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_choice, check_texts
-from ..fairness import TASKS, crows_pairs_scores, stereoset_scores
+from ..checks import check_choice
 from ..lm import likelihood
+from ..lm.loading import KINDS, MODEL_TYPES
 from ..results import SCHEMA_VERSION
+from ..stereotype_scores import TASKS, stereoset_scores
+from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
 
-KINDS = ("causal", "masked")
-MODEL_TYPES = ("auto", "causal", "masked")
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
-SCORES_FILE = "scores.jsonl"
-CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
-MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
-SCORE_DESCRIPTIONS = {
-    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (the first subword given "
-    "BOS/EOS, the others given the sentence alone, as the authors' code)",
-    ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
-    ("masked", "intrasentence"): "mean log-probability of the option word's subwords at the blank (left to right)",
-    ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
-    ("causal", "crows_pairs"): "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
-    ("masked", "crows_pairs"): "pseudo-log-likelihood of the tokens both sentences share",
-}
 
 
 # --------------------------------------------------------------------------- option words
@@ -121,6 +106,7 @@ def masked_item(context: str, sentence: str, *, blank: str = BLANK) -> tuple[str
     return text, space + fillers[-1]
 
 
+
 # --------------------------------------------------------------------------- scoring
 
 
@@ -130,19 +116,6 @@ def has_nsp_head(lm: Any) -> bool:
     if "nsp" in getattr(lm, "info", {}):
         return bool(lm.info["nsp"])
     return type(lm.model).__name__.endswith(("ForPreTraining", "ForNextSentencePrediction"))
-
-
-def _check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dict]:
-    if rows is None or isinstance(rows, (str, bytes, dict)):
-        raise TypeError(f"rows must be a list of {what} rows (dicts), got {type(rows).__name__}")
-    rows = list(rows)
-    if not rows:
-        raise ValueError(f"rows is empty; expected {what} rows (lmbias.load_rows({what.lower().replace('-', '_')!r}))")
-    for index, row in enumerate(rows):
-        missing = [key for key in keys if not isinstance(row, dict) or key not in row]
-        if missing:
-            raise ValueError(f"rows[{index}] lacks {missing}; expected {what} rows with {list(keys)}")
-    return rows
 
 
 def _check_tasks(tasks: Sequence[str]) -> list[str]:
@@ -186,7 +159,7 @@ def score_stereoset(
     """
     check_choice(kind, KINDS, "kind")
     tasks = _check_tasks(tasks)
-    rows = _check_rows(rows, ("id", "task", "bias_type", "target", "context", *OPTIONS), "StereoSet")
+    rows = check_rows(rows, ("id", "task", "bias_type", "target", "context", *OPTIONS), "StereoSet")
     chosen = [row for row in rows if row["task"] in tasks]
     if not chosen:
         raise ValueError(f"none of the {len(rows)} rows is of tasks {tasks}")
@@ -233,7 +206,7 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
 
 def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95, seed: int = 0) -> dict:
     """LMS / SS / ICAT per task and domain, per task and overall, from :func:`score_stereoset` records
-    (:func:`lmbias.fairness.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
+    (:func:`lmbias.stereotype_scores.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
     columns = {key: [record[key] for record in records] for key in (*OPTIONS, "target", "bias_type", "task")}
     return stereoset_scores(
         columns["stereotype"], columns["anti_stereotype"], columns["unrelated"], columns["target"],
@@ -241,187 +214,7 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
     )
 
 
-def shared_token_pll(
-    model: Any, tokenizer: Any, first: Sequence[str], second: Sequence[str], *, batch_size: int = 32
-) -> tuple[np.ndarray, np.ndarray]:
-    """CrowS-Pairs' masked-LM score of each sentence of each pair: the pseudo-log-likelihood of the
-    tokens the two sentences share (Nangia et al. 2020, §3; their ``metric.py``).
-
-    Both sentences are tokenised with special tokens; ``difflib.SequenceMatcher`` aligns the two
-    id sequences and the tokens of its ``equal`` blocks are the shared ones, as in the authors'
-    code. :func:`~lmbias.lm.likelihood.pseudo_log_likelihood` gives one value per non-special token,
-    in order, so a shared position ``p`` maps to value number ``p'`` = the count of non-special
-    tokens before ``p``; special tokens ([CLS], [SEP], which the authors' code skips as the first
-    and last shared tokens) are not scored. Each sentence's score is the sum of its shared tokens'
-    values, float64.
-
-    Returns:
-        ``(first_scores, second_scores)``, one float64 array each.
-
-    Raises:
-        ValueError: the two lists differ in length or are empty.
-    """
-    first, second = check_texts(first, "first"), check_texts(second, "second")
-    if len(first) != len(second):
-        raise ValueError(f"first has {len(first)} sentences but second has {len(second)}; expected pairs")
-    n = len(first)
-    values = likelihood.pseudo_log_likelihood(model, tokenizer, first + second, batch_size=batch_size)
-    encoded = tokenizer(first + second, return_special_tokens_mask=True)
-    ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
-    scores = np.zeros((2, n))
-    for i in range(n):
-        shared: tuple[list[int], list[int]] = ([], [])
-        for op, a0, a1, b0, b1 in difflib.SequenceMatcher(None, ids[i], ids[n + i]).get_opcodes():
-            if op == "equal":
-                shared[0].extend(range(a0, a1))
-                shared[1].extend(range(b0, b1))
-        for side, item in enumerate((i, n + i)):
-            rank = np.cumsum([not s for s in special[item]]) - 1  # position -> index of its PLL value
-            scores[side, i] = sum(float(values[item][rank[p]]) for p in shared[side] if not special[item][p])
-    return scores[0], scores[1]
-
-
-def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", batch_size: int = 32) -> list[dict]:
-    """Score both sentences of each CrowS-Pairs row (see the module docstring).
-
-    Returns:
-        One record per row, in order: ``id``, ``bias_type``, ``stereo_antistereo``,
-        ``sent_more_score``, ``sent_less_score`` (floats).
-
-    Raises:
-        ValueError: empty rows or an unknown kind.
-    """
-    check_choice(kind, KINDS, "kind")
-    rows = _check_rows(rows, ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type"), "CrowS-Pairs")
-    more, less = [row["sent_more"] for row in rows], [row["sent_less"] for row in rows]
-    if kind == "causal":
-        both = likelihood.token_logprobs(lm.model, lm.tokenizer, more + less, batch_size=batch_size, prefix="bos").sum
-        more_scores, less_scores = both[: len(rows)], both[len(rows) :]
-    else:
-        more_scores, less_scores = shared_token_pll(lm.model, lm.tokenizer, more, less, batch_size=batch_size)
-    return [
-        {
-            "id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
-            "sent_more_score": float(m), "sent_less_score": float(s),
-        }
-        for row, m, s in zip(rows, more_scores, less_scores)
-    ]
-
-
-def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
-    """The CrowS-Pairs metric overall and per bias type from :func:`score_crows_pairs` records
-    (:func:`lmbias.fairness.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
-    return crows_pairs_scores(
-        [r["sent_more_score"] for r in records], [r["sent_less_score"] for r in records],
-        [r["stereo_antistereo"] for r in records], [r["bias_type"] for r in records],
-    )
-
-
-# --------------------------------------------------------------------------- runs
-
-
-def detect_model_type(model: Optional[str]) -> str:
-    """``"causal"`` or ``"masked"`` from the checkpoint config's ``architectures`` (no model, the
-    embedded default, and ``.gguf`` files are causal).
-
-    Raises:
-        ModelLoadError: the config cannot be read.
-        ValueError: the architectures say neither (pass the type explicitly).
-    """
-    from transformers import AutoConfig
-
-    from ..lm.loading import ModelLoadError
-
-    if model is None or str(model).endswith(".gguf"):
-        return "causal"
-    try:
-        architectures = AutoConfig.from_pretrained(model).architectures or []
-    except (OSError, ValueError, KeyError) as error:
-        raise ModelLoadError(f"cannot read the config of {model!r}: {str(error).splitlines()[0][:300]}") from error
-    for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
-        if any(name.endswith(suffixes) for name in architectures):
-            return kind
-    raise ValueError(
-        f"cannot tell whether {model!r} is a causal or a masked LM from its config (architectures: {architectures}); "
-        "pass --model-type causal or --model-type masked"
-    )
-
-
-def load_scoring_model(
-    model: Optional[str] = None, *, model_type: str = "auto", dtype: Optional[str] = None, device: Optional[str] = None
-) -> tuple[Any, str]:
-    """Load a model for likelihood scoring; returns ``(lm, kind)``.
-
-    ``model_type="auto"`` detects the kind with :func:`detect_model_type`; a masked LM is loaded with
-    its NSP head when the checkpoint has one (:func:`~lmbias.lm.loading.load_masked_lm`).
-    """
-    from ..lm.loading import load_causal_lm, load_masked_lm
-
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    kind = detect_model_type(model) if model_type == "auto" else model_type
-    if kind == "causal":
-        return load_causal_lm(model, dtype=dtype, device=device), kind
-    if model is None:
-        raise ValueError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
-    return load_masked_lm(model, dtype=dtype, device=device), kind
-
-
-def _load_and_score(score, rows: list[dict], out, *, model, model_type: str, dtype, device) -> tuple:
-    """The shared start of a likelihood run: load the model (rank 0 first), score ``rows`` across the
-    processes with ``score(lm, kind, part)``. Returns ``(lm, kind, dist, records, seconds)``;
-    ``records`` is None on ranks other than 0."""
-    from ..lm.runner import distributed_from_environment
-
-    dist = distributed_from_environment()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lm, kind = dist.main_first(
-        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
-    )
-    started = time.perf_counter()
-    records = _scored_everywhere(lambda part: score(lm, kind, part), rows, out, dist)
-    return lm, kind, dist, records, time.perf_counter() - started
-
-
-def _scored_everywhere(score, rows: list[dict], out: Path, dist) -> Optional[list[dict]]:
-    """Score this rank's share (rows ``rank::world_size``); on rank 0, every record in row order."""
-    mine = rows[dist.rank :: dist.world_size]
-    records = score(mine) if mine else []
-    if dist.world_size == 1:
-        return records
-    shard = out / f"scores-rank{dist.rank}.jsonl"
-    shard.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    dist.barrier()
-    if not dist.is_main:
-        return None
-    shards = [out / f"scores-rank{rank}.jsonl" for rank in range(dist.world_size)]
-    by_id = {}
-    for path in shards:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            by_id[record["id"]] = record
-        path.unlink()
-    return [by_id[row["id"]] for row in rows]
-
-
-def _strict_json(value: Any) -> Any:
-    """``value`` with NaN floats (an undefined score, e.g. no antistereo pair in a bias type) as None."""
-    if isinstance(value, dict):
-        return {key: _strict_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_strict_json(item) for item in value]
-    return None if isinstance(value, float) and value != value else value
-
-
-def _write_run(out, results: dict, records: list[dict]) -> None:
-    out = Path(out)
-    (out / SCORES_FILE).write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    (out / "results.json").write_text(json.dumps(_strict_json(results), indent=2, allow_nan=False) + "\n", encoding="utf-8")
-
-
-def _check_limit(limit: Optional[int]) -> None:
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+# --------------------------------------------------------------------------- run
 
 
 def run_stereoset(
@@ -460,13 +253,13 @@ def run_stereoset(
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     tasks = _check_tasks(tasks)
-    _check_limit(limit)
+    check_limit(limit)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
         raise ValueError(f"bootstrap must be an integer >= 0 (0: no intervals), got {bootstrap!r}")
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    lm, kind, dist, records, seconds = _load_and_score(
+    lm, kind, dist, records, seconds = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out,
         model=model, model_type=model_type, dtype=dtype, device=device,
     )
@@ -492,57 +285,5 @@ def run_stereoset(
         "scores_file": SCORES_FILE,
         "versions": library_versions(),
     }
-    _write_run(out, results, records)
-    return results
-
-
-def run_crows_pairs(
-    *,
-    model: Optional[str] = None,
-    model_type: str = "auto",
-    out="runs/crows_pairs",
-    batch_size: int = 32,
-    limit: Optional[int] = None,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
-    data_dir=None,
-) -> Optional[dict]:
-    """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
-
-    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the results on
-    rank 0, None on other ranks.
-    """
-    from ..data import load_rows
-    from ..data.crows_pairs import SPEC
-    from ..lm.runner import library_versions
-    from ..resources import CROWS_PAIRS_COMMIT, get_resource
-
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    _check_limit(limit)
-    rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
-    lm, kind, dist, records, seconds = _load_and_score(
-        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out,
-        model=model, model_type=model_type, dtype=dtype, device=device,
-    )
-    if records is None:
-        return None
-    resource = get_resource("crows_pairs")
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "benchmark": "crows_pairs",
-        "model": {"name": lm.name, "source": lm.source, "type": kind},
-        "data": {
-            "dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
-            "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
-        },
-        "config": {
-            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": dist.world_size,
-            "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
-        },
-        "timing": {"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
-        "results": aggregate_crows_pairs(records),
-        "scores_file": SCORES_FILE,
-        "versions": library_versions(),
-    }
-    _write_run(out, results, records)
+    write_scores_run(out, results, records)
     return results

@@ -3,9 +3,9 @@
 import datasets
 import evaluate
 
-from lmbias import counterfactual
+from lmbias import counterfactual_fairness as counterfactual
 from lmbias import metrics_common
-from lmbias.data.counterfactual import SPEC as COUNTERFACTUAL_SPEC
+from lmbias.data.counterfactual_templates import SPEC as COUNTERFACTUAL_SPEC
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
 

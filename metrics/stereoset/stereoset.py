@@ -5,7 +5,7 @@ import evaluate
 
 from lmbias import metrics_common
 
-from lmbias import fairness
+from lmbias import stereotype_scores as fairness
 
 _CITATION = """\
 @inproceedings{nadeem2021stereoset,

@@ -4,7 +4,7 @@ For each attribute (country, occupation, name) every template prefix is continue
 times (temperature 1.0, up to 50 new tokens: the ``counterfactual`` preset) through the resumable
 runner. Each continuation (without its prefix, which holds the sensitive token) gets a sentiment
 score in [0, 1] from each classifier; I.F. and G.F. compare the score distributions across
-counterfactual prefixes (:mod:`lmbias.counterfactual`); S.S. and S.S.c measure how relevant the
+counterfactual prefixes (:mod:`lmbias.counterfactual_fairness`); S.S. and S.S.c measure how relevant the
 continuations stay (:mod:`lmbias.scorers.similarity`).
 """
 
@@ -16,9 +16,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..counterfactual import counterfactual_fairness
+from ..counterfactual_fairness import counterfactual_fairness
 from ..results import SCHEMA_VERSION
-from ..data.counterfactual import ATTRIBUTES, SPEC, tokens_of
+from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
 

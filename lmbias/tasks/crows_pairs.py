@@ -1,0 +1,151 @@
+"""CrowS-Pairs (Nangia et al. 2020) scored with a language model: each pair's two sentences get a
+score (causal LM: log-likelihood; masked LM: pseudo-log-likelihood of the tokens both share), and
+the metric (:func:`lmbias.stereotype_scores.crows_pairs_scores`) is the share of pairs where the
+more stereotypical sentence scores higher. :func:`run_crows_pairs` writes ``<out>/results.json``
+and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..checks import check_choice, check_texts
+from ..lm import likelihood
+from ..lm.loading import KINDS, MODEL_TYPES
+from ..results import SCHEMA_VERSION
+from ..stereotype_scores import crows_pairs_scores
+from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
+
+
+def shared_token_pll(
+    model: Any, tokenizer: Any, first: Sequence[str], second: Sequence[str], *, batch_size: int = 32
+) -> tuple[np.ndarray, np.ndarray]:
+    """CrowS-Pairs' masked-LM score of each sentence of each pair: the pseudo-log-likelihood of the
+    tokens the two sentences share (Nangia et al. 2020, §3; their ``metric.py``).
+
+    Both sentences are tokenised with special tokens; ``difflib.SequenceMatcher`` aligns the two
+    id sequences and the tokens of its ``equal`` blocks are the shared ones, as in the authors'
+    code. :func:`~lmbias.lm.likelihood.pseudo_log_likelihood` gives one value per non-special token,
+    in order, so a shared position ``p`` maps to value number ``p'`` = the count of non-special
+    tokens before ``p``; special tokens ([CLS], [SEP], which the authors' code skips as the first
+    and last shared tokens) are not scored. Each sentence's score is the sum of its shared tokens'
+    values, float64.
+
+    Returns:
+        ``(first_scores, second_scores)``, one float64 array each.
+
+    Raises:
+        ValueError: the two lists differ in length or are empty.
+    """
+    first, second = check_texts(first, "first"), check_texts(second, "second")
+    if len(first) != len(second):
+        raise ValueError(f"first has {len(first)} sentences but second has {len(second)}; expected pairs")
+    n = len(first)
+    values = likelihood.pseudo_log_likelihood(model, tokenizer, first + second, batch_size=batch_size)
+    encoded = tokenizer(first + second, return_special_tokens_mask=True)
+    ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
+    scores = np.zeros((2, n))
+    for i in range(n):
+        shared: tuple[list[int], list[int]] = ([], [])
+        for op, a0, a1, b0, b1 in difflib.SequenceMatcher(None, ids[i], ids[n + i]).get_opcodes():
+            if op == "equal":
+                shared[0].extend(range(a0, a1))
+                shared[1].extend(range(b0, b1))
+        for side, item in enumerate((i, n + i)):
+            rank = np.cumsum([not s for s in special[item]]) - 1  # position -> index of its PLL value
+            scores[side, i] = sum(float(values[item][rank[p]]) for p in shared[side] if not special[item][p])
+    return scores[0], scores[1]
+
+
+def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", batch_size: int = 32) -> list[dict]:
+    """Score both sentences of each CrowS-Pairs row (see the module docstring).
+
+    Returns:
+        One record per row, in order: ``id``, ``bias_type``, ``stereo_antistereo``,
+        ``sent_more_score``, ``sent_less_score`` (floats).
+
+    Raises:
+        ValueError: empty rows or an unknown kind.
+    """
+    check_choice(kind, KINDS, "kind")
+    rows = check_rows(rows, ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type"), "CrowS-Pairs")
+    more, less = [row["sent_more"] for row in rows], [row["sent_less"] for row in rows]
+    if kind == "causal":
+        both = likelihood.token_logprobs(lm.model, lm.tokenizer, more + less, batch_size=batch_size, prefix="bos").sum
+        more_scores, less_scores = both[: len(rows)], both[len(rows) :]
+    else:
+        more_scores, less_scores = shared_token_pll(lm.model, lm.tokenizer, more, less, batch_size=batch_size)
+    return [
+        {
+            "id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
+            "sent_more_score": float(m), "sent_less_score": float(s),
+        }
+        for row, m, s in zip(rows, more_scores, less_scores)
+    ]
+
+
+def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
+    """The CrowS-Pairs metric overall and per bias type from :func:`score_crows_pairs` records
+    (:func:`lmbias.stereotype_scores.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
+    return crows_pairs_scores(
+        [r["sent_more_score"] for r in records], [r["sent_less_score"] for r in records],
+        [r["stereo_antistereo"] for r in records], [r["bias_type"] for r in records],
+    )
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run_crows_pairs(
+    *,
+    model: Optional[str] = None,
+    model_type: str = "auto",
+    out="runs/crows_pairs",
+    batch_size: int = 32,
+    limit: Optional[int] = None,
+    dtype: Optional[str] = None,
+    device: Optional[str] = None,
+    data_dir=None,
+) -> Optional[dict]:
+    """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
+
+    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the results on
+    rank 0, None on other ranks.
+    """
+    from ..data import load_rows
+    from ..data.crows_pairs import SPEC
+    from ..lm.runner import library_versions
+    from ..resources import CROWS_PAIRS_COMMIT, get_resource
+
+    check_choice(model_type, MODEL_TYPES, "model_type")
+    check_limit(limit)
+    rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
+    lm, kind, dist, records, seconds = load_and_score(
+        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out,
+        model=model, model_type=model_type, dtype=dtype, device=device,
+    )
+    if records is None:
+        return None
+    resource = get_resource("crows_pairs")
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": "crows_pairs",
+        "model": {"name": lm.name, "source": lm.source, "type": kind},
+        "data": {
+            "dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
+            "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
+        },
+        "config": {
+            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": dist.world_size,
+            "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
+        },
+        "timing": {"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
+        "results": aggregate_crows_pairs(records),
+        "scores_file": SCORES_FILE,
+        "versions": library_versions(),
+    }
+    write_scores_run(out, results, records)
+    return results
