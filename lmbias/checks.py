@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import InputError, InputTypeError
+
 import math
 from typing import Any, Optional, Sequence
 
@@ -14,19 +16,19 @@ def check_texts(texts: Any, name: str = "predictions") -> list[str]:
         ValueError: ``texts`` is empty.
     """
     if texts is None or isinstance(texts, (str, bytes)):
-        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
+        raise InputTypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
     try:
         texts = list(texts)
     except TypeError:
-        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
+        raise InputTypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
     if not texts:
-        raise ValueError(f"{name} is empty; expected at least one text")
+        raise InputError(f"{name} is empty; expected at least one text")
     if set(map(type, texts)) <= {str}:  # the common case, checked without a Python loop
         return texts
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             shown = "NaN" if isinstance(text, float) and math.isnan(text) else repr(text)
-            raise TypeError(f"{name}[{index}] is {shown} ({type(text).__name__}); expected a string (use '' for no text)")
+            raise InputTypeError(f"{name}[{index}] is {shown} ({type(text).__name__}); expected a string (use '' for no text)")
     return texts
 
 
@@ -35,18 +37,18 @@ def check_groups(groups: Optional[Sequence[Any]], length: int, name: str = "grou
     if groups is None:
         return None
     if isinstance(groups, (str, bytes)):
-        raise TypeError(f"{name} must be a list with one group label per prediction, got a single string")
+        raise InputTypeError(f"{name} must be a list with one group label per prediction, got a single string")
     groups = list(groups)
     if len(groups) != length:
-        raise ValueError(f"{name} has {len(groups)} labels but there are {length} predictions; expected one label per prediction")
+        raise InputError(f"{name} has {len(groups)} labels but there are {length} predictions; expected one label per prediction")
     for index, group in enumerate(groups):
         if group is None or (isinstance(group, float) and math.isnan(group)):
-            raise ValueError(f"{name}[{index}] is missing ({group!r}); every prediction needs a group label")
+            raise InputError(f"{name}[{index}] is missing ({group!r}); every prediction needs a group label")
     return [str(group) for group in groups]
 
 
 def check_choice(value: Any, choices: Sequence[Any], name: str) -> Any:
     """Return ``value`` if it is one of ``choices``; else a ValueError listing them."""
     if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+        raise InputError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value

@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 from . import __version__
 from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
+from .errors import LmbiasError
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 
 
@@ -440,16 +441,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; errors about data or arguments print one line and exit with status 2."""
+    """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
+    prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    from .lm.loading import ModelLoadError
-
     try:
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
             return _relaunch(args.num_processes, argv)
         return args.func(args)
-    except (ResourceNotFoundError, ResourceError, ValueError, FileNotFoundError, ModelLoadError) as error:
+    except LmbiasError as error:
         print(f"lmbias: error: {error}", file=sys.stderr)
         return 2
 

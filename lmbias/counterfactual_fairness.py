@@ -30,6 +30,8 @@ Choices where the paper needs one:
 
 from __future__ import annotations
 
+from .errors import InputError, InputTypeError
+
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -45,27 +47,27 @@ def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
         ValueError: ``scores`` is empty, not one-dimensional, or holds NaN or a value outside [0, 1].
     """
     if scores is None or isinstance(scores, (str, bytes)):
-        raise TypeError(f"{name} must be a list of sentiment scores in [0, 1], got {type(scores).__name__}")
+        raise InputTypeError(f"{name} must be a list of sentiment scores in [0, 1], got {type(scores).__name__}")
     try:
         array = np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a list of numbers (sentiment scores in [0, 1])") from None
+        raise InputTypeError(f"{name} must be a list of numbers (sentiment scores in [0, 1])") from None
     if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional (one score per sample), got shape {array.shape}")
+        raise InputError(f"{name} must be one-dimensional (one score per sample), got shape {array.shape}")
     if array.size == 0:
-        raise ValueError(f"{name} is empty; expected one sentiment score per sample")
+        raise InputError(f"{name} is empty; expected one sentiment score per sample")
     bad = np.flatnonzero(~((array >= 0.0) & (array <= 1.0)))  # NaN fails both comparisons
     if bad.size:
-        raise ValueError(f"{name}[{bad[0]}] is {array[bad[0]]}; sentiment scores must be in [0, 1] (and not NaN)")
+        raise InputError(f"{name}[{bad[0]}] is {array[bad[0]]}; sentiment scores must be in [0, 1] (and not NaN)")
     return array
 
 
 def _sample(values: Any, name: str) -> np.ndarray:
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D list of numbers, got shape {array.shape}")
+        raise InputError(f"{name} must be a non-empty 1-D list of numbers, got shape {array.shape}")
     if not np.isfinite(array).all():
-        raise ValueError(f"{name}[{np.flatnonzero(~np.isfinite(array))[0]}] is not finite")
+        raise InputError(f"{name}[{np.flatnonzero(~np.isfinite(array))[0]}] is not finite")
     return np.sort(array)
 
 
@@ -107,12 +109,12 @@ def disparity(a: Sequence[float], b: Sequence[float], tau: Any) -> Any:
 def _codes(values: Any, n: int, name: str) -> tuple[list, np.ndarray]:
     """(labels in order of first appearance, the integer code of each item)."""
     if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a list with one entry per score, got {type(values).__name__}")
+        raise InputTypeError(f"{name} must be a list with one entry per score, got {type(values).__name__}")
     array = np.asarray(values)
     if array.ndim != 1 or array.size != n:
-        raise ValueError(f"{name} has {array.size} entries but there are {n} scores; expected one per score")
+        raise InputError(f"{name} has {array.size} entries but there are {n} scores; expected one per score")
     if array.dtype.kind == "f" and np.isnan(array).any():
-        raise ValueError(f"{name}[{np.flatnonzero(np.isnan(array))[0]}] is NaN; every score needs a label")
+        raise InputError(f"{name}[{np.flatnonzero(np.isnan(array))[0]}] is NaN; every score needs a label")
     if array.dtype.kind == "O":
         array = np.asarray(check_groups(values, n, name))  # rejects None / NaN, labels as strings
     labels, first, inverse = np.unique(array, return_index=True, return_inverse=True)
@@ -136,13 +138,13 @@ class _Layout:
         lonely = np.flatnonzero(present.sum(axis=1) < 2)
         if lonely.size:
             t = lonely[0]
-            raise ValueError(
+            raise InputError(
                 f"template_ids: template {self.templates[t]!r} has only one attribute value "
                 f"({self.values[np.flatnonzero(present[t])[0]]!r}); individual fairness compares values within a template"
             )
         if not present.all():
             t, k = np.argwhere(~present)[0]
-            raise ValueError(
+            raise InputError(
                 f"attribute_values: {self.values[k]!r} has no samples in template {self.templates[t]!r} while other "
                 f"values do; every template needs samples of every value (drop the value or the template everywhere)"
             )
@@ -214,7 +216,7 @@ def _if_tables(layout: _Layout, pair_w1: np.ndarray) -> dict:
 def _subgroup_codes(subgroups: Any, n: int) -> tuple[list, np.ndarray]:
     labels, codes = _codes(subgroups, n, "subgroups")
     if len(labels) < 2:
-        raise ValueError(f"subgroups has a single value ({labels[0]!r}); group fairness compares at least two subgroups")
+        raise InputError(f"subgroups has a single value ({labels[0]!r}); group fairness compares at least two subgroups")
     return labels, codes
 
 
@@ -297,11 +299,11 @@ def counterfactual_fairness(
     labels, codes = _subgroup_codes(attribute_values if subgroups is None else subgroups, scores.size)
     codes = codes[layout.order]
     if tau is not None and not 0.0 <= tau <= 1.0:
-        raise ValueError(f"tau must be a threshold in [0, 1], got {tau}")
+        raise InputError(f"tau must be a threshold in [0, 1], got {tau}")
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative integer (number of resamples), got {bootstrap!r}")
+        raise InputError(f"bootstrap must be a non-negative integer (number of resamples), got {bootstrap!r}")
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
 
     def figures(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, Optional[float]]:
         at_tau = None if tau is None else _disparity_at(layout, scores, tau)

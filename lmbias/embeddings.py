@@ -23,6 +23,8 @@ skips the computation.
 
 from __future__ import annotations
 
+from .errors import InputError, InputTypeError
+
 import hashlib
 import json
 import os
@@ -43,7 +45,7 @@ def keyed_vectors(words: Sequence[str], vectors: np.ndarray) -> KeyedVectors:
     """A gensim ``KeyedVectors`` holding ``vectors`` (row i is the vector of ``words[i]``)."""
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2 or len(words) != len(vectors):
-        raise ValueError(f"need one vector row per word, got {len(words)} words and an array of shape {vectors.shape}")
+        raise InputError(f"need one vector row per word, got {len(words)} words and an array of shape {vectors.shape}")
     kv = KeyedVectors(vectors.shape[1], count=0, dtype=np.float32)
     kv.add_vectors(list(words), vectors)
     return kv
@@ -75,9 +77,9 @@ def load_keyed_vectors(path: PathLike, name: str = "embedding") -> KeyedVectors:
             return KeyedVectors.load_word2vec_format(str(path), binary=False)
         loaded = KeyedVectors.load(str(path))
     except Exception as error:  # gensim raises many types (UnpicklingError, ValueError, UnicodeError ...)
-        raise ValueError(f"{name}: cannot read {str(path)!r} as word vectors ({type(error).__name__}: {error})") from error
+        raise InputError(f"{name}: cannot read {str(path)!r} as word vectors ({type(error).__name__}: {error})") from error
     if not isinstance(loaded, KeyedVectors):
-        raise ValueError(f"{name}: {str(path)!r} holds a {type(loaded).__name__}, not gensim KeyedVectors")
+        raise InputError(f"{name}: {str(path)!r} holds a {type(loaded).__name__}, not gensim KeyedVectors")
     return loaded
 
 
@@ -106,7 +108,7 @@ def gender_direction(kv: KeyedVectors, definitional_pairs: Sequence[Sequence[str
     """
     first, second = _pair_indices(kv, definitional_pairs)
     if len(first) == 0:
-        raise ValueError("none of the definitional pairs is in the embedding; cannot find a gender direction")
+        raise InputError("none of the definitional pairs is in the embedding; cannot find a gender direction")
     a, b = _unit_rows(kv.vectors[first].astype(np.float64)), _unit_rows(kv.vectors[second].astype(np.float64))
     half = (a - b) / 2  # a - centre = half, b - centre = -half: the rows have mean 0, as PCA needs
     _, _, components = np.linalg.svd(np.concatenate([half, -half]), full_matrices=False)
@@ -210,7 +212,7 @@ def load_embedding(
     elif isinstance(embedding, (str, os.PathLike)):
         kv = load_keyed_vectors(embedding, "embedding")
     else:
-        raise TypeError(f"embedding must be None, a path or gensim KeyedVectors, got {type(embedding).__name__}")
+        raise InputTypeError(f"embedding must be None, a path or gensim KeyedVectors, got {type(embedding).__name__}")
     if not debias:
         return kv
     word_lists = load_word_lists(data_dir)

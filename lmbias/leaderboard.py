@@ -15,6 +15,8 @@ Runs come from run directories, from a folder laid out as ``runs/<model slug>/<b
 
 from __future__ import annotations
 
+from .errors import InputError
+
 import datetime
 import html
 import json
@@ -83,10 +85,10 @@ def run_dirs_in(root) -> list:
     """
     root = Path(root)
     if not root.is_dir():
-        raise ValueError(f"results folder {str(root)!r} does not exist")
+        raise InputError(f"results folder {str(root)!r} does not exist")
     found = sorted(root.glob(RESULTS_PATTERN)) or sorted(root.glob("*/*/results.json"))
     if not found:
-        raise ValueError(f"no {RESULTS_PATTERN} under {root} (the layout `lmbias push --results-dataset` writes)")
+        raise InputError(f"no {RESULTS_PATTERN} under {root} (the layout `lmbias push --results-dataset` writes)")
     return [path.parent for path in found]
 
 
@@ -102,7 +104,7 @@ def download_results(repo_id: str) -> Path:
         folder = snapshot_download(repo_id, repo_type="dataset", allow_patterns=RESULTS_PATTERN)
     except OSError as error:  # offline, connection errors, missing repo (HfHubHTTPError is an OSError)
         cause = first_line(error) or type(error).__name__
-        raise ValueError(
+        raise InputError(
             f"could not download the results of the Hub dataset {repo_id!r}: {cause} "
             "(offline, a typo in the name, or a private dataset without a token? HF_HUB_OFFLINE=1 blocks downloads; "
             "with a local copy use --results-dir DIR)"
@@ -118,14 +120,14 @@ def collect_run_dirs(run_dirs: Sequence = (), *, hub_dataset: Optional[str] = No
         ValueError: nothing to read, or both a results folder and a Hub dataset were given.
     """
     if hub_dataset and results_dir:
-        raise ValueError("give either --hub-dataset or --results-dir, not both")
+        raise InputError("give either --hub-dataset or --results-dir, not both")
     paths = [Path(p) for p in run_dirs]
     if hub_dataset:
         paths += run_dirs_in(download_results(hub_dataset))
     elif results_dir:
         paths += run_dirs_in(results_dir)
     if not paths:
-        raise ValueError("no runs: give run directories, --results-dir DIR or --hub-dataset ORG/NAME")
+        raise InputError("no runs: give run directories, --results-dir DIR or --hub-dataset ORG/NAME")
     return paths
 
 
@@ -254,7 +256,7 @@ def group_by_model(runs: Sequence[Run]) -> dict:
     for run in runs:
         same = [r for r in by_model.get(run.model, []) if r.benchmark == run.benchmark]
         if same:
-            raise ValueError(f"two {run.benchmark} runs of model {run.model!r}: {same[0].path} and {run.path}; "
+            raise InputError(f"two {run.benchmark} runs of model {run.model!r}: {same[0].path} and {run.path}; "
                              "give one run per model and benchmark")
         by_model.setdefault(run.model, []).append(run)
     return dict(sorted(by_model.items(), key=lambda item: item[0].lower()))

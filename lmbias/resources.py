@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
+from .errors import LmbiasError
+
 PathLike = Union[str, os.PathLike]
 
 BOLD_COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
@@ -42,11 +44,11 @@ WEFE_COMMIT = "1998132a3e809481a7456d952f7473d191990946"
 _GITHUB_RAW = "https://raw.githubusercontent.com"
 
 
-class ResourceError(ValueError):
+class ResourceError(LmbiasError, ValueError):
     """A resource exists but cannot be used (bad checksum, unreadable or wrongly laid out file)."""
 
 
-class ResourceNotFoundError(FileNotFoundError):
+class ResourceNotFoundError(LmbiasError, FileNotFoundError):
     """A resource could not be found locally and could not be downloaded."""
 
 

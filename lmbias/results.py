@@ -18,6 +18,8 @@ Headline metrics (one record each; ``ideal`` is the value of an unbiased model):
 
 from __future__ import annotations
 
+from .errors import InputError
+
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +53,7 @@ METRICS = {
 }
 
 
-class RunError(ValueError):
+class RunError(InputError):
     """A run directory that cannot be read: missing, not a run, or from an unsupported schema version."""
 
 
@@ -103,7 +105,7 @@ def load_run(path) -> Run:
 def load_runs(paths: Sequence) -> list:
     """:func:`load_run` of each path; at least one path is required."""
     if isinstance(paths, (str, Path)) or not paths:
-        raise ValueError("run_dirs must be a non-empty list of run directories")
+        raise InputError("run_dirs must be a non-empty list of run directories")
     return [load_run(p) for p in paths]
 
 

@@ -8,6 +8,8 @@ that per-label test and an overall chi-square test on the groups x labels table.
 
 from __future__ import annotations
 
+from .errors import InputError
+
 from typing import Optional, Sequence
 
 import numpy as np
@@ -23,7 +25,7 @@ def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Seque
     label_index = {l: j for j, l in enumerate(label_names)}
     unknown = set(labels) - set(label_index)
     if unknown:
-        raise ValueError(f"labels {sorted(unknown)} are not among label_names {list(label_names)}")
+        raise InputError(f"labels {sorted(unknown)} are not among label_names {list(label_names)}")
     table = np.zeros((len(group_names), len(label_names)), dtype=np.int64)
     np.add.at(table, ([group_index[g] for g in groups], [label_index[l] for l in labels]), 1)
     return group_names, table
@@ -50,7 +52,7 @@ def two_proportion_test(count_a: int, n_a: int, count_b: int, n_b: int) -> dict:
     0.1025
     """
     if n_a <= 0 or n_b <= 0:
-        raise ValueError(f"both groups need at least one text, got n_a={n_a}, n_b={n_b}")
+        raise InputError(f"both groups need at least one text, got n_a={n_a}, n_b={n_b}")
     pooled = (count_a + count_b) / (n_a + n_b)
     variance = pooled * (1 - pooled) * (1 / n_a + 1 / n_b)
     if variance == 0:
@@ -100,7 +102,7 @@ def proportion_differences(
     proportions = group_proportions(labels, groups, label_names)
     for group in (group_a, group_b):
         if group not in proportions:
-            raise ValueError(f"group {group!r} has no texts; groups present: {sorted(proportions)}")
+            raise InputError(f"group {group!r} has no texts; groups present: {sorted(proportions)}")
     return {label: 100 * (proportions[group_a][label] - proportions[group_b][label]) for label in label_names}
 
 

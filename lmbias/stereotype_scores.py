@@ -16,6 +16,8 @@ StereoSet (Nadeem et al. 2021, §6), exactly as the authors' evaluation script c
 
 from __future__ import annotations
 
+from .errors import InputError, InputTypeError
+
 import math
 from typing import Optional, Sequence
 
@@ -27,12 +29,12 @@ DOMAINS = ("gender", "profession", "race", "religion")
 
 def _scores(values, name: str, n: int) -> np.ndarray:
     if values is None:
-        raise TypeError(f"{name} is missing; expected one score per example")
+        raise InputTypeError(f"{name} is missing; expected one score per example")
     array = np.asarray(values, dtype=np.float64)
     if array.shape != (n,):
-        raise ValueError(f"{name} has {array.size} scores but there are {n} examples; expected one per example")
+        raise InputError(f"{name} has {array.size} scores but there are {n} examples; expected one per example")
     if np.isnan(array).any():
-        raise ValueError(f"{name}[{int(np.flatnonzero(np.isnan(array))[0])}] is missing or NaN; every option needs a score")
+        raise InputError(f"{name}[{int(np.flatnonzero(np.isnan(array))[0])}] is missing or NaN; every option needs a score")
     return array
 
 
@@ -111,18 +113,18 @@ def stereoset_scores(
     """
     n = len(targets) if targets is not None else 0
     if n == 0:
-        raise ValueError("targets is empty; expected one target term per example")
+        raise InputError("targets is empty; expected one target term per example")
     stereo = _scores(stereotype_scores, "stereotype_scores", n)
     anti = _scores(anti_stereotype_scores, "anti_stereotype_scores", n)
     unrelated = _scores(unrelated_scores, "unrelated_scores", n)
     for name, values, valid in (("bias_types", bias_types, DOMAINS), ("tasks", tasks, TASKS)):
         if values is None or len(values) != n:
-            raise ValueError(f"{name} must have one entry per example ({n}), got {None if values is None else len(values)}")
+            raise InputError(f"{name} must have one entry per example ({n}), got {None if values is None else len(values)}")
         unknown = sorted(set(values) - set(valid))
         if unknown:
-            raise ValueError(f"{name} has unknown values {unknown}; valid: {list(valid)}")
+            raise InputError(f"{name} has unknown values {unknown}; valid: {list(valid)}")
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
     target_names = list(dict.fromkeys(targets))
     position = {name: i for i, name in enumerate(target_names)}
     target_index = np.array([position[t] for t in targets])
@@ -176,7 +178,7 @@ def crows_pairs_scores(
     """
     n = len(directions) if directions is not None else 0
     if n == 0:
-        raise ValueError("directions is empty; expected 'stereo' or 'antistereo' per pair")
+        raise InputError("directions is empty; expected 'stereo' or 'antistereo' per pair")
     more = _scores(more_scores, "more_scores", n)
     less = _scores(less_scores, "less_scores", n)
     if decimals is not None:
@@ -184,9 +186,9 @@ def crows_pairs_scores(
     directions = np.asarray(directions)
     unknown = sorted(set(directions.tolist()) - {"stereo", "antistereo"})
     if unknown:
-        raise ValueError(f"directions has unknown values {unknown}; valid: ['stereo', 'antistereo']")
+        raise InputError(f"directions has unknown values {unknown}; valid: ['stereo', 'antistereo']")
     if bias_types is None or len(bias_types) != n:
-        raise ValueError(f"bias_types must have one entry per pair ({n}), got {None if bias_types is None else len(bias_types)}")
+        raise InputError(f"bias_types must have one entry per pair ({n}), got {None if bias_types is None else len(bias_types)}")
     counted, tied, types = more > less, more == less, np.asarray(bias_types)
 
     def percent(numerator: np.ndarray, denominator: np.ndarray) -> float:

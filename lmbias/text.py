@@ -23,6 +23,8 @@ Table 7 examples "Later on, XYZs were designed ...").
 
 from __future__ import annotations
 
+from .errors import InputError
+
 import re
 from functools import lru_cache
 from typing import Optional, Sequence
@@ -125,7 +127,7 @@ def anonymize(
     if domain in PERSON_DOMAINS or domain in TERM_DOMAINS:
         phrases = (page_phrase(name), *GROUP_TERMS.get(group or "", ()))
         return _collapse(_term_pattern(phrases).sub(term_token, text), term_token)
-    raise ValueError(f"domain must be one of {PERSON_DOMAINS + TERM_DOMAINS}, got {domain!r}")
+    raise InputError(f"domain must be one of {PERSON_DOMAINS + TERM_DOMAINS}, got {domain!r}")
 
 
 def anonymize_texts(
@@ -139,7 +141,7 @@ def anonymize_texts(
     groups = [None] * len(texts) if groups is None else groups
     lengths = {"texts": len(texts), "domains": len(domains), "names": len(names), "groups": len(groups)}
     if len(set(lengths.values())) != 1:
-        raise ValueError(f"texts, domains, names and groups must have the same length, got {lengths}")
+        raise InputError(f"texts, domains, names and groups must have the same length, got {lengths}")
     return [
         anonymize(text, domain=domain, name=name, group=group, **tokens)
         for text, domain, name, group in zip(texts, domains, names, groups)

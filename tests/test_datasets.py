@@ -8,7 +8,8 @@ import datasets
 import pytest
 
 import lmbias
-from lmbias.data import bold, counterfactual, stereoset
+from lmbias.data import bold, stereoset
+from lmbias.data import counterfactual_templates as counterfactual
 from lmbias.resources import REGISTRY, ResourceError
 
 

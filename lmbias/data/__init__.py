@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from typing import Optional
 
 import datasets
@@ -17,7 +19,7 @@ DATASETS: dict[str, DatasetSpec] = {
 def get_spec(name: str) -> DatasetSpec:
     """The :class:`DatasetSpec` called ``name``; ``ValueError`` lists the valid names."""
     if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
+        raise InputError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
     return DATASETS[name]
 
 

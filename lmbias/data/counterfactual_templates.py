@@ -14,6 +14,8 @@ Choices where the paper's text needs one (documented in hub_cards/counterfactual
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import re
 from typing import Optional
 
@@ -99,7 +101,7 @@ def indefinite_article(word: str) -> str:
     ['an', 'a', 'a', 'an', 'a', 'an']
     """
     if not word:
-        raise ValueError("word must be a non-empty string")
+        raise InputError("word must be a non-empty string")
     if len(word) > 1 and word.isupper():
         return "an" if word[0] in _VOWEL_SOUND_LETTERS else "a"
     lower = word.lower()

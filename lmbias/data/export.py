@@ -9,6 +9,8 @@ writes one Parquet file at each path the card names and copies the card beside t
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import os
 import shutil
 from pathlib import Path
@@ -26,7 +28,7 @@ def read_card_metadata(card: PathLike) -> dict:
     """The YAML front matter of a card (the block between the first two ``---`` lines)."""
     text = Path(card).read_text(encoding="utf-8")
     if not text.startswith("---\n") or "\n---" not in text[4:]:
-        raise ValueError(f"{card} has no YAML front matter (a block between two '---' lines at the top)")
+        raise InputError(f"{card} has no YAML front matter (a block between two '---' lines at the top)")
     return yaml.safe_load(text[4 : text.index("\n---", 4)]) or {}
 
 
@@ -37,10 +39,10 @@ def card_data_files(spec: DatasetSpec, card: PathLike) -> dict[str, str]:
     for entry in configs:
         files = entry.get("data_files") or []
         if len(files) != 1 or files[0].get("split") != spec.split:
-            raise ValueError(f"{card}: config {entry.get('config_name')!r} must list one data file for split {spec.split!r}")
+            raise InputError(f"{card}: config {entry.get('config_name')!r} must list one data file for split {spec.split!r}")
         paths[entry["config_name"]] = files[0]["path"]
     if set(paths) != set(spec.configs):
-        raise ValueError(f"{card} lists configs {sorted(paths)}, but dataset {spec.name!r} has {sorted(spec.configs)}")
+        raise InputError(f"{card} lists configs {sorted(paths)}, but dataset {spec.name!r} has {sorted(spec.configs)}")
     return paths
 
 

@@ -6,6 +6,8 @@ builder classes in ``datasets_scripts/`` and the Parquet export all use.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import json
 import os
 from dataclasses import dataclass
@@ -55,7 +57,7 @@ class DatasetSpec:
         if config is None:
             return self.default_config
         if config not in self.configs:
-            raise ValueError(
+            raise InputError(
                 f"unknown config {config!r} for dataset {self.name!r}; valid configs: {', '.join(self.configs)}"
             )
         return config

@@ -14,6 +14,8 @@ The format (https://huggingface.co/docs/hub/eval-results; huggingface_hub's
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from typing import Optional
 
 import yaml
@@ -58,5 +60,5 @@ def loads(text: str) -> list:
     """Parse a ``.eval_results/*.yaml`` file with huggingface_hub (an empty file: no entries)."""
     data = yaml.safe_load(text) or []
     if not isinstance(data, list):
-        raise ValueError("an .eval_results file must hold a YAML list of results")
+        raise InputError("an .eval_results file must hold a YAML list of results")
     return parse_eval_result_entries(data)

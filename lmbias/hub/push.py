@@ -13,6 +13,8 @@ the Hub's error messages.
 
 from __future__ import annotations
 
+from ..errors import InputError, LmbiasError
+
 import os
 import sys
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from .model_index import eval_results_of, merged_card, model_records
 HUB = "https://huggingface.co"
 
 
-class HubError(ValueError):
+class HubError(LmbiasError, ValueError):
     """The Hub could not be reached, refused the push, or holds something lmbias cannot merge into."""
 
 
@@ -49,11 +51,11 @@ def check_repo_id(repo_id, option: str = "--repo-id") -> str:
 
     expected = f"{option} {repo_id!r} is not a Hub repo id: expected ORG/NAME (e.g. my-org/my-model)"
     if not isinstance(repo_id, str) or repo_id.count("/") != 1 or not all(repo_id.split("/")):
-        raise ValueError(f"{expected}, an owner and a name separated by one '/'")
+        raise InputError(f"{expected}, an owner and a name separated by one '/'")
     try:
         validate_repo_id(repo_id)
     except HFValidationError as error:
-        raise ValueError(f"{expected}, made of letters, digits, '-', '_' and '.' ({error})") from None
+        raise InputError(f"{expected}, made of letters, digits, '-', '_' and '.' ({error})") from None
     return repo_id
 
 
@@ -73,11 +75,11 @@ def finished_runs(run_dirs: Sequence) -> list:
     unfinished = [run for run in runs if run.results is None]
     if unfinished:
         details = "; ".join(f"{run.path}: {', '.join(run.missing)}" for run in unfinished)
-        raise ValueError(f"cannot push an unfinished run: {details}")
+        raise InputError(f"cannot push an unfinished run: {details}")
     seen: dict = {}
     for run in runs:
         if run.benchmark in seen:
-            raise ValueError(f"two {run.benchmark} runs ({seen[run.benchmark]} and {run.path}): push one run per benchmark")
+            raise InputError(f"two {run.benchmark} runs ({seen[run.benchmark]} and {run.path}): push one run per benchmark")
         seen[run.benchmark] = run.path
     return runs
 
@@ -219,7 +221,7 @@ def push(run_dirs: Sequence, repo_id: str, *, results_dataset: Optional[str] = N
     if results_dataset is not None:
         check_repo_id(results_dataset, "--results-dataset")
     if out is not None and not dry_run:
-        raise ValueError("--out is only used with --dry-run")
+        raise InputError("--out is only used with --dry-run")
     runs = finished_runs(run_dirs)
     models = sorted({run.model for run in runs})
     if len(models) > 1:

@@ -7,6 +7,8 @@ depends only on the seed, the batch size and the prompts, never on which process
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import hashlib
 from typing import Optional, Sequence
 
@@ -38,7 +40,7 @@ def generation_settings(preset: str = "bold-gpt2", **overrides) -> dict:
     check_choice(preset, list(PRESETS), "preset")
     settings = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
     if int(settings["max_new_tokens"]) < 1:
-        raise ValueError(f"max_new_tokens must be >= 1, got {settings['max_new_tokens']}")
+        raise InputError(f"max_new_tokens must be >= 1, got {settings['max_new_tokens']}")
     return settings
 
 
@@ -61,7 +63,7 @@ def plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     [[1, 3], [2, 0]]
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise InputError(f"batch_size must be >= 1, got {batch_size}")
     order = np.argsort(-np.asarray(lengths), kind="stable").tolist()
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
@@ -73,7 +75,7 @@ def check_context(lm: LanguageModel, lengths: Sequence[int], max_new_tokens: int
         return
     for prompt_id, length in zip(ids, lengths):
         if length + max_new_tokens > limit:
-            raise ValueError(
+            raise InputError(
                 f"prompt {prompt_id!r} has {length} tokens; with max_new_tokens={max_new_tokens} it exceeds the "
                 f"model's context of {limit} tokens. Shorten the prompt or lower max_new_tokens."
             )

@@ -22,6 +22,8 @@ Shared conventions:
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import contextlib
 from typing import Any, Iterator, Optional, Sequence
 
@@ -140,9 +142,9 @@ def continuation_logprobs(
     _check_same_length(contexts, continuations, "contexts", "continuations")
     _check_batch_size(batch_size)
     if not isinstance(separator, str):
-        raise TypeError(f"separator must be a string, got {type(separator).__name__}")
+        raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
     if prefix == "bos-first":
-        raise ValueError("prefix='bos-first' is for token_logprobs; continuation_logprobs takes 'bos' or None")
+        raise InputError("prefix='bos-first' is for token_logprobs; continuation_logprobs takes 'bos' or None")
     start = _start_tokens(tokenizer, prefix)
     joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
     items = []
@@ -152,7 +154,7 @@ def continuation_logprobs(
             shared += 1
         first = len(start) + shared
         if first == 0 and ids:
-            raise ValueError(
+            raise InputError(
                 f"contexts[{index}] ({contexts[index]!r}) has no tokens and prefix=None: the continuation's first "
                 "token has nothing to be conditioned on; use prefix='bos'"
             )
@@ -167,7 +169,7 @@ def _start_tokens(tokenizer: Any, prefix: Optional[str]) -> list[int]:
         return []
     token = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     if token is None:
-        raise ValueError(f"prefix='bos' but {type(tokenizer).__name__} has neither a BOS nor an EOS token; pass prefix=None")
+        raise InputError(f"prefix='bos' but {type(tokenizer).__name__} has neither a BOS nor an EOS token; pass prefix=None")
     return [token]
 
 
@@ -248,11 +250,11 @@ def masked_position_logprobs(
     check_choice(strategy, STRATEGIES, "strategy")
     _check_batch_size(batch_size)
     if not isinstance(blank, str) or not blank:
-        raise ValueError(f"blank must be a non-empty string, got {blank!r}")
+        raise InputError(f"blank must be a non-empty string, got {blank!r}")
     mask = _mask_token_id(tokenizer)
     for index, text in enumerate(texts):
         if text.count(blank) != 1:
-            raise ValueError(
+            raise InputError(
                 f"texts_with_blank[{index}] contains {blank!r} {text.count(blank)} times; expected exactly once: {text!r}"
             )
     templates = tokenizer([text.replace(blank, tokenizer.mask_token) for text in texts])["input_ids"]
@@ -260,12 +262,12 @@ def masked_position_logprobs(
     for index, (ids, filler) in enumerate(zip(templates, _encode(tokenizer, fillers))):
         where = [position for position, token in enumerate(ids) if token == mask]
         if len(where) != 1:
-            raise ValueError(
+            raise InputError(
                 f"texts_with_blank[{index}] has {len(where)} mask tokens once the blank is replaced; expected 1 "
                 f"(does the text itself contain {tokenizer.mask_token!r}?): {texts[index]!r}"
             )
         if not filler:
-            raise ValueError(f"fillers[{index}] ({fillers[index]!r}) has no tokens")
+            raise InputError(f"fillers[{index}] ({fillers[index]!r}) has no tokens")
         left, right = ids[: where[0]], ids[where[0] + 1 :]
         if strategy == "all_at_once":
             steps = [(left + [mask] * len(filler) + right, list(range(len(left), len(left) + len(filler))), filler)]
@@ -323,7 +325,7 @@ def _nsp_logits(model: Any, output: Any) -> Any:
         return output.seq_relationship_logits
     if isinstance(output, NextSentencePredictorOutput):
         return output.logits
-    raise TypeError(
+    raise InputTypeError(
         f"{type(model).__name__} has no next-sentence-prediction head (its output {type(output).__name__} has no "
         "seq_relationship_logits); load the checkpoint with BertForPreTraining or BertForNextSentencePrediction"
     )
@@ -331,7 +333,7 @@ def _nsp_logits(model: Any, output: Any) -> Any:
 
 def _mask_token_id(tokenizer: Any) -> int:
     if getattr(tokenizer, "mask_token_id", None) is None:
-        raise ValueError(f"{type(tokenizer).__name__} has no mask token; a masked language model's tokenizer is needed")
+        raise InputError(f"{type(tokenizer).__name__} has no mask token; a masked language model's tokenizer is needed")
     return tokenizer.mask_token_id
 
 
@@ -427,7 +429,7 @@ def _check_lengths(model: Any, tokenizer: Any, lengths: list[int], describe: Any
     limit = _max_length(model, tokenizer)
     for index, length in enumerate(lengths):
         if limit is not None and length > limit:
-            raise ValueError(
+            raise InputError(
                 f"{describe(index)} is {length} tokens long (special and start tokens included) but the model takes at "
                 f"most {limit}; shorten it (nothing is truncated, so that no score covers only part of a text)"
             )
@@ -435,9 +437,9 @@ def _check_lengths(model: Any, tokenizer: Any, lengths: list[int], describe: Any
 
 def _check_same_length(a: list, b: list, name_a: str, name_b: str) -> None:
     if len(a) != len(b):
-        raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}; expected one {name_b} item per {name_a} item")
+        raise InputError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}; expected one {name_b} item per {name_a} item")
 
 
 def _check_batch_size(batch_size: Any) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        raise InputError(f"batch_size must be an integer >= 1, got {batch_size!r}")

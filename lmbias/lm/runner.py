@@ -19,6 +19,8 @@ Launch several processes with ``lmbias run --num-processes N`` (which starts ``t
 
 from __future__ import annotations
 
+from ..errors import InputError, LmbiasError
+
 import hashlib
 import json
 import os
@@ -37,7 +39,7 @@ CONFIG_FILE = "config.json"
 GENERATIONS_FILE = "generations.jsonl"
 
 
-class RunConfigError(ValueError):
+class RunConfigError(InputError):
     """The run directory holds a run with another configuration (or is not a run directory)."""
 
 
@@ -191,9 +193,9 @@ def run_generation(
     """
     prompts = check_texts(prompts, "prompts")
     if len(ids) != len(prompts) or len(set(ids)) != len(ids):
-        raise ValueError(f"ids must be {len(prompts)} unique ids, one per prompt; got {len(ids)} ids, {len(set(ids))} unique")
+        raise InputError(f"ids must be {len(prompts)} unique ids, one per prompt; got {len(ids)} ids, {len(set(ids))} unique")
     if num_return_sequences < 1:
-        raise ValueError(f"num_return_sequences must be >= 1, got {num_return_sequences}")
+        raise InputError(f"num_return_sequences must be >= 1, got {num_return_sequences}")
     dist = distributed_from_environment()
     run_dir = Path(run_dir)
     config = {
@@ -255,7 +257,7 @@ def merge_shards(run_dir: Path, ids: Sequence[str], prompts: Sequence[str], n_ba
     done = finished_batches(run_dir)
     missing = [b for b in range(n_batches) if b not in done]
     if missing:
-        raise RuntimeError(f"{run_dir}: batches {missing[:10]} are missing after every process finished; run again to resume")
+        raise LmbiasError(f"{run_dir}: batches {missing[:10]} are missing after every process finished; run again to resume")
     by_id: dict[str, list[dict]] = {}
     for items in done.values():
         for item in items:

@@ -11,6 +11,8 @@ run). Every figure is also written as a PNG next to ``report.html``. See docs/re
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import datetime
 import json
 from pathlib import Path
@@ -41,12 +43,12 @@ def parse_compare(compare: Union[None, Iterable[str], Mapping[str, tuple]]) -> d
         for text in compare:
             parts = text.split(":")
             if len(parts) != 3 or not all(parts):
-                raise ValueError(f"--compare expects DOMAIN:GROUP_A:GROUP_B, e.g. gender:American_actors:American_actresses; got {text!r}")
+                raise InputError(f"--compare expects DOMAIN:GROUP_A:GROUP_B, e.g. gender:American_actors:American_actresses; got {text!r}")
             items.append((parts[0], (parts[1], parts[2])))
     pairs = {}
     for domain, (a, b) in items:
         if domain not in DOMAINS:
-            raise ValueError(f"--compare: unknown BOLD domain {domain!r}; choose from {list(DOMAINS)}")
+            raise InputError(f"--compare: unknown BOLD domain {domain!r}; choose from {list(DOMAINS)}")
         pairs[domain] = (a, b)
     return pairs
 
@@ -103,7 +105,7 @@ def build_report(run_dirs, out_dir, *, compare=None, gender_method: str = "max",
             (a ValueError) for a folder that is not a run or has an unsupported schema version.
     """
     if gender_method not in GENDER_METHODS:
-        raise ValueError(f"gender_method must be one of {GENDER_METHODS}, got {gender_method!r}")
+        raise InputError(f"gender_method must be one of {GENDER_METHODS}, got {gender_method!r}")
     pairs = parse_compare(compare)
     runs = load_runs(run_dirs)
     out = Path(out_dir)

@@ -7,6 +7,8 @@ load a model that really has a classification head, then score texts in length-s
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -17,7 +19,7 @@ from ..checks import check_choice, check_texts
 ACTIVATIONS = ("auto", "sigmoid", "softmax")
 
 
-class ClassifierError(ValueError):
+class ClassifierError(InputError):
     """The model cannot be used as a text classifier (no classification head, bad labels)."""
 
 
@@ -63,7 +65,7 @@ class TextClassifier:
         texts = check_texts(texts, "texts")
         check_choice(activation, ACTIVATIONS, "activation")
         if batch_size < 1 or max_length < 2:
-            raise ValueError(f"batch_size must be >= 1 and max_length >= 2, got {batch_size}, {max_length}")
+            raise InputError(f"batch_size must be >= 1 and max_length >= 2, got {batch_size}, {max_length}")
         use_sigmoid = activation == "sigmoid" or (activation == "auto" and self.multi_label)
         # Never longer than the model's position embeddings allow.
         max_length = min(max_length, getattr(self.model.config, "max_position_embeddings", max_length) or max_length)

@@ -22,6 +22,8 @@ array operations over all texts at once.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +95,7 @@ def word_polarity(kv: KeyedVectors, female: str = "she", male: str = "he") -> Wo
     |b| < :data:`ZERO_TOLERANCE`, the float32 residue of a neutralised word)."""
     for word in (female, male):
         if word not in kv.key_to_index:
-            raise ValueError(f"embedding: the word {word!r} is not in the embedding; cannot form the gender direction")
+            raise InputError(f"embedding: the word {word!r} is not in the embedding; cannot form the gender direction")
     direction = (kv[female] - kv[male]).astype(np.float64)
     vectors = kv.vectors
     norms = np.linalg.norm(vectors, axis=1).astype(np.float64) * np.linalg.norm(direction)
@@ -179,7 +181,7 @@ def gender_labels(
     if method == "unigram":
         male_threshold, female_threshold = -0.5, 0.5
     if not male_threshold < female_threshold:
-        raise ValueError(f"male_threshold ({male_threshold}) must be below female_threshold ({female_threshold})")
+        raise InputError(f"male_threshold ({male_threshold}) must be below female_threshold ({female_threshold})")
     scores = np.asarray(scores, dtype=np.float64)
     return np.where(scores >= female_threshold, "female", np.where(scores <= male_threshold, "male", "neutral"))
 

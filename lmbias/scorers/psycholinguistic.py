@@ -24,6 +24,8 @@ neutral). The steps:
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import csv
 import hashlib
 import json
@@ -115,16 +117,16 @@ class Lexicon:
         self.words = tuple(self.words)
         self.values = np.asarray(self.values, dtype=np.float64)
         if self.values.shape != (len(self.words), len(VARIABLES)):
-            raise ValueError(f"lexicon values must have shape ({len(self.words)}, {len(VARIABLES)}), got {self.values.shape}")
+            raise InputError(f"lexicon values must have shape ({len(self.words)}, {len(VARIABLES)}), got {self.values.shape}")
         if not np.isfinite(self.values).all():
             row = int(np.flatnonzero(~np.isfinite(self.values).all(axis=1))[0])
-            raise ValueError(f"lexicon value of {self.words[row]!r} is not a finite number: {self.values[row].tolist()}")
+            raise InputError(f"lexicon value of {self.words[row]!r} is not a finite number: {self.values[row].tolist()}")
         self.vocabulary = {word: i for i, word in enumerate(self.words)}
         if len(self.vocabulary) != len(self.words):
-            raise ValueError("lexicon words must be unique")
+            raise InputError("lexicon words must be unique")
         self.predicted = np.zeros(len(self.words), bool) if self.predicted is None else np.asarray(self.predicted, bool)
         if self.predicted.shape != (len(self.words),):
-            raise ValueError(f"lexicon predicted must have shape ({len(self.words)},), got {self.predicted.shape}")
+            raise InputError(f"lexicon predicted must have shape ({len(self.words)},), got {self.predicted.shape}")
         self.scaled = rescale(self.values)
 
     def __len__(self) -> int:
@@ -155,7 +157,7 @@ def lexicon_from_mapping(mapping: Mapping[str, Mapping[str, float]]) -> Lexicon:
     for word, entry in mapping.items():
         missing = [v for v in VARIABLES if v not in entry]
         if missing:
-            raise ValueError(f"lexicon entry {word!r} lacks {missing}; every word needs all of {list(VARIABLES)}")
+            raise InputError(f"lexicon entry {word!r} lacks {missing}; every word needs all of {list(VARIABLES)}")
         words.append(str(word).lower())
         rows.append([float(entry[v]) for v in VARIABLES])
     return Lexicon(words, np.array(rows, dtype=np.float64).reshape(len(rows), len(VARIABLES)))
@@ -171,7 +173,7 @@ def read_norms(path: resources.PathLike, columns: Mapping[str, str], delimiter: 
         header = next(reader, None) or []
         missing = [c for c in ["Word", *columns.values()] if c not in header]
         if missing:
-            raise ValueError(f"{path}: missing column(s) {missing}; the header has {header[:12]}")
+            raise InputError(f"{path}: missing column(s) {missing}; the header has {header[:12]}")
         word_at, value_at = header.index("Word"), [header.index(c) for c in columns.values()]
         words, rows = [], []
         for line, row in enumerate(reader, start=2):
@@ -183,9 +185,9 @@ def read_norms(path: resources.PathLike, columns: Mapping[str, str], delimiter: 
                 try:
                     value = float(raw)
                 except ValueError:
-                    raise ValueError(f"{path}, line {line}: {column} of {row[word_at]!r} is {raw!r}, not a number") from None
+                    raise InputError(f"{path}, line {line}: {column} of {row[word_at]!r} is {raw!r}, not a number") from None
                 if not np.isfinite(value):
-                    raise ValueError(f"{path}, line {line}: {column} of {row[word_at]!r} is {raw!r}; expected a finite number")
+                    raise InputError(f"{path}, line {line}: {column} of {row[word_at]!r} is {raw!r}; expected a finite number")
                 values.append(value)
             words.append(row[word_at])
             rows.append(values)
@@ -222,7 +224,7 @@ def load_lexicon(
         if key not in chosen or word == key:
             chosen[key] = (word, np.concatenate([vad[i], be5[be5_row[word]]]))
     if not chosen:
-        raise ValueError(f"{vad_path} and {be5_path} share no single-word entry")
+        raise InputError(f"{vad_path} and {be5_path} share no single-word entry")
     return Lexicon(tuple(chosen), np.array([values for _, values in chosen.values()]))
 
 
@@ -242,12 +244,12 @@ def load_embedding(embedding: Any = None, data_dir: Optional[resources.PathLike]
     elif isinstance(embedding, tuple) and len(embedding) == 2:
         words, vectors = list(embedding[0]), embedding[1]
     else:
-        raise TypeError(
+        raise InputTypeError(
             f"embedding must be None, a path, a gensim KeyedVectors or a (words, vectors) pair, got {type(embedding).__name__}"
         )
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2 or len(vectors) != len(words):
-        raise ValueError(f"embedding has {len(words)} words but vectors of shape {vectors.shape}")
+        raise InputError(f"embedding has {len(words)} words but vectors of shape {vectors.shape}")
     return [str(w) for w in words], vectors
 
 
@@ -333,7 +335,7 @@ def extend_lexicon(
     """
     unknown = set(settings) - set(DEFAULT_EXTENSION_SETTINGS)
     if unknown:
-        raise TypeError(f"unknown extension settings {sorted(unknown)}; known: {sorted(DEFAULT_EXTENSION_SETTINGS)}")
+        raise InputTypeError(f"unknown extension settings {sorted(unknown)}; known: {sorted(DEFAULT_EXTENSION_SETTINGS)}")
     settings = {**DEFAULT_EXTENSION_SETTINGS, **settings}
     settings["hidden"] = list(settings["hidden"])
     lexicon = load_lexicon(data_dir) if lexicon is None else lexicon
@@ -349,7 +351,7 @@ def extend_lexicon(
         row.setdefault(word, i)
     seed = [(i, row[w]) for i, w in enumerate(lexicon.words) if w in row]
     if len(seed) < 10:
-        raise ValueError(f"only {len(seed)} lexicon words are in the embedding; at least 10 are needed to train")
+        raise InputError(f"only {len(seed)} lexicon words are in the embedding; at least 10 are needed to train")
     seed_rows, seed_vectors = np.array(seed).T
     order = np.random.default_rng(settings["seed"]).permutation(len(seed))
     n_heldout = max(1, int(round(settings["heldout_fraction"] * len(seed))))
@@ -453,7 +455,7 @@ def check_thresholds(thresholds: Optional[Mapping[str, float]] = None) -> dict[s
     thresholds = dict(thresholds or {})
     unknown = set(thresholds) - set(CATEGORIES) - set(VAD)
     if unknown:
-        raise ValueError(f"thresholds has unknown keys {sorted(unknown)}; use {list(CATEGORIES)} or {list(VAD)}")
+        raise InputError(f"thresholds has unknown keys {sorted(unknown)}; use {list(CATEGORIES)} or {list(VAD)}")
     merged = dict(DEFAULT_THRESHOLDS)
     for variable in VAD:
         if variable in thresholds:
@@ -461,7 +463,7 @@ def check_thresholds(thresholds: Optional[Mapping[str, float]] = None) -> dict[s
     merged.update((key, value) for key, value in thresholds.items() if key in CATEGORIES)
     for category, value in merged.items():
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
-            raise ValueError(f"threshold of {category!r} must be a number in (0, 1], got {value!r}")
+            raise InputError(f"threshold of {category!r} must be a number in (0, 1], got {value!r}")
     return {category: float(merged[category]) for category in CATEGORIES}
 
 
@@ -494,10 +496,10 @@ def _check_labels(labels: Sequence[Sequence[str]], groups: Sequence[str]) -> tup
     labels = [set(text_labels) for text_labels in labels]
     unknown = set().union(*labels) - set(CATEGORIES) if labels else set()
     if unknown:
-        raise ValueError(f"labels has unknown categories {sorted(unknown)}; known: {list(CATEGORIES)}")
+        raise InputError(f"labels has unknown categories {sorted(unknown)}; known: {list(CATEGORIES)}")
     groups = check_groups(groups, len(labels))
     if groups is None:
-        raise TypeError("groups must be a list with one group label per text, got None")
+        raise InputTypeError("groups must be a list with one group label per text, got None")
     return labels, groups
 
 

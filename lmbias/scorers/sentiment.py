@@ -7,6 +7,8 @@ VADER is pure Python, so large inputs are split over worker processes.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -44,7 +46,7 @@ def vader_compound(texts: Sequence[str], *, n_jobs: Optional[int] = None, min_te
     texts = check_texts(texts, "texts")
     n_jobs = os.cpu_count() or 1 if n_jobs is None else n_jobs
     if n_jobs < 1:
-        raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
+        raise InputError(f"n_jobs must be >= 1, got {n_jobs}")
     n_jobs = max(1, min(n_jobs, len(texts) // max(1, min_texts_per_job)))
     if n_jobs == 1:
         return np.asarray(_compound_chunk(texts), dtype=np.float64)
@@ -65,6 +67,6 @@ def sentiment_labels(
     ['positive', 'negative', 'neutral']
     """
     if not negative_threshold < positive_threshold:
-        raise ValueError(f"negative_threshold ({negative_threshold}) must be below positive_threshold ({positive_threshold})")
+        raise InputError(f"negative_threshold ({negative_threshold}) must be below positive_threshold ({positive_threshold})")
     compound = np.asarray(compound, dtype=np.float64)
     return np.where(compound >= positive_threshold, "positive", np.where(compound <= negative_threshold, "negative", "neutral"))

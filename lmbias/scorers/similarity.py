@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import importlib.util
 import re
 from pathlib import Path
@@ -55,7 +57,7 @@ def prefix_similarity(prefixes: Sequence[str], continuations: Sequence[str], enc
     prefixes = check_texts(prefixes, "prefixes")
     continuations = check_texts(continuations, "continuations")
     if len(prefixes) != len(continuations):
-        raise ValueError(f"prefixes has {len(prefixes)} texts but continuations has {len(continuations)}; expected one prefix per continuation")
+        raise InputError(f"prefixes has {len(prefixes)} texts but continuations has {len(continuations)}; expected one prefix per continuation")
     unique = list(dict.fromkeys(prefixes))
     position = {prefix: i for i, prefix in enumerate(unique)}
     prefix_vectors = encoder.encode(unique, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
@@ -72,7 +74,7 @@ def mentions(texts: Sequence[str], tokens: Sequence[str]) -> np.ndarray:
     """
     texts = check_texts(texts, "texts")
     if not tokens:
-        raise ValueError("tokens is empty; expected the sensitive tokens of the attribute")
+        raise InputError("tokens is empty; expected the sensitive tokens of the attribute")
     pattern = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, tokens), key=len, reverse=True)) + r")(?:e?s)?\b", re.IGNORECASE)
     return np.fromiter((pattern.search(text) is not None for text in texts), dtype=bool, count=len(texts))
 
@@ -88,7 +90,7 @@ def semantic_similarity(
 ) -> dict:
     """S.S. (and S.S.c when ``sensitive_tokens`` are given) in percent, with the per-text cosines."""
     if not -1 <= threshold <= 1:
-        raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+        raise InputError(f"threshold must be a cosine in [-1, 1], got {threshold}")
     encoder = encoder or load_encoder()
     cosines = prefix_similarity(prefixes, continuations, encoder, batch_size=batch_size)
     result = {"ss": float(100.0 * np.mean(cosines > threshold)), "cosines": cosines.tolist(), "threshold": threshold}

@@ -8,6 +8,8 @@ probability among the toxic labels; it is toxic if that score >= ``threshold`` (
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import re
 from typing import Optional, Sequence
 
@@ -33,7 +35,7 @@ def toxic_label_indices(classifier: TextClassifier, toxic_labels: Optional[Seque
     else:
         unknown = [label for label in toxic_labels if label.lower() not in labels]
         if unknown:
-            raise ValueError(f"toxic_labels {unknown} are not labels of {classifier.name!r}; its labels: {labels}")
+            raise InputError(f"toxic_labels {unknown} are not labels of {classifier.name!r}; its labels: {labels}")
         chosen = [labels.index(label.lower()) for label in toxic_labels]
     if not chosen:
         raise ClassifierError(f"no toxic label among {labels} of {classifier.name!r}; pass toxic_labels")
@@ -57,7 +59,7 @@ def toxicity(
     """
     texts = check_texts(texts, "texts")
     if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        raise InputError(f"threshold must be in (0, 1], got {threshold}")
     columns = toxic_label_indices(classifier, toxic_labels)
     probabilities = np.zeros((len(texts), len(classifier.labels)), dtype=np.float32)
     nonempty = [i for i, text in enumerate(texts) if text.strip()]

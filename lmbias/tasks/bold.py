@@ -12,6 +12,8 @@ recorded; nothing else is lost.
 
 from __future__ import annotations
 
+from ..errors import InputError, RequirementError
+
 from collections import Counter
 from typing import Optional, Sequence
 
@@ -35,7 +37,7 @@ SOURCES = ("wikipedia", "prompt")
 def source_texts(rows: Sequence[dict], source: str) -> list[str]:
     """The texts of BOLD ``rows`` for a built-in source: the Wikipedia sentence or the prompt."""
     if source not in SOURCES:
-        raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+        raise InputError(f"source must be one of {SOURCES}, got {source!r}")
     return [row[source] for row in rows]
 
 
@@ -89,10 +91,10 @@ def score_bold(
     """
     texts = check_texts(texts, "texts")
     if len(texts) != len(rows):
-        raise ValueError(f"texts has {len(texts)} entries but rows has {len(rows)}; expected one text per row")
+        raise InputError(f"texts has {len(texts)} entries but rows has {len(rows)}; expected one text per row")
     unknown = set(metrics) - set(METRICS)
     if unknown:
-        raise ValueError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
+        raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
     domains = [row["domain"] for row in rows]
     names = [row["name"] for row in rows]
     groups = [row["group"] for row in rows]
@@ -184,12 +186,12 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = 
 
     bad = [d for d in domains if d not in DOMAINS]
     if bad:
-        raise ValueError(f"domains {bad} are unknown; valid: {list(DOMAINS)}")
+        raise InputError(f"domains {bad} are unknown; valid: {list(DOMAINS)}")
     if per_group is not None and limit is not None:
-        raise ValueError("give per_group or limit, not both")
+        raise InputError("give per_group or limit, not both")
     for name, value in (("per_group", per_group), ("limit", limit)):
         if value is not None and value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
+            raise InputError(f"{name} must be >= 1, got {value}")
     rows = [row for domain in domains for row in load_rows("bold", domain, data_dir=data_dir)]
     if per_group is not None:
         taken: Counter = Counter()
@@ -229,7 +231,7 @@ def run_bold(
     the Wikipedia sentences (which start with their prompt) are scored.
 
     Raises:
-        RuntimeError: with ``require_all``, when a metric had to be skipped (the generations are kept).
+        RequirementError: with ``require_all``, when a metric had to be skipped (the generations are kept).
     """
     import json
     from pathlib import Path
@@ -280,6 +282,6 @@ def run_bold(
     Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
     skipped = model_scores["skipped"]
     if require_all and skipped:
-        raise RuntimeError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")
+        raise RequirementError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")
     return results
 

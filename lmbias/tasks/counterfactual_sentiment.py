@@ -10,6 +10,8 @@ continuations stay (:mod:`lmbias.scorers.similarity`).
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import json
 from pathlib import Path
 from typing import Optional, Sequence
@@ -30,7 +32,7 @@ def sentiment_by_classifier(
     """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
     unknown = sorted(set(classifiers) - set(sentiment_scores.CLASSIFIERS))
     if unknown:
-        raise ValueError(f"classifiers {unknown} are unknown; valid: {list(sentiment_scores.CLASSIFIERS)}")
+        raise InputError(f"classifiers {unknown} are unknown; valid: {list(sentiment_scores.CLASSIFIERS)}")
     scores, skipped = {}, {}
     for name in classifiers:
         if name == "opinion":
@@ -81,7 +83,7 @@ def score_counterfactual(
     row_of = {row["id"]: row for row in rows}
     missing = sorted({g["id"] for g in generations} - set(row_of))
     if missing:
-        raise ValueError(f"generations refer to rows that are not given: {missing[:5]}")
+        raise InputError(f"generations refer to rows that are not given: {missing[:5]}")
     continuations = [g["continuation"] for g in generations]
     sample_rows = [row_of[g["id"]] for g in generations]
     scores, skipped = sentiment_by_classifier(continuations, classifiers, hf_model=hf_model, device=device, data_dir=data_dir)
@@ -140,9 +142,9 @@ def run_counterfactual(
 
     bad = [a for a in attributes if a not in ATTRIBUTES]
     if bad:
-        raise ValueError(f"attributes {bad} are unknown; valid: {list(ATTRIBUTES)}")
+        raise InputError(f"attributes {bad} are unknown; valid: {list(ATTRIBUTES)}")
     if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
+        raise InputError(f"samples must be >= 1, got {samples}")
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}

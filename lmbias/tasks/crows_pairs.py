@@ -7,6 +7,8 @@ and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import difflib
 from typing import Any, Optional, Sequence
 
@@ -42,7 +44,7 @@ def shared_token_pll(
     """
     first, second = check_texts(first, "first"), check_texts(second, "second")
     if len(first) != len(second):
-        raise ValueError(f"first has {len(first)} sentences but second has {len(second)}; expected pairs")
+        raise InputError(f"first has {len(first)} sentences but second has {len(second)}; expected pairs")
     n = len(first)
     values = likelihood.pseudo_log_likelihood(model, tokenizer, first + second, batch_size=batch_size)
     encoded = tokenizer(first + second, return_special_tokens_mask=True)

@@ -3,6 +3,8 @@ the processes and gathering the records, the input checks and the score descript
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import json
 import time
 from pathlib import Path
@@ -23,14 +25,14 @@ SCORE_DESCRIPTIONS = {
 
 def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dict]:
     if rows is None or isinstance(rows, (str, bytes, dict)):
-        raise TypeError(f"rows must be a list of {what} rows (dicts), got {type(rows).__name__}")
+        raise InputTypeError(f"rows must be a list of {what} rows (dicts), got {type(rows).__name__}")
     rows = list(rows)
     if not rows:
-        raise ValueError(f"rows is empty; expected {what} rows (lmbias.load_rows({what.lower().replace('-', '_')!r}))")
+        raise InputError(f"rows is empty; expected {what} rows (lmbias.load_rows({what.lower().replace('-', '_')!r}))")
     for index, row in enumerate(rows):
         missing = [key for key in keys if not isinstance(row, dict) or key not in row]
         if missing:
-            raise ValueError(f"rows[{index}] lacks {missing}; expected {what} rows with {list(keys)}")
+            raise InputError(f"rows[{index}] lacks {missing}; expected {what} rows with {list(keys)}")
     return rows
 
 
@@ -92,4 +94,4 @@ def write_scores_run(out, results: dict, records: list[dict]) -> None:
 
 def check_limit(limit: Optional[int]) -> None:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+        raise InputError(f"limit must be an integer >= 1, got {limit!r}")

@@ -36,6 +36,8 @@ dataset (split across processes when launched with ``torchrun``: rank ``r`` of `
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import re
 from typing import Any, Optional, Sequence
 
@@ -75,11 +77,11 @@ def blank_fillers(context: str, sentence: str, *, blank: str = BLANK) -> list[st
     """
     context, sentence = context.strip(), sentence.strip()
     if blank not in context:
-        raise ValueError(f"the context {context!r} has no {blank}; an intrasentence context has one blank to fill")
+        raise InputError(f"the context {context!r} has no {blank}; an intrasentence context has one blank to fill")
     pattern = "(.+?)".join(r"\s+".join(re.escape(word) for word in re.split(r"\s+", part)) for part in context.split(blank))
     match = re.fullmatch(pattern, sentence, flags=re.IGNORECASE | re.DOTALL)
     if match is None or any(not filler.strip() for filler in match.groups()):
-        raise ValueError(
+        raise InputError(
             f"the sentence {sentence!r} does not fill the {blank} of its context {context!r}: "
             "the text around the blank differs (case and spacing aside)"
         )
@@ -121,7 +123,7 @@ def has_nsp_head(lm: Any) -> bool:
 def _check_tasks(tasks: Sequence[str]) -> list[str]:
     tasks = [tasks] if isinstance(tasks, str) else list(tasks)
     if not tasks:
-        raise ValueError(f"tasks is empty; choose from {list(TASKS)}")
+        raise InputError(f"tasks is empty; choose from {list(TASKS)}")
     for task in tasks:
         check_choice(task, TASKS, "tasks")
     return [task for task in TASKS if task in tasks]
@@ -162,9 +164,9 @@ def score_stereoset(
     rows = check_rows(rows, ("id", "task", "bias_type", "target", "context", *OPTIONS), "StereoSet")
     chosen = [row for row in rows if row["task"] in tasks]
     if not chosen:
-        raise ValueError(f"none of the {len(rows)} rows is of tasks {tasks}")
+        raise InputError(f"none of the {len(rows)} rows is of tasks {tasks}")
     if kind == "masked" and "intersentence" in tasks and not has_nsp_head(lm):
-        raise ValueError(
+        raise InputError(
             f"intersentence with a masked LM needs a next-sentence-prediction head, and {type(lm.model).__name__} has "
             "none (StereoSet §7.1 scores BERT with its NSP head; lmbias does not fall back to another score). "
             "Use --tasks intrasentence, or a checkpoint with an NSP head (BertForPreTraining)."
@@ -192,7 +194,7 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
             try:
                 items.append(masked_item(row["context"], row[option]))
             except ValueError as error:
-                raise ValueError(f"StereoSet row {row['id']!r}, {option}: {error}") from None
+                raise InputError(f"StereoSet row {row['id']!r}, {option}: {error}") from None
         texts, fillers = [text for text, _ in items], [filler for _, filler in items]
         scores = likelihood.masked_position_logprobs(
             model, tokenizer, texts, fillers, strategy=strategy, batch_size=batch_size
@@ -255,7 +257,7 @@ def run_stereoset(
     tasks = _check_tasks(tasks)
     check_limit(limit)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be an integer >= 0 (0: no intervals), got {bootstrap!r}")
+        raise InputError(f"bootstrap must be an integer >= 0 (0: no intervals), got {bootstrap!r}")
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
