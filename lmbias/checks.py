@@ -5,6 +5,7 @@ from __future__ import annotations
 from .errors import InputError, InputTypeError
 
 import math
+import numbers
 from typing import Any, Optional, Sequence
 
 
@@ -51,4 +52,36 @@ def check_choice(value: Any, choices: Sequence[Any], name: str) -> Any:
     """Return ``value`` if it is one of ``choices``; else a ValueError listing them."""
     if value not in choices:
         raise InputError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    *,
+    minimum: Optional[float] = None,
+    maximum: Optional[float] = None,
+    integer: bool = True,
+    expected: Optional[str] = None,
+) -> Any:
+    """Return ``value`` if it is a number (an integer when ``integer``) within ``[minimum, maximum]``;
+    else an :class:`~lmbias.errors.InputTypeError` (not a number) or :class:`~lmbias.errors.InputError`
+    (out of range) that names ``name`` and says what was expected (``expected``, in words, replaces
+    the bounds in the message).
+
+    >>> check_scalar(3, "batch_size", minimum=1)
+    3
+    >>> check_scalar(0, "batch_size", minimum=1)
+    Traceback (most recent call last):
+    ...
+    lmbias.errors.InputError: batch_size must be >= 1, got 0
+    """
+    bounds = " and ".join(f"{sign} {bound}" for sign, bound in ((">=", minimum), ("<=", maximum)) if bound is not None)
+    wanted = expected or bounds or ("an integer" if integer else "a number")
+    number_type = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, number_type):
+        kind = "an integer" if integer else "a number"
+        raise InputTypeError(f"{name} must be {kind}{f' ({wanted})' if wanted != kind else ''}, got {value!r}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum) or value != value:
+        raise InputError(f"{name} must be {wanted}, got {value!r}")
     return value

@@ -5,10 +5,7 @@ Commands:
     lmbias export-dataset NAME --out DIR [--data-dir DIR] [--cards DIR]
     lmbias resources [--data-dir DIR]                  where each data file is found
     lmbias score bold --source wikipedia [--domains ...] [--metrics ...] [--out FILE]
-    lmbias run bold [--model M] [--domains ...] [--per-group K | --limit N] [--out DIR] [--num-processes N]
-    lmbias run stereoset [--model M] [--model-type auto|causal|masked] [--tasks ...] [--bootstrap N] [--limit N] [--out DIR]
-    lmbias run crows_pairs [--model M] [--model-type auto|causal|masked] [--limit N] [--out DIR]
-    lmbias run counterfactual [--model M] [--attributes ...] [--samples N] [--classifiers ...] [--out DIR]
+    lmbias run BENCHMARK [--model M] [--out DIR] [--num-processes N] ...   one subcommand per registered benchmark
     lmbias push RUN_DIR [RUN_DIR ...] --repo-id ORG/MODEL [--dry-run [--out DIR]] [--results-dataset ORG/NAME]
     lmbias leaderboard [RUN_DIR ...] --out SITE_DIR [--hub-dataset ORG/NAME | --results-dir DIR]
     lmbias report RUN_DIR [RUN_DIR ...] --out REPORT_DIR [--compare DOMAIN:A:B ...]   self-contained HTML report
@@ -23,21 +20,12 @@ import sys
 from typing import Optional, Sequence
 
 from . import __version__
+from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark
 from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
 from .errors import LmbiasError
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
-
-
-def markdown_table(records: Sequence[dict], columns: Sequence[str]) -> str:
-    """Records as a GitHub-flavoured Markdown table; integers get thousands separators."""
-
-    def cell(value) -> str:
-        return f"{value:,}" if isinstance(value, int) else str(value)
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(record[c]) for c in columns) + " |" for record in records]
-    return "\n".join(lines)
+from .text import markdown_table
 
 
 def _datasets(args) -> int:
@@ -109,20 +97,10 @@ def _score(args) -> int:
 
 
 def _run(args) -> int:
-    from .tasks.bold import run_bold
-
-    scoring = {"metrics": args.metrics, "anonymize": not args.no_anonymize, "batch_size": args.score_batch_size}
-    for key in ("toxicity_model", "regard_model"):
-        if getattr(args, key):
-            scoring[key] = getattr(args, key)
-    result = run_bold(
-        model=args.model, out=args.out, domains=args.domains, per_group=args.per_group, limit=args.limit,
-        preset=args.preset, max_new_tokens=args.max_new_tokens, seed=args.seed, batch_size=args.batch_size,
-        num_return_sequences=args.num_return_sequences, dtype=args.dtype, device=args.device,
-        require_all=args.require_all, progress=not args.no_progress, data_dir=args.data_dir, scoring=scoring,
-    )
-    if result is not None:
-        print(summarize_bold(result, args.out))
+    benchmark = get_benchmark(args.benchmark)
+    result = benchmark.run(args)
+    if result is not None:  # None on every process but the main one
+        print(benchmark.summary(result, args.out))
     return 0
 
 
@@ -143,149 +121,6 @@ def _relaunch(num_processes: int, argv: Sequence[str]) -> int:
     return subprocess.call(command)
 
 
-def summarize_bold(result: dict, out) -> str:
-    """A short human summary of a BOLD run: per domain, the model's and Wikipedia's share of
-    negative and positive sentiment, and of male and female texts (Gender-Max)."""
-
-    def share(block: dict, label: str) -> float:
-        groups = block["per_group"].values()
-        return sum(g["n"] * g[label] for g in groups) / sum(g["n"] for g in groups)
-
-    lines = [
-        f"model: {result['model']['name']}; {result['data']['prompts']:,} prompts, {result['generation']['texts']:,} "
-        f"generations (mean {result['generation']['mean_new_tokens']:.1f} new tokens); results in {out}/results.json",
-        "",
-    ]
-    model, wiki = result["results"]["model"]["metrics"], result["results"]["wikipedia"]["metrics"]
-    records = []
-    for domain, block in model.get("sentiment", {}).get("domains", {}).items():
-        record = {"domain": domain, "texts": sum(g["n"] for g in block["per_group"].values())}
-        for label in ("negative", "positive"):
-            record[f"{label} (model / wiki)"] = f"{share(block, label):.3f} / {share(wiki['sentiment']['domains'][domain], label):.3f}"
-        if "gender_polarity" in model:
-            gender_model = model["gender_polarity"]["methods"]["max"]["domains"][domain]
-            gender_wiki = wiki["gender_polarity"]["methods"]["max"]["domains"][domain]
-            for label in ("male", "female"):
-                record[f"{label} (model / wiki)"] = f"{share(gender_model, label):.3f} / {share(gender_wiki, label):.3f}"
-        records.append(record)
-    if records:
-        lines.append("Share of texts per domain: sentiment (VADER, BOLD thresholds) and gender polarity (Gender-Max):")
-        lines.append("")
-        lines.append(markdown_table(records, list(records[0])))
-    for metric, reason in result["results"]["model"]["skipped"].items():
-        lines.append(f"skipped {metric}: {reason.splitlines()[0][:160]}")
-    return "\n".join(lines)
-
-
-def _run_stereoset(args) -> int:
-    from .tasks.stereoset import run_stereoset
-
-    result = run_stereoset(
-        model=args.model, model_type=args.model_type, out=args.out, tasks=args.tasks, batch_size=args.batch_size,
-        bootstrap=args.bootstrap, seed=args.seed, limit=args.limit, dtype=args.dtype, device=args.device, data_dir=args.data_dir,
-    )
-    if result is not None:
-        print(summarize_stereoset(result, args.out))
-    return 0
-
-
-def _run_crows_pairs(args) -> int:
-    from .tasks.crows_pairs import run_crows_pairs
-
-    result = run_crows_pairs(
-        model=args.model, model_type=args.model_type, out=args.out, batch_size=args.batch_size, limit=args.limit,
-        dtype=args.dtype, device=args.device, data_dir=args.data_dir,
-    )
-    if result is not None:
-        print(summarize_crows_pairs(result, args.out))
-    return 0
-
-
-def _run_counterfactual(args) -> int:
-    from .tasks.counterfactual_sentiment import run_counterfactual
-
-    scoring = {"classifiers": args.classifiers, "semantic": not args.no_similarity, "bootstrap": args.bootstrap}
-    if args.hf_model:
-        scoring["hf_model"] = args.hf_model
-    if args.encoder:
-        scoring["encoder"] = args.encoder
-    result = run_counterfactual(
-        model=args.model, out=args.out, attributes=args.attributes, samples=args.samples, max_new_tokens=args.max_new_tokens,
-        seed=args.seed, batch_size=args.batch_size, dtype=args.dtype, device=args.device, progress=not args.no_progress,
-        data_dir=args.data_dir, scoring=scoring,
-    )
-    if result is not None:
-        print(summarize_counterfactual(result, args.out))
-    return 0
-
-
-def summarize_counterfactual(result: dict, out) -> str:
-    """I.F. and G.F. per attribute and classifier, and S.S. / S.S.c per attribute."""
-    scores = result["results"]
-    records = []
-    for attribute, block in scores["attributes"].items():
-        relevance = block.get("semantic_similarity", {})
-        for classifier, fairness in block["classifiers"].items():
-            records.append({
-                "attribute": attribute, "classifier": classifier, "samples": block["samples"],
-                "I.F.": f"{fairness['individual_fairness']:.4f}", "G.F.": f"{fairness['group_fairness']:.4f}",
-                "S.S.": f"{relevance['ss']:.1f}" if relevance else "-", "S.S.c": f"{relevance['ssc']:.1f}" if relevance else "-",
-            })
-    lines = [f"model: {result['model']['name']}; {result['generation']['texts']:,} continuations "
-             f"({result['generation']['samples_per_prefix']} per prefix); results in {out}/results.json", ""]
-    if records:
-        lines.append(markdown_table(records, list(records[0])))
-    for name, reason in scores["skipped"].items():
-        lines.append(f"skipped {name}: {reason.splitlines()[0][:160]}")
-    return "\n".join(lines)
-
-
-def summarize_stereoset(result: dict, out) -> str:
-    """A short human summary of a StereoSet run: LMS / SS / ICAT and count per task and domain
-    (with the bootstrap interval of ICAT when the run computed intervals)."""
-    scores = result["results"]
-    records = []
-    for task in result["config"]["tasks"]:
-        for domain, block in scores[task].items():
-            records.append({"task": task, "domain": domain, **_stereoset_cells(block)})
-    records.append({"task": "all", "domain": "overall", **_stereoset_cells(scores["overall"])})
-    return _likelihood_summary(result, f"{result['data']['counts']['sentences']:,} sentences", records, out)
-
-
-def _likelihood_summary(result: dict, scored: str, records: list, out) -> str:
-    """The model line and the table of a StereoSet or CrowS-Pairs run's summary."""
-    header = (f"model: {result['model']['name']} ({result['model']['type']}); {scored} scored in "
-              f"{result['timing']['scoring_seconds']:.1f} s; results in {out}/results.json")
-    return "\n".join([header, "", markdown_table(records, list(records[0]))])
-
-
-def _stereoset_cells(block: dict) -> dict:
-    cells = {"LMS": f"{block['lms']:.1f}", "SS": f"{block['ss']:.1f}", "ICAT": f"{block['icat']:.1f}"}
-    if "ci" in block:
-        low, high = block["ci"]["icat"]
-        cells["ICAT"] += f" [{low:.1f}, {high:.1f}]"
-    return {**cells, "count": block["count"]}
-
-
-def summarize_crows_pairs(result: dict, out) -> str:
-    """A short human summary of a CrowS-Pairs run: the metric score (and its stereo / antistereo
-    parts) overall and per bias type."""
-    scores = result["results"]
-    records = [{"bias type": name, **_crows_cells(block)} for name, block in scores["bias_types"].items()]
-    records.append({"bias type": "overall", **_crows_cells(scores["overall"])})
-    return _likelihood_summary(result, f"{result['data']['counts']['pairs']:,} pairs", records, out)
-
-
-def _crows_cells(block: dict) -> dict:
-    def cell(value) -> str:
-        return "n/a" if value is None or value != value else f"{value:.1f}"  # NaN: no pair of that direction
-
-    return {
-        "metric score": cell(block["metric_score"]), "stereo": cell(block["stereo_score"]),
-        "antistereo": cell(block["antistereo_score"]), "count": block["count"],
-    }
-
-
 def _leaderboard(args) -> int:
     from .leaderboard import leaderboard_command
 
@@ -297,9 +132,19 @@ def _leaderboard(args) -> int:
 def _report(args) -> int:
     from .report import build_report
 
-    path = build_report(args.run_dirs, args.out, compare=args.compare, gender_method=args.gender_method, dpi=args.dpi)
+    options = {k: v for k, v in vars(args).items() if k not in ("command", "func", "run_dirs", "out", "dpi")}
+    path = build_report(args.run_dirs, args.out, dpi=args.dpi, **options)
     print(f"wrote {path} (self-contained; each figure also as a PNG in {path.parent})")
     return 0
+
+
+def run_options(names) -> argparse.ArgumentParser:
+    """A parent parser with the shared run options ``names`` (keys of :data:`RUN_OPTIONS`)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    for name in names:
+        flags, settings = RUN_OPTIONS[name]
+        parser.add_argument(*flags, **settings)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -343,77 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
     bold.add_argument("--batch-size", type=int, default=32)
     bold.set_defaults(func=_score)
 
-    from .lm.generation import PRESETS
-
-    run = commands.add_parser("run", help="generate with a model and score the generations (the main job)")
-    run_tasks = run.add_subparsers(dest="task", required=True)
-    run_bold = run_tasks.add_parser("bold", parents=[data_dir], help="BOLD: generate, score, compare with Wikipedia")
-    run_bold.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
-    run_bold.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
-    size = run_bold.add_mutually_exclusive_group()
-    size.add_argument("--per-group", type=int, help="the first K prompts of each group")
-    size.add_argument("--limit", type=int, help="the first N prompts")
-    run_bold.add_argument("--out", default="runs/bold", help="run directory (resumed if it holds the same run)")
-    run_bold.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2")
-    run_bold.add_argument("--max-new-tokens", type=int)
-    run_bold.add_argument("--seed", type=int, default=0)
-    run_bold.add_argument("--batch-size", type=int, default=32, help="prompts per generation batch")
-    run_bold.add_argument("--num-return-sequences", type=int, default=1)
-    run_bold.add_argument("--num-processes", type=int, default=1, help="processes (via torchrun); or launch with accelerate/torchrun")
-    run_bold.add_argument("--device", help="cpu, cuda, ... (default: each process's GPU, else cpu)")
-    run_bold.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
-    run_bold.add_argument("--metrics", nargs="+", choices=METRICS, default=list(METRICS))
-    run_bold.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
-    run_bold.add_argument("--toxicity-model")
-    run_bold.add_argument("--regard-model")
-    run_bold.add_argument("--no-anonymize", action="store_true")
-    run_bold.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
-    run_bold.add_argument("--no-progress", action="store_true")
-    run_bold.set_defaults(func=_run)
-
-    from .stereotype_scores import TASKS as STEREOSET_TASKS
-    from .lm.loading import MODEL_TYPES
-
-    likelihood = argparse.ArgumentParser(add_help=False, parents=[data_dir])
-    likelihood.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
-    likelihood.add_argument("--model-type", choices=MODEL_TYPES, default="auto", help="default: from the config's architectures")
-    likelihood.add_argument("--batch-size", type=int, default=32, help="sequences per forward pass")
-    likelihood.add_argument("--device", help="cpu, cuda, ... (default: each process's GPU, else cpu)")
-    likelihood.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
-    likelihood.add_argument("--limit", type=int, help="only the first N items (StereoSet: of each task)")
-    stereoset = run_tasks.add_parser("stereoset", parents=[likelihood], help="StereoSet dev set: LMS, SS and ICAT")
-    stereoset.add_argument("--tasks", nargs="+", choices=STEREOSET_TASKS, default=list(STEREOSET_TASKS))
-    stereoset.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
-    stereoset.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    stereoset.add_argument("--out", default="runs/stereoset", help="output directory")
-    stereoset.set_defaults(func=_run_stereoset)
-    crows = run_tasks.add_parser("crows_pairs", parents=[likelihood], help="CrowS-Pairs: the metric score per bias type")
-    crows.add_argument("--out", default="runs/crows_pairs", help="output directory")
-    crows.set_defaults(func=_run_crows_pairs)
-    for command in (stereoset, crows):
-        command.add_argument("--num-processes", type=int, default=1, help="processes (via torchrun); or launch with torchrun")
-
-    from .data.counterfactual_templates import ATTRIBUTES
-    from .scorers.sentiment_scores import CLASSIFIERS
-
-    run_cf = run_tasks.add_parser("counterfactual", parents=[data_dir], help="counterfactual sentiment bias (Huang et al. 2020)")
-    run_cf.add_argument("--model", help="Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)")
-    run_cf.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES))
-    run_cf.add_argument("--samples", type=int, default=1000, help="continuations per prefix (the paper: 1000)")
-    run_cf.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS))
-    run_cf.add_argument("--hf-model", help="sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)")
-    run_cf.add_argument("--encoder", help="sentence-transformers model for S.S. (default all-MiniLM-L6-v2)")
-    run_cf.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")
-    run_cf.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
-    run_cf.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
-    run_cf.add_argument("--out", default="runs/counterfactual")
-    run_cf.add_argument("--seed", type=int, default=0)
-    run_cf.add_argument("--batch-size", type=int, default=8, help="prompts per batch (x samples sequences)")
-    run_cf.add_argument("--num-processes", type=int, default=1)
-    run_cf.add_argument("--device")
-    run_cf.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"])
-    run_cf.add_argument("--no-progress", action="store_true")
-    run_cf.set_defaults(func=_run_counterfactual)
+    run = commands.add_parser("run", help="run a benchmark on a model (the main job)")
+    run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    for benchmark in benchmarks():
+        command = run_benchmarks.add_parser(benchmark.name, parents=[data_dir, run_options(benchmark.run_options)],
+                                            help=benchmark.description, description=benchmark.description)
+        command.add_argument("--out", default=f"runs/{benchmark.name}", help="run directory (a generation run resumes there)")
+        benchmark.add_arguments(command)
+        command.set_defaults(func=_run, **benchmark.defaults)
 
     from .hub.push import add_parser as add_push_parser
 
@@ -431,10 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="a self-contained HTML report with the papers' figures for runs")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories; several = models side by side")
     report.add_argument("--out", required=True, help="report folder: report.html and one PNG per figure")
-    report.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
-                        help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
-    report.add_argument("--gender-method", choices=["unigram", "wavg", "max"], default="max",
-                        help="gender-polarity method of the profession skew figure (default max, the paper's Figure 2)")
+    for benchmark in benchmarks():
+        benchmark.add_report_arguments(report)
     report.add_argument("--dpi", type=int, default=110, help="figure resolution")
     report.set_defaults(func=_report)
     return parser

@@ -272,3 +272,14 @@ def drop_closed_class(texts: Sequence[str], tagger, *, batch_size: int = 256) ->
         " ".join(token.text for token in doc if token.pos_ not in CLOSED_CLASS_POS)
         for doc in tagger.pipe(list(texts), batch_size=batch_size)
     ]
+
+
+def markdown_table(records: Sequence[dict], columns: Sequence[str]) -> str:
+    """Records as a GitHub-flavoured Markdown table; integers get thousands separators."""
+
+    def cell(value) -> str:
+        return f"{value:,}" if isinstance(value, int) else str(value)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(record[c]) for c in columns) + " |" for record in records]
+    return "\n".join(lines)

@@ -49,12 +49,12 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
     )
     saved = json.loads((out / "results.json").read_text())
     assert saved == json.loads(json.dumps(result))
-    assert saved["generation"]["texts"] == 200 and saved["data"]["prefixes"] == 100
+    assert saved["outputs"]["texts"] == 200 and saved["data"]["counts"]["prefixes"] == 100  # schema v2 keys
     block = saved["results"]["attributes"]["country"]
     assert set(block["classifiers"]) == {"opinion", "vader"}
     assert 0 <= block["classifiers"]["vader"]["individual_fairness"] <= 1
     assert len(block["classifiers"]["vader"]["subgroups"]) == 10
-    if "semantic_similarity" not in saved["results"]["skipped"]:
+    if "semantic_similarity" not in saved["skipped"]:  # schema v2: skipped is top level
         assert 0 <= block["semantic_similarity"]["ss"] <= 100
 
 

@@ -222,7 +222,7 @@ def test_cli_run_bold_with_a_local_model_writes_generations_and_results(tiny, tm
                  "--metrics", "sentiment", "gender_polarity", "--max-new-tokens", "4", "--no-progress"])
     assert code == 0
     results = json.loads((out / "results.json").read_text())
-    assert results["schema_version"] == 1 and results["data"]["prompts"] == 6
+    assert results["schema_version"] == 2 and results["data"]["counts"]["prompts"] == 6
     assert set(results["results"]) == {"model", "wikipedia"}
     assert results["results"]["model"]["metrics"]["sentiment"]["domains"]["gender"]["per_group"]["American_actors"]["n"] == 3
     assert len((out / "generations.jsonl").read_text().splitlines()) == 6

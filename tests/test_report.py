@@ -8,7 +8,8 @@ import re
 import pytest
 
 from lmbias.cli import main
-from lmbias.report import build_report, parse_compare
+from lmbias.report import build_report
+from lmbias.report.bold import parse_compare
 from lmbias.results import RunError
 from lmbias.scorers.psycholinguistic import CATEGORIES
 

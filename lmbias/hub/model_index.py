@@ -1,7 +1,8 @@
 """A run's headline metrics as ``model-index`` results in a model card, merged into an existing card.
 
 One :class:`huggingface_hub.EvalResult` per :func:`lmbias.results.metric_records` record of the model
-(BOLD's Wikipedia-baseline records are left out: they measure human texts, not the model):
+(a benchmark's baseline records, such as BOLD's Wikipedia texts, are left out: they measure a
+reference, not the model):
 
 * task: ``text-generation`` (``fill-mask`` for a masked LM on StereoSet / CrowS-Pairs);
 * dataset: :func:`lmbias.results.dataset_of` (Hub id, name, split, revision), ``config`` = the slice the
@@ -36,7 +37,7 @@ def model_records(run: Run) -> tuple[list, list]:
     keep, left_out = [], []
     for record in metric_records(run):
         if record["source"] != "model":
-            left_out.append((record, "Wikipedia baseline (human texts, not the model)"))
+            left_out.append((record, f"{record['source'].capitalize()} baseline (a reference, not the model)"))
         elif record["value"] is None or record["value"] != record["value"]:  # null or NaN
             left_out.append((record, "undefined for this run"))
         else:
@@ -54,45 +55,30 @@ def task_type(run: Run) -> str:
     return "fill-mask" if (run.results.get("model") or {}).get("type") == "masked" else "text-generation"
 
 
+# Settings of how a run was executed, which do not change its numbers: left out of the metric args.
+EXECUTION_SETTINGS = ("device", "processes", "batch_size", "score_batch_size")
+
+
 def run_config(run: Run) -> dict:
-    """The settings that produced a run's numbers, flat scalars without nulls (the metric ``args``;
-    a list or mapping among the generation settings becomes its JSON text)."""
+    """The settings that produced a run's numbers, flat scalars without nulls (the metric ``args``):
+    its ``config`` (the generation ``settings`` spread out, execution settings such as the device left
+    out), the model type and the item counts; a list or mapping becomes its JSON text."""
     results = run.results
-    if run.benchmark in ("bold", "counterfactual"):
-        generation = results.get("generation", {})
-        config = {"preset": generation.get("preset"), **generation.get("settings", {}), "seed": generation.get("seed")}
-        if run.benchmark == "bold":
-            config.update(num_return_sequences=generation.get("num_return_sequences"), prompts=results["data"].get("prompts"),
-                          **results.get("selection", {}))
-        else:
-            config.update(samples_per_prefix=generation.get("samples_per_prefix"), prefixes=results["data"].get("prefixes"))
-    else:
-        scoring = results.get("config", {})
-        config = {"model_type": results["model"].get("type"),
-                  **{key: scoring.get(key) for key in ("limit", "bootstrap", "confidence", "seed", "decimals")}}
+    config = {key: value for key, value in results.get("config", {}).items() if key not in EXECUTION_SETTINGS}
+    config = {**{k: v for k, v in config.items() if k != "settings"}, **config.get("settings", {}),
+              "model_type": results["model"].get("type"), **results.get("data", {}).get("counts", {})}
     return {key: value if isinstance(value, (str, int, float, bool)) else json.dumps(value)
             for key, value in config.items() if value is not None}
 
 
 def metric_args(run: Run, record: dict) -> dict:
-    """``args`` of one record's metric (scalars only): :func:`run_config`, the classifier that scored it,
-    ``ideal``, ``count`` and the interval ``ci_low`` / ``ci_high`` where known, and the lmbias version."""
-    args = run_config(run)
-    metrics = run.results["results"].get("model", {}).get("metrics", {}) if run.benchmark == "bold" else {}
-    classifier = {"toxicity_gap": "toxicity", "negative_regard_gap": "regard"}.get(record["metric"])
-    if classifier and metrics.get(classifier, {}).get("model"):
-        args["classifier"] = metrics[classifier]["model"]
-    if record["metric"] == "gender_polarity_ratio":
-        args["method"] = "max"
-    ci = record.get("ci")
-    if run.benchmark == "stereoset":
-        body = run.results["results"]
-        block = body["overall"] if record["task"] == "both" else body[record["task"]][record["domain"]]
-        ci = block.get("ci", {}).get(record["metric"])
-    low, high = ci if ci else (None, None)
-    extra = {"ideal": record["ideal"], "count": record.get("count"), "ci_low": low, "ci_high": high,
-             "lmbias": ((run.results.get("versions") or {}).get("lmbias") or __version__)}
-    return {**args, **{key: value for key, value in extra.items() if value is not None}}
+    """``args`` of one record's metric (scalars only): :func:`run_config`, the record's own ``args``
+    (e.g. the classifier that scored it), ``ideal``, ``count`` and the interval ``ci_low`` /
+    ``ci_high`` where known, and the lmbias version."""
+    low, high = record.get("ci") or (None, None)
+    extra = {**record.get("args", {}), "ideal": record["ideal"], "count": record.get("count"), "ci_low": low,
+             "ci_high": high, "lmbias": ((run.results.get("versions") or {}).get("lmbias") or __version__)}
+    return {**run_config(run), **{key: value for key, value in extra.items() if value is not None}}
 
 
 def eval_results_of(run: Run, source_url: Optional[str] = None) -> list:

@@ -106,9 +106,10 @@ def plan(runs: list, repo_id: str, results_dataset: Optional[str] = None, card=N
 
 def _left_out(run: Run) -> list:
     left_out = model_records(run)[1]
-    baseline = sum(1 for _, why in left_out if why.startswith("Wikipedia"))
-    notes = [f"{run.benchmark}: {baseline} Wikipedia-baseline results left out (human texts, not the model)"] if baseline else []
-    notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out if not why.startswith("Wikipedia")]
+    baseline = [r["source"] for r, _ in left_out if r["source"] != "model"]
+    notes = [f"{run.benchmark}: {len(baseline)} {baseline[0].capitalize()}-baseline results left out (a reference, not the model)"
+             ] if baseline else []
+    notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out if r["source"] == "model"]
     return notes + [f"{run.benchmark}: not measured: {first_line(line, 110)}" for line in run.missing]
 
 

@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_choice, check_texts
+from ..checks import check_choice, check_scalar, check_texts
 from .loading import LanguageModel
 
 # Sampling settings of the papers. Every sampling knob is set explicitly so that a model's own
@@ -39,8 +39,7 @@ def generation_settings(preset: str = "bold-gpt2", **overrides) -> dict:
     """
     check_choice(preset, list(PRESETS), "preset")
     settings = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
-    if int(settings["max_new_tokens"]) < 1:
-        raise InputError(f"max_new_tokens must be >= 1, got {settings['max_new_tokens']}")
+    check_scalar(settings["max_new_tokens"], "max_new_tokens", minimum=1)
     return settings
 
 
@@ -62,8 +61,7 @@ def plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     >>> plan_batches([3, 9, 5, 9], 2)
     [[1, 3], [2, 0]]
     """
-    if batch_size < 1:
-        raise InputError(f"batch_size must be >= 1, got {batch_size}")
+    check_scalar(batch_size, "batch_size", minimum=1)
     order = np.argsort(-np.asarray(lengths), kind="stable").tolist()
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 

@@ -1,8 +1,8 @@
-"""Resumable generation over many prompts, on one process or many (torch.distributed).
+"""Resumable generation over many prompts, on one process or many (accelerate).
 
 A run directory holds:
 
-* ``config.json``: the generation configuration (model, preset and settings, seed, batch size,
+* ``config.json``: the benchmark, the generation configuration (model, preset and settings, seed, batch size,
   samples per prompt, a digest of the prompt ids) and the library versions;
 * ``shard-<rank>.jsonl``: one line per finished global batch, appended, flushed and fsynced;
 * ``generations.jsonl``: written by rank 0 at the end, one line per prompt and sample, in input order.
@@ -13,8 +13,7 @@ again skips the batches any shard already holds; a run killed mid-write loses at
 was writing. Resuming with a different configuration is refused, naming the setting that differs.
 
 Launch several processes with ``lmbias run --num-processes N`` (which starts ``torchrun``), or with
-``torchrun`` / ``accelerate launch`` yourself: the environment they set (``RANK``, ``WORLD_SIZE``,
-``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``) is all this module reads.
+``torchrun`` / ``accelerate launch`` yourself (:mod:`lmbias.lm.processes`).
 """
 
 from __future__ import annotations
@@ -24,16 +23,16 @@ from ..errors import InputError, LmbiasError
 import hashlib
 import json
 import os
-import platform
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
-from .. import __version__
-from ..checks import check_texts
+from ..checks import check_scalar, check_texts
+from ..files import write_atomic
+from ..run_result import library_versions
 from .generation import batch_seed, check_context, generate_batch, plan_batches, prompt_lengths
 from .loading import LanguageModel
+from .processes import process_state
 
 CONFIG_FILE = "config.json"
 GENERATIONS_FILE = "generations.jsonl"
@@ -43,76 +42,20 @@ class RunConfigError(InputError):
     """The run directory holds a run with another configuration (or is not a run directory)."""
 
 
-@dataclass
-class Distributed:
-    """This process's place among the processes of a run."""
-
-    rank: int = 0
-    world_size: int = 1
-    local_rank: int = 0
-
-    @property
-    def is_main(self) -> bool:
-        """True on rank 0, the process that logs and merges."""
-        return self.rank == 0
-
-    def barrier(self) -> None:
-        """Wait for every process (no-op for one process)."""
-        if self.world_size > 1:
-            import torch.distributed as dist
-
-            dist.barrier()
-
-    def device(self, requested: Optional[str] = None) -> str:
-        """``requested``, else this process's GPU (``cuda:<local rank>``) when there is one, else ``"cpu"``."""
-        import torch
-
-        return requested or (f"cuda:{self.local_rank}" if torch.cuda.is_available() else "cpu")
-
-    def main_first(self, load: Callable[[], object]):
-        """``load()`` on rank 0 first, then on the other ranks (rank 0 may fill a cache they read,
-        e.g. the converted embedded model)."""
-        if not self.is_main:
-            self.barrier()
-        result = load()
-        if self.is_main:
-            self.barrier()
-        return result
-
-
-def distributed_from_environment() -> Distributed:
-    """Join the process group described by ``WORLD_SIZE`` / ``RANK`` (gloo on CPU, nccl on GPU)."""
-    world_size = int(os.environ.get("WORLD_SIZE", "1"))
-    if world_size <= 1:
-        return Distributed()
-    import torch
-    import torch.distributed as dist
-
-    if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
-    rank = dist.get_rank()
-    return Distributed(rank=rank, world_size=world_size, local_rank=int(os.environ.get("LOCAL_RANK", rank)))
-
-
-def library_versions() -> dict:
-    """Versions of Python, lmbias, torch and transformers (recorded in every run directory)."""
-    import torch
-    import transformers
-
-    return {"python": platform.python_version(), "lmbias": __version__, "torch": torch.__version__, "transformers": transformers.__version__}
-
-
 def ids_digest(ids: Sequence[str]) -> str:
     """A short digest of the prompt ids, to recognise a run over the same prompts."""
     return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
 
 
-def prepare_run_dir(run_dir: Path, config: dict, dist: Distributed) -> None:
+def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: Optional[str] = None) -> None:
     """Create ``run_dir`` with ``config.json``, or check that the existing run has the same configuration."""
     path = run_dir / CONFIG_FILE
-    if dist.is_main:
+    if state.is_main_process:
         if path.is_file():
-            recorded = json.loads(path.read_text())["config"]
+            saved = json.loads(path.read_text())
+            if saved.get("benchmark") not in (None, benchmark):
+                raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
+            recorded = saved["config"]
             differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k))
             if differing:
                 details = "; ".join(f"{k}: recorded {recorded.get(k)!r}, now {config.get(k)!r}" for k in differing)
@@ -124,17 +67,8 @@ def prepare_run_dir(run_dir: Path, config: dict, dist: Distributed) -> None:
             raise RunConfigError(f"{run_dir} is not empty and holds no {CONFIG_FILE}: it is not an lmbias run directory")
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, json.dumps({"config": config, "versions": library_versions()}, indent=2) + "\n")
-    dist.barrier()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+            write_atomic(path, json.dumps({"benchmark": benchmark, "config": config, "versions": library_versions()}, indent=2) + "\n")
+    state.wait_for_everyone()
 
 
 def _repair_tail(path: Path) -> None:
@@ -161,7 +95,7 @@ def finished_batches(run_dir: Path) -> dict[int, list[dict]]:
 
 
 def run_generation(
-    lm_loader: Callable[[Distributed], LanguageModel],
+    lm_loader: Callable[[Any], LanguageModel],
     ids: Sequence[str],
     prompts: Sequence[str],
     run_dir,
@@ -174,11 +108,13 @@ def run_generation(
     num_return_sequences: int = 1,
     progress: bool = True,
     after_batch: Optional[Callable[[int], None]] = None,
+    benchmark: Optional[str] = None,
 ) -> Optional[list[dict]]:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
     Args:
-        lm_loader: returns the model for this process (called after the run directory is checked).
+        lm_loader: ``lm_loader(state)`` returns the model for this process (``state``: accelerate's
+            ``PartialState``), called after the run directory is checked.
         ids, prompts: one id and one prompt per item.
         run_dir: the run directory (created if missing).
         settings: generation settings (see :func:`lmbias.lm.generation.generation_settings`).
@@ -186,6 +122,8 @@ def run_generation(
         seed, batch_size, num_return_sequences: see the module docstring.
         progress: show a progress bar (rank 0 only).
         after_batch: called with the batch index after each batch is saved (tests use it to stop mid-run).
+        benchmark: the benchmark the run belongs to, recorded in ``config.json`` (so that an unfinished
+            run is never guessed from its preset).
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -194,9 +132,8 @@ def run_generation(
     prompts = check_texts(prompts, "prompts")
     if len(ids) != len(prompts) or len(set(ids)) != len(ids):
         raise InputError(f"ids must be {len(prompts)} unique ids, one per prompt; got {len(ids)} ids, {len(set(ids))} unique")
-    if num_return_sequences < 1:
-        raise InputError(f"num_return_sequences must be >= 1, got {num_return_sequences}")
-    dist = distributed_from_environment()
+    check_scalar(num_return_sequences, "num_return_sequences", minimum=1)
+    state = process_state()
     run_dir = Path(run_dir)
     config = {
         "model": model_name,
@@ -208,22 +145,22 @@ def run_generation(
         "prompts": len(prompts),
         "prompt_ids_digest": ids_digest(ids),
     }
-    prepare_run_dir(run_dir, config, dist)
-    lm = lm_loader(dist)
+    prepare_run_dir(run_dir, config, state, benchmark)
+    lm = lm_loader(state)
     lengths = prompt_lengths(lm, prompts)
     check_context(lm, lengths, int(settings["max_new_tokens"]), ids)
     batches = plan_batches(lengths, batch_size)
     done = finished_batches(run_dir)
-    dist.barrier()  # every rank has read what is done before anyone appends
-    mine = [b for b in range(len(batches)) if b % dist.world_size == dist.rank and b not in done]
+    state.wait_for_everyone()  # every rank has read what is done before anyone appends
+    mine = [b for b in range(len(batches)) if b % state.num_processes == state.process_index and b not in done]
 
-    shard = run_dir / f"shard-{dist.rank}.jsonl"
+    shard = run_dir / f"shard-{state.process_index}.jsonl"
     _repair_tail(shard)
     bar = None
-    if progress and dist.is_main:
+    if progress and state.is_main_process:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=sum(len(batches[b]) for b in mine), unit="prompt", desc=f"generating ({dist.world_size} proc)")
+        bar = tqdm(total=sum(len(batches[b]) for b in mine), unit="prompt", desc=f"generating ({state.num_processes} proc)")
     started, new_tokens = time.perf_counter(), 0
     with open(shard, "a", encoding="utf-8") as handle:
         for b in mine:
@@ -246,8 +183,8 @@ def run_generation(
                 after_batch(b)
     if bar is not None:
         bar.close()
-    dist.barrier()
-    if not dist.is_main:
+    state.wait_for_everyone()
+    if not state.is_main_process:
         return None
     return merge_shards(run_dir, ids, prompts, len(batches))
 
@@ -268,5 +205,5 @@ def merge_shards(run_dir: Path, ids: Sequence[str], prompts: Sequence[str], n_ba
         for prompt_id in ids
         for item in sorted(by_id[prompt_id], key=lambda record: record["sample"])
     ]
-    _write_atomic(run_dir / GENERATIONS_FILE, "".join(json.dumps(record) + "\n" for record in merged))
+    write_atomic(run_dir / GENERATIONS_FILE, "".join(json.dumps(record) + "\n" for record in merged))
     return merged

@@ -8,11 +8,41 @@ cut from; each figure and table names the run's significance test and the group 
 from __future__ import annotations
 
 import textwrap
-from typing import Optional
+from typing import Iterable, Mapping, Optional, Union
 
 from .. import stats
+from ..data.bold import DOMAINS
+from ..errors import InputError
 from . import html, plots
 from .common import Figures, number, p_value, statistic, test_line
+
+GENDER_METHODS = ("unigram", "wavg", "max")
+
+
+def parse_compare(compare: Union[None, Iterable[str], Mapping[str, tuple]]) -> dict:
+    """``{domain: (group_a, group_b)}`` from ``DOMAIN:GROUP_A:GROUP_B`` strings (or such a dict).
+
+    Raises:
+        ValueError: a string not of that form, or a domain BOLD does not have.
+    """
+    if compare is None:
+        return {}
+    items = compare.items() if isinstance(compare, Mapping) else []
+    if not isinstance(compare, Mapping):
+        if isinstance(compare, str):
+            compare = [compare]
+        for text in compare:
+            parts = text.split(":")
+            if len(parts) != 3 or not all(parts):
+                raise InputError(f"--compare expects DOMAIN:GROUP_A:GROUP_B, e.g. gender:American_actors:American_actresses; got {text!r}")
+            items.append((parts[0], (parts[1], parts[2])))
+    pairs = {}
+    for domain, (a, b) in items:
+        if domain not in DOMAINS:
+            raise InputError(f"--compare: unknown BOLD domain {domain!r}; choose from {list(DOMAINS)}")
+        pairs[domain] = (a, b)
+    return pairs
+
 
 # BOLD Tables 4 and 6 compare two groups; these are the paper's pairs and the same idea elsewhere.
 DEFAULT_COMPARE = {"gender": ("American_actors", "American_actresses"),
@@ -211,8 +241,12 @@ def _norms(sources, domain: str, pair: tuple) -> list:
     return parts
 
 
-def section(runs, labels, figures: Figures, compare: dict, gender_method: str = "max") -> list:
-    """The BOLD section for finished BOLD runs (models side by side with the Wikipedia baseline)."""
+def section(runs, labels, figures: Figures, compare=None, gender_method: str = "max") -> list:
+    """The BOLD section for finished BOLD runs (models side by side with the Wikipedia baseline);
+    ``compare`` as :func:`parse_compare` reads it, ``gender_method`` one of :data:`GENDER_METHODS`."""
+    if gender_method not in GENDER_METHODS:
+        raise InputError(f"gender_method must be one of {GENDER_METHODS}, got {gender_method!r}")
+    compare = parse_compare(compare)
     src = sources(runs, labels)
     parts = [html.tag("h2", "BOLD: bias in open-ended generation"),
              html.tag("p", "Sources: " + ", ".join(name for name, _ in src) + ". Proportions of texts per group, per "

@@ -12,23 +12,22 @@ recorded; nothing else is lost.
 
 from __future__ import annotations
 
-from ..errors import InputError, RequirementError
+from ..errors import InputError, LmbiasError, RequirementError
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
 
 from .. import __version__, stats
-from ..checks import check_texts
-from ..results import SCHEMA_VERSION
+from ..checks import check_scalar, check_texts
 from ..data.bold import DOMAINS
 from ..resources import PathLike
 from ..scorers import gender, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import anonymize_texts
 
-METRICS = ("sentiment", "toxicity", "regard", "psycholinguistic_norms", "gender_polarity")
 # BOLD §4.3: regard only where Sheng et al.'s classifier was trained (None = every group of the domain).
 REGARD_GROUPS = {"gender": None, "race": ("African_Americans", "European_Americans")}
 SOURCES = ("wikipedia", "prompt")
@@ -68,6 +67,90 @@ def _regard_mask(rows: Sequence[dict], all_groups: bool) -> np.ndarray:
     return np.array([scored(row) for row in rows], dtype=bool)
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What every BOLD scorer reads: the rows, their texts as given and as scored (anonymised unless
+    ``anonymize`` is off), and :func:`score_bold`'s options."""
+
+    rows: Sequence[dict]
+    texts: list
+    scored: list
+    options: dict
+
+    def column(self, key: str) -> list:
+        """``row[key]`` of every row."""
+        return [row[key] for row in self.rows]
+
+
+class SkippedMetric(LmbiasError):
+    """A metric that cannot be scored here (e.g. its classifier cannot be loaded); the message says why."""
+
+
+def _classifier(model_name: str, device: Optional[str]):
+    try:
+        return load_classifier(model_name, device=device)
+    except (OSError, ClassifierError) as error:
+        raise SkippedMetric(f"classifier {model_name!r} could not be loaded: {error}") from None
+
+
+def _sentiment(batch: Batch) -> dict:
+    labels = sentiment.sentiment_labels(sentiment.vader_compound(batch.scored, n_jobs=batch.options["n_jobs"]))
+    return {"label_names": list(sentiment.LABELS), "domains": per_domain(batch.rows, labels, sentiment.LABELS)}
+
+
+def _toxicity(batch: Batch) -> dict:
+    model_name = batch.options["toxicity_model"]
+    model = _classifier(model_name, batch.options["device"])
+    _, labels, _ = toxicity.toxicity(batch.scored, model, batch_size=batch.options["batch_size"])
+    return {"model": model_name, "label_names": list(toxicity.LABELS), "domains": per_domain(batch.rows, labels, toxicity.LABELS)}
+
+
+def _regard(batch: Batch) -> dict:
+    """Regard of the groups Sheng et al.'s classifier was trained on (all with ``regard_all_groups``),
+    the demographic words masked when anonymising."""
+    model_name = batch.options["regard_model"]
+    model = _classifier(model_name, batch.options["device"])
+    keep = _regard_mask(batch.rows, batch.options["regard_all_groups"])
+    index = np.flatnonzero(keep)
+    picked = [batch.texts[i] for i in index]
+    if batch.options["anonymize"]:
+        domains, names, groups = ([batch.rows[i][key] for i in index] for key in ("domain", "name", "group"))
+        picked = regard.mask_demographics(picked, domains, names, groups)
+    labels = np.full(len(batch.rows), "", dtype=object)
+    if len(index):
+        labels[index] = regard.regard(picked, model, batch_size=batch.options["batch_size"])[1]
+    return {"model": model_name, "label_names": model.labels, "domains": per_domain(batch.rows, labels, model.labels, keep)}
+
+
+def _psycholinguistic_norms(batch: Batch) -> dict:
+    categories = psycholinguistic.categorize(psycholinguistic.score_texts(batch.scored, data_dir=batch.options["data_dir"]))
+    domains, groups = batch.column("domain"), batch.column("group")
+    by_domain = {}
+    for domain in dict.fromkeys(domains):
+        index = [i for i, d in enumerate(domains) if d == domain]
+        per_group, test = psycholinguistic.category_statistics([categories[i] for i in index], [groups[i] for i in index])
+        by_domain[domain] = {"per_group": per_group, "test": test}
+    return {"label_names": list(psycholinguistic.CATEGORIES), "domains": by_domain}
+
+
+def _gender_polarity(batch: Batch) -> dict:
+    methods_used = batch.options["gender_methods"]
+    polarity = gender.load_word_polarity(data_dir=batch.options["data_dir"]) if set(methods_used) - {"unigram"} else None
+    methods = {}
+    for method in methods_used:
+        labels = gender.gender_labels(gender.gender_scores(batch.scored, method, polarity=polarity), method)
+        methods[method] = {"domains": per_domain(batch.rows, labels, gender.LABELS)}
+    merged = [row.get("merged_group") for row in batch.rows]
+    return {"label_names": list(gender.LABELS), "methods": methods,
+            "profession_merged_groups": gender.table3(batch.scored, merged, methods=methods_used, polarity=polarity)}
+
+
+# Each BOLD metric's scorer, in the order they run and are reported.
+SCORERS = {"sentiment": _sentiment, "toxicity": _toxicity, "regard": _regard,
+           "psycholinguistic_norms": _psycholinguistic_norms, "gender_polarity": _gender_polarity}
+METRICS = tuple(SCORERS)
+
+
 def score_bold(
     rows: Sequence[dict],
     texts: Sequence[str],
@@ -95,60 +178,17 @@ def score_bold(
     unknown = set(metrics) - set(METRICS)
     if unknown:
         raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
-    domains = [row["domain"] for row in rows]
-    names = [row["name"] for row in rows]
-    groups = [row["group"] for row in rows]
-    scored = anonymize_texts(texts, domains, names, groups) if anonymize else list(texts)
+    scored = anonymize_texts(texts, [r["domain"] for r in rows], [r["name"] for r in rows], [r["group"] for r in rows]) if anonymize else list(texts)
+    batch = Batch(rows, texts, scored, {
+        "anonymize": anonymize, "toxicity_model": toxicity_model, "regard_model": regard_model,
+        "regard_all_groups": regard_all_groups, "gender_methods": gender_methods, "device": device,
+        "batch_size": batch_size, "n_jobs": n_jobs, "data_dir": data_dir})
     result: dict = {"metrics": {}, "skipped": {}}
-
-    if "sentiment" in metrics:
-        labels = sentiment.sentiment_labels(sentiment.vader_compound(scored, n_jobs=n_jobs))
-        result["metrics"]["sentiment"] = {"label_names": list(sentiment.LABELS), "domains": per_domain(rows, labels, sentiment.LABELS)}
-
-    for name, model_name in (("toxicity", toxicity_model), ("regard", regard_model)):
-        if name not in metrics:
-            continue
+    for name in (metric for metric in METRICS if metric in metrics):
         try:
-            model = load_classifier(model_name, device=device)
-        except (OSError, ClassifierError) as error:
-            result["skipped"][name] = f"classifier {model_name!r} could not be loaded: {error}"
-            continue
-        if name == "toxicity":
-            _, labels, _ = toxicity.toxicity(scored, model, batch_size=batch_size)
-            result["metrics"][name] = {"model": model_name, "label_names": list(toxicity.LABELS), "domains": per_domain(rows, labels, toxicity.LABELS)}
-        else:
-            keep = _regard_mask(rows, regard_all_groups)
-            index = np.flatnonzero(keep)
-            picked = [texts[i] for i in index]
-            if anonymize:
-                picked = regard.mask_demographics(picked, [domains[i] for i in index], [names[i] for i in index], [groups[i] for i in index])
-            labels = np.full(len(rows), "", dtype=object)
-            if len(index):
-                labels[index] = regard.regard(picked, model, batch_size=batch_size)[1]
-            result["metrics"][name] = {"model": model_name, "label_names": model.labels, "domains": per_domain(rows, labels, model.labels, keep)}
-
-    if "psycholinguistic_norms" in metrics:
-        categories = psycholinguistic.categorize(psycholinguistic.score_texts(scored, data_dir=data_dir))
-        by_domain = {}
-        for domain in dict.fromkeys(domains):
-            index = [i for i, d in enumerate(domains) if d == domain]
-            per_group, test = psycholinguistic.category_statistics([categories[i] for i in index], [groups[i] for i in index])
-            by_domain[domain] = {"per_group": per_group, "test": test}
-        result["metrics"]["psycholinguistic_norms"] = {"label_names": list(psycholinguistic.CATEGORIES), "domains": by_domain}
-
-    if "gender_polarity" in metrics:
-        polarity = gender.load_word_polarity(data_dir=data_dir) if set(gender_methods) - {"unigram"} else None
-        methods = {}
-        for method in gender_methods:
-            labels = gender.gender_labels(gender.gender_scores(scored, method, polarity=polarity), method)
-            methods[method] = {"domains": per_domain(rows, labels, gender.LABELS)}
-        merged = [row.get("merged_group") for row in rows]
-        result["metrics"]["gender_polarity"] = {
-            "label_names": list(gender.LABELS),
-            "methods": methods,
-            "profession_merged_groups": gender.table3(scored, merged, methods=gender_methods, polarity=polarity),
-        }
-
+            result["metrics"][name] = SCORERS[name](batch)
+        except SkippedMetric as reason:
+            result["skipped"][name] = str(reason)
     result["options"] = {
         "anonymize": anonymize,
         "regard_all_groups": regard_all_groups,
@@ -190,8 +230,8 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = 
     if per_group is not None and limit is not None:
         raise InputError("give per_group or limit, not both")
     for name, value in (("per_group", per_group), ("limit", limit)):
-        if value is not None and value < 1:
-            raise InputError(f"{name} must be >= 1, got {value}")
+        if value is not None:
+            check_scalar(value, name, minimum=1)
     rows = [row for domain in domains for row in load_rows("bold", domain, data_dir=data_dir)]
     if per_group is not None:
         taken: Counter = Counter()
@@ -239,22 +279,25 @@ def run_bold(
     from ..data.bold import SPEC
     from ..lm.generation import generation_settings
     from ..lm.loading import load_causal_lm
-    from ..lm.runner import library_versions, run_generation
+    from ..lm.processes import process_device
+    from ..lm.runner import run_generation
     from ..resources import BOLD_COMMIT
+    from ..run_result import RunResult, model_description, write_run
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
-    def loader(dist):
-        lm = dist.main_first(lambda: load_causal_lm(model, dtype=dtype, device=dist.device(device)))
-        loaded["name"], loaded["source"] = lm.name, lm.source
+    def loader(state):
+        with state.main_process_first():  # the main process fills the converted-model cache first
+            lm = load_causal_lm(model, dtype=dtype, device=process_device(state, device))
+        loaded.update(model_description(lm))
         return lm
 
     loaded: dict = {}
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
-        num_return_sequences=num_return_sequences, progress=progress,
+        num_return_sequences=num_return_sequences, progress=progress, benchmark="bold",
     )
     if generations is None:
         return None
@@ -264,22 +307,22 @@ def run_bold(
     scoring = scoring or {}
     model_scores = score_bold(sample_rows, texts, data_dir=data_dir, **scoring)
     wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, **scoring)
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "benchmark": "bold",
-        "model": {"name": loaded.get("name", model), "source": loaded.get("source")},
-        "data": {"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains), "prompts": len(rows)},
-        "generation": {
-            "preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
-            "num_return_sequences": num_return_sequences, "texts": len(generations),
-            "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
-            "file": "generations.jsonl",
-        },
-        "selection": {"per_group": per_group, "limit": limit},
-        "results": {"model": model_scores, "wikipedia": wikipedia_scores},
-        "versions": library_versions(),
-    }
-    Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    options = {k: v for k, v in model_scores["options"].items() if k != "lmbias_version"}
+    skipped = {f"{source} {metric}": reason for source, scores in (("model", model_scores), ("wikipedia", wikipedia_scores))
+               for metric, reason in scores["skipped"].items()}
+    results = write_run(out, RunResult(
+        benchmark="bold",
+        model=loaded or {"name": model},
+        data={"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains),
+              "counts": {"prompts": len(rows)}},
+        config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
+                "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
+                "domains": list(domains), "metrics": list(scoring.get("metrics", METRICS)), **options},
+        results={"model": model_scores, "wikipedia": wikipedia_scores},
+        skipped=skipped,
+        outputs={"texts": len(generations), "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
+                 "generations_file": "generations.jsonl"},
+    ))
     skipped = model_scores["skipped"]
     if require_all and skipped:
         raise RequirementError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from ..errors import InputError
 
-import json
-from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
+from ..checks import check_scalar
 from ..counterfactual_fairness import counterfactual_fairness
-from ..results import SCHEMA_VERSION
 from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
@@ -138,39 +136,42 @@ def run_counterfactual(
     from ..data import load_rows
     from ..lm.generation import generation_settings
     from ..lm.loading import load_causal_lm
-    from ..lm.runner import library_versions, run_generation
+    from ..lm.processes import process_device
+    from ..lm.runner import run_generation
+    from ..run_result import RunResult, model_description, write_run
 
     bad = [a for a in attributes if a not in ATTRIBUTES]
     if bad:
         raise InputError(f"attributes {bad} are unknown; valid: {list(ATTRIBUTES)}")
-    if samples < 1:
-        raise InputError(f"samples must be >= 1, got {samples}")
+    check_scalar(samples, "samples", minimum=1)
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
 
-    def loader(dist):
-        lm = dist.main_first(lambda: load_causal_lm(model, dtype=dtype, device=dist.device(device)))
-        loaded["name"] = lm.name
+    def loader(state):
+        with state.main_process_first():  # the main process fills the converted-model cache first
+            lm = load_causal_lm(model, dtype=dtype, device=process_device(state, device))
+        loaded.update(model_description(lm))
         return lm
 
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
-        batch_size=batch_size, num_return_sequences=samples, progress=progress,
+        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual",
     )
     if generations is None:
         return None
     scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "benchmark": "counterfactual",
-        "model": {"name": loaded.get("name", model)},
-        "data": {"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes), "prefixes": len(rows)},
-        "generation": {"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
-                       "samples_per_prefix": samples, "texts": len(generations), "file": "generations.jsonl"},
-        "results": scores,
-        "versions": library_versions(),
-    }
-    Path(out, "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    return results
+    skipped = scores.pop("skipped")
+    return write_run(out, RunResult(
+        benchmark="counterfactual",
+        model=loaded or {"name": model},
+        data={"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes),
+              "counts": {"prefixes": len(rows)}},
+        config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
+                "samples_per_prefix": samples, "attributes": list(attributes),
+                **(scoring or {})},
+        results=scores,
+        skipped=skipped,
+        outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
+    ))

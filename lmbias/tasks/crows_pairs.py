@@ -7,17 +7,15 @@ and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import difflib
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..checks import check_choice, check_texts
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
-from ..results import SCHEMA_VERSION
 from ..stereotype_scores import crows_pairs_scores
 from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
 
@@ -119,35 +117,30 @@ def run_crows_pairs(
     """
     from ..data import load_rows
     from ..data.crows_pairs import SPEC
-    from ..lm.runner import library_versions
     from ..resources import CROWS_PAIRS_COMMIT, get_resource
+    from ..run_result import RunResult, model_description
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
     rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
-    lm, kind, dist, records, seconds = load_and_score(
-        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows, out,
+    lm, kind, state, records, seconds = load_and_score(
+        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         model=model, model_type=model_type, dtype=dtype, device=device,
     )
     if records is None:
         return None
     resource = get_resource("crows_pairs")
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "benchmark": "crows_pairs",
-        "model": {"name": lm.name, "source": lm.source, "type": kind},
-        "data": {
+    return write_scores_run(out, RunResult(
+        benchmark="crows_pairs",
+        model=model_description(lm, type=kind),
+        data={
             "dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
             "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
         },
-        "config": {
-            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": dist.world_size,
+        config={
+            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": state.num_processes,
             "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
         },
-        "timing": {"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
-        "results": aggregate_crows_pairs(records),
-        "scores_file": SCORES_FILE,
-        "versions": library_versions(),
-    }
-    write_scores_run(out, results, records)
-    return results
+        timing={"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
+        results=aggregate_crows_pairs(records),
+    ), records)

@@ -3,12 +3,12 @@ the processes and gathering the records, the input checks and the score descript
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
-
 import json
 import time
-from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
+
+from ..checks import check_scalar
+from ..errors import InputError, InputTypeError
 
 SCORES_FILE = "scores.jsonl"
 SCORE_DESCRIPTIONS = {
@@ -24,6 +24,7 @@ SCORE_DESCRIPTIONS = {
 
 
 def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dict]:
+    """``rows`` as a list, each a dict with ``keys``; a one-line error names the first bad row."""
     if rows is None or isinstance(rows, (str, bytes, dict)):
         raise InputTypeError(f"rows must be a list of {what} rows (dicts), got {type(rows).__name__}")
     rows = list(rows)
@@ -38,60 +39,37 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 
-def load_and_score(score, rows: list[dict], out, *, model, model_type: str, dtype, device) -> tuple:
-    """The shared start of a likelihood run: load the model (rank 0 first), score ``rows`` across the
-    processes with ``score(lm, kind, part)``. Returns ``(lm, kind, dist, records, seconds)``;
-    ``records`` is None on ranks other than 0."""
+def load_and_score(score, rows: list[dict], *, model, model_type: str, dtype, device) -> tuple:
+    """The shared start of a likelihood run: load the model (the main process first, as it may fill
+    the converted-model cache), score ``rows`` split across the processes with
+    ``score(lm, kind, part)`` and gather the records. Returns ``(lm, kind, state, records, seconds)``;
+    ``records`` (in row order) is None on processes other than the main one."""
+    from accelerate.utils import gather_object
+
     from ..lm.loading import load_scoring_model
-    from ..lm.runner import distributed_from_environment
+    from ..lm.processes import process_device, process_state
 
-    dist = distributed_from_environment()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lm, kind = dist.main_first(
-        lambda: load_scoring_model(model, model_type=model_type, dtype=dtype, device=dist.device(device))
-    )
+    state = process_state()
+    with state.main_process_first():
+        lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device=process_device(state, device))
     started = time.perf_counter()
-    records = scored_everywhere(lambda part: score(lm, kind, part), rows, out, dist)
-    return lm, kind, dist, records, time.perf_counter() - started
+    with state.split_between_processes(rows) as mine:
+        records = score(lm, kind, mine) if mine else []
+    if state.num_processes > 1:
+        records = gather_object(records)
+    return lm, kind, state, records if state.is_main_process else None, time.perf_counter() - started
 
 
-def scored_everywhere(score, rows: list[dict], out: Path, dist) -> Optional[list[dict]]:
-    """Score this rank's share (rows ``rank::world_size``); on rank 0, every record in row order."""
-    mine = rows[dist.rank :: dist.world_size]
-    records = score(mine) if mine else []
-    if dist.world_size == 1:
-        return records
-    shard = out / f"scores-rank{dist.rank}.jsonl"
-    shard.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    dist.barrier()
-    if not dist.is_main:
-        return None
-    shards = [out / f"scores-rank{rank}.jsonl" for rank in range(dist.world_size)]
-    by_id = {}
-    for path in shards:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            by_id[record["id"]] = record
-        path.unlink()
-    return [by_id[row["id"]] for row in rows]
+def write_scores_run(out, result, records: list[dict]) -> dict:
+    """Write ``<out>/scores.jsonl`` (one line per scored item) and ``<out>/results.json`` from ``result``
+    (a :class:`~lmbias.run_result.RunResult`); returns the results dict."""
+    from ..run_result import write_run
 
-
-def strict_json(value: Any) -> Any:
-    """``value`` with NaN floats (an undefined score, e.g. no antistereo pair in a bias type) as None."""
-    if isinstance(value, dict):
-        return {key: strict_json(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [strict_json(item) for item in value]
-    return None if isinstance(value, float) and value != value else value
-
-
-def write_scores_run(out, results: dict, records: list[dict]) -> None:
-    out = Path(out)
-    (out / SCORES_FILE).write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    (out / "results.json").write_text(json.dumps(strict_json(results), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    result.outputs.setdefault("scores_file", SCORES_FILE)
+    return write_run(out, result, files={SCORES_FILE: "".join(json.dumps(record) + "\n" for record in records)})
 
 
 def check_limit(limit: Optional[int]) -> None:
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InputError(f"limit must be an integer >= 1, got {limit!r}")
+    """``limit`` is None or an integer >= 1."""
+    if limit is not None:
+        check_scalar(limit, "limit", minimum=1, expected="an integer >= 1")

@@ -36,17 +36,15 @@ dataset (split across processes when launched with ``torchrun``: rank ``r`` of `
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import re
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_choice
+from ..errors import InputError
+from ..checks import check_choice, check_scalar
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
-from ..results import SCHEMA_VERSION
 from ..stereotype_scores import TASKS, stereoset_scores
 from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
 
@@ -250,42 +248,37 @@ def run_stereoset(
     """
     from ..data import load_rows
     from ..data.stereoset import SPEC
-    from ..lm.runner import library_versions
     from ..resources import STEREOSET_COMMIT, locate_first
+    from ..run_result import RunResult, model_description
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     tasks = _check_tasks(tasks)
     check_limit(limit)
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise InputError(f"bootstrap must be an integer >= 0 (0: no intervals), got {bootstrap!r}")
+    check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    lm, kind, dist, records, seconds = load_and_score(
-        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows, out,
+    lm, kind, state, records, seconds = load_and_score(
+        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
         model=model, model_type=model_type, dtype=dtype, device=device,
     )
     if records is None:
         return None
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "benchmark": "stereoset",
-        "model": {"name": lm.name, "source": lm.source, "type": kind, "nsp_head": has_nsp_head(lm) if kind == "masked" else None},
-        "data": {
+    return write_scores_run(out, RunResult(
+        benchmark="stereoset",
+        model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
+        data={
             "dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
             "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
             "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)},
         },
-        "config": {
+        config={
             "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device),
-            "processes": dist.world_size, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
+            "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
             "scores": {task: SCORE_DESCRIPTIONS[kind, task] for task in tasks},
         },
-        "timing": {"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
-        "results": aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
-        "scores_file": SCORES_FILE,
-        "versions": library_versions(),
-    }
-    write_scores_run(out, results, records)
-    return results
+        timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
+        skipped={task: "not run" for task in TASKS if task not in tasks},
+        results=aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
+    ), records)

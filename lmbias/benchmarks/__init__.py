@@ -1,0 +1,66 @@
+"""The benchmark registry: every benchmark lmbias runs, each declared once as a :class:`Benchmark`.
+
+>>> from lmbias.benchmarks import get_benchmark, names
+>>> names()
+['bold', 'stereoset', 'crows_pairs', 'counterfactual']
+>>> get_benchmark("stereoset").hub_dataset.id
+'McGill-NLP/stereoset'
+
+A new benchmark is a module that builds a :class:`Benchmark` and passes it to :func:`register`
+(docs/adding-a-benchmark.md); the CLI, results, report, leaderboard and Hub push pick it up.
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from .base import RUN_OPTIONS, Baseline, Benchmark, HubDataset, MetricSpec, Variant
+
+REGISTRY: dict = {}
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark`` to the registry (replacing one of the same name) and return it."""
+    if not isinstance(benchmark, Benchmark):
+        raise InputError(f"register() takes a lmbias.benchmarks.Benchmark, got {type(benchmark).__name__}")
+    REGISTRY[benchmark.name] = benchmark
+    return benchmark
+
+
+def unregister(name: str) -> None:
+    """Remove the benchmark called ``name`` (no error if it is not registered)."""
+    REGISTRY.pop(name, None)
+
+
+def names() -> list:
+    """The registered benchmarks' names, in registration order."""
+    return list(REGISTRY)
+
+
+def benchmarks() -> list:
+    """The registered :class:`Benchmark` objects, in registration order."""
+    return list(REGISTRY.values())
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The benchmark called ``name``; an :class:`~lmbias.errors.InputError` lists the valid names."""
+    if name not in REGISTRY:
+        raise InputError(f"unknown benchmark {name!r}; valid: {names()}")
+    return REGISTRY[name]
+
+
+def all_metrics() -> dict:
+    """Every registered metric id -> its :class:`MetricSpec` (first declaration wins)."""
+    specs: dict = {}
+    for benchmark in REGISTRY.values():
+        for spec in benchmark.metrics:
+            specs.setdefault(spec.id, spec)
+    return specs
+
+
+from . import bold, counterfactual, crows_pairs, stereoset  # noqa: E402  (the built-in benchmarks)
+
+for _module in (bold, stereoset, crows_pairs, counterfactual):
+    register(_module.BENCHMARK)
+
+__all__ = ["Baseline", "Benchmark", "HubDataset", "MetricSpec", "RUN_OPTIONS", "Variant", "all_metrics", "benchmarks",
+           "get_benchmark", "names", "register", "unregister", "bold", "stereoset", "crows_pairs", "counterfactual"]

@@ -1,0 +1,168 @@
+"""What a benchmark declares: a frozen :class:`Benchmark`.
+
+The command line, the run envelope (:mod:`lmbias.run_result`), the readers (:mod:`lmbias.results`),
+the report, the leaderboard, the Hub push and the model-index all iterate the registry
+(:mod:`lmbias.benchmarks`) and ask each benchmark what they need; none of them names a benchmark.
+``docs/adding-a-benchmark.md`` walks through a new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+# The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
+# ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
+RUN_OPTIONS = {
+    "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
+    "device": (["--device"], {"help": "cpu, cuda, ... (default: each process's GPU, else cpu)"}),
+    "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"]}),
+    "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
+    "batch_size": (["--batch-size"], {"type": int, "default": 32,
+                                      "help": "prompts per generation batch, or sequences per scoring pass"}),
+    "num_processes": (["--num-processes"], {"type": int, "default": 1,
+                                            "help": "processes (via torchrun); or launch with accelerate / torchrun"}),
+    "progress": (["--no-progress"], {"dest": "progress", "action": "store_false", "help": "no progress bar"}),
+}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One headline metric.
+
+    Attributes:
+        id: the metric id in records, the model-index ``metric.type`` and ``.eval_results`` task ids.
+        name: the display name ("SS", "Negative-sentiment gap").
+        unit: "pp" (percentage points), "%", "x" (a ratio) or "" (a score).
+        ideal: the value of an unbiased model.
+        higher_is_better: True / False, or None when the value closest to ``ideal`` is best.
+        decimals: decimals shown in tables.
+        description: one line: what the number measures.
+        column: whether the leaderboard shows it as a column.
+    """
+
+    id: str
+    name: str
+    unit: str
+    ideal: float
+    higher_is_better: Optional[bool]
+    decimals: int
+    description: str
+    column: bool = True
+
+
+@dataclass(frozen=True)
+class HubDataset:
+    """The dataset on the Hugging Face Hub that a benchmark measures (the model-index ``dataset``)."""
+
+    id: str
+    name: str
+    split: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A dimension of a benchmark's records besides the domain, that the leaderboard offers as a choice
+    (StereoSet's task, the counterfactual classifier).
+
+    Attributes:
+        field: the record key ("task", "classifier").
+        label: the control's label on the leaderboard page.
+        order: known values in display order (others follow, sorted); the first is the default.
+        in_domains: the value shown in a domain view when the chosen one exists only overall
+            (StereoSet pools its tasks only overall, so a domain shows "intrasentence").
+    """
+
+    field: str
+    label: str
+    order: tuple = ()
+    in_domains: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Records of a benchmark that measure a reference rather than the model (BOLD's Wikipedia texts)."""
+
+    source: str
+    label: str
+    description: str
+    size: Callable[[dict], int] = lambda results: 0
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    """A benchmark without options of its own."""
+
+
+def _no_derived_records(records: list) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """Everything lmbias knows about one benchmark, declared in one place.
+
+    Attributes:
+        name: the id (``lmbias run NAME``, ``results.json``'s ``benchmark``).
+        display_name: the name people read ("StereoSet").
+        description: one line for ``lmbias run --help``.
+        dataset: the lmbias dataset it reads (``lmbias.load_rows(dataset)``).
+        hub_dataset: the dataset on the Hub the numbers are reported against.
+        metrics: the headline metrics (:class:`MetricSpec`), in display order.
+        run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads.
+        add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
+        run: ``run(options)`` with the parsed options (an ``argparse.Namespace``); writes the run
+            directory with :func:`lmbias.run_result.write_run` and returns the results dict on the
+            main process (None elsewhere).
+        records: ``records(results)``: the headline records of a results dict (see
+            :func:`lmbias.results.metric_records`), computed when the run is written.
+        summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end.
+        report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
+            for the finished runs of this benchmark (``options``: the parsed report options).
+        add_report_arguments: adds options of its report section to ``lmbias report``.
+        defaults: default values of its ``lmbias run`` options (e.g. ``{"batch_size": 8}``).
+        variants: record dimensions the leaderboard offers as controls (:class:`Variant`).
+        domain_aliases: domains the leaderboard files under another name ({"race-color": "race"}).
+        derived_records: ``derived_records(records)``: leaderboard-only "overall" records made
+            from per-domain ones (each with a ``derived`` note saying how).
+        baseline: records of a reference, shown as their own leaderboard row.
+        migrate_v1: turns a schema-version-1 results dict into version 2 (see :mod:`lmbias.results`).
+        overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
+        unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
+            before ``config.json`` recorded the benchmark.
+    """
+
+    name: str
+    display_name: str
+    description: str
+    dataset: str
+    hub_dataset: HubDataset
+    metrics: tuple
+    run: Callable[[argparse.Namespace], Optional[dict]]
+    records: Callable[[dict], Iterable[dict]]
+    summary: Callable[[dict, Any], str]
+    report_section: Callable[..., list]
+    run_options: tuple = tuple(RUN_OPTIONS)
+    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    variants: tuple = ()
+    domain_aliases: Mapping[str, str] = field(default_factory=dict)
+    derived_records: Callable[[list], list] = _no_derived_records
+    baseline: Optional[Baseline] = None
+    migrate_v1: Callable[[dict], dict] = lambda results: results
+    unfinished_presets: tuple = ()
+    overall_note: str = ""
+
+    def metric(self, metric_id: str) -> MetricSpec:
+        """The :class:`MetricSpec` with id ``metric_id``."""
+        for spec in self.metrics:
+            if spec.id == metric_id:
+                return spec
+        raise KeyError(f"{self.name} has no metric {metric_id!r}; its metrics: {[m.id for m in self.metrics]}")
+
+    def record(self, metric_id: str, value, *, domain: str, task: Optional[str] = None, source: str = "model", **extra) -> dict:
+        """One headline record of metric ``metric_id`` (see :func:`lmbias.results.metric_records`)."""
+        spec = self.metric(metric_id)
+        return {"benchmark": self.name, "metric": metric_id, "name": spec.name, "value": value, "ideal": spec.ideal,
+                "unit": spec.unit, "domain": domain, "task": task, "source": source, **extra}

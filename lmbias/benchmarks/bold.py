@@ -1,0 +1,173 @@
+"""BOLD (Dhamala et al. 2021): per-domain gaps in negative sentiment, toxicity and regard between groups,
+and the profession domain's gender-polarity ratio, for the model and the Wikipedia baseline."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..data.bold import DOMAINS
+from ..text import markdown_table
+from .base import Baseline, Benchmark, HubDataset, MetricSpec
+from .derived import mean_over_domains
+
+METRICS = (
+    MetricSpec("negative_sentiment_gap", "Negative-sentiment gap", "pp", 0.0, False, 1,
+               "largest minus smallest share of negative-sentiment texts (VADER <= -0.5) across the domain's groups"),
+    MetricSpec("toxicity_gap", "Toxicity gap", "pp", 0.0, False, 1, "largest minus smallest share of toxic texts across the domain's groups"),
+    MetricSpec("negative_regard_gap", "Negative-regard gap", "pp", 0.0, False, 1,
+               "largest minus smallest share of negative-regard texts across groups", column=False),
+    MetricSpec("gender_polarity_ratio", "Gender-polarity ratio", "x", 1.0, None, 2,
+               "male over female texts (Gender-Max) in the profession domain"),
+)
+GAPS = (("negative_sentiment_gap", "sentiment", "negative"), ("toxicity_gap", "toxicity", "toxic"),
+        ("negative_regard_gap", "regard", "negative"))
+SOURCES = ("model", "wikipedia")
+
+
+def _spread(per_group: dict, label: str):
+    shares = [block[label] for block in per_group.values() if block.get("n")]
+    return 100.0 * (max(shares) - min(shares)) if len(shares) >= 2 else None
+
+
+def records(results: dict) -> Iterable[dict]:
+    """Per source (model, wikipedia) and domain: the three gaps (percentage points); in the profession
+    domain, the male / female ratio by Gender-Max pooled over the profession groups."""
+    for source, scores in results["results"].items():
+        metrics = scores["metrics"]
+        for metric, key, label in GAPS:
+            classifier = metrics.get(key, {}).get("model")
+            for domain, block in metrics.get(key, {}).get("domains", {}).items():
+                if any(label in group for group in block["per_group"].values()):
+                    yield BENCHMARK.record(metric, _spread(block["per_group"], label), domain=domain, source=source,
+                                           **({"args": {"classifier": classifier}} if classifier else {}))
+        polarity = metrics.get("gender_polarity", {}).get("methods", {}).get("max", {}).get("domains", {}).get("profession")
+        if polarity:
+            male = sum(g["n"] * g["male"] for g in polarity["per_group"].values())
+            female = sum(g["n"] * g["female"] for g in polarity["per_group"].values())
+            yield BENCHMARK.record("gender_polarity_ratio", male / female if female else None, domain="profession",
+                                   source=source, args={"method": "max"})
+
+
+def derived_records(records: list) -> list:
+    """Overall gaps (mean over the domains measured, per source) and the ratio (its profession value)."""
+    gaps = [r for r in records if r["metric"] in {metric for metric, _, _ in GAPS}]
+    ratio = [{**r, "domain": "overall", "derived": "the profession domain (the only one this metric is defined for)"}
+             for r in records if r["metric"] == "gender_polarity_ratio" and r["domain"] == "profession"]
+    return mean_over_domains(gaps, ("source", "metric"), "domains") + ratio
+
+
+def summary(results: dict, out) -> str:
+    """Per domain, the model's and Wikipedia's share of negative and positive sentiment, and of male and
+    female texts (Gender-Max)."""
+
+    def share(block: dict, label: str) -> float:
+        groups = block["per_group"].values()
+        return sum(g["n"] * g[label] for g in groups) / sum(g["n"] for g in groups)
+
+    outputs = results["outputs"]
+    lines = [f"model: {results['model']['name']}; {results['data']['counts']['prompts']:,} prompts, {outputs['texts']:,} "
+             f"generations (mean {outputs['mean_new_tokens']:.1f} new tokens); results in {out}/results.json", ""]
+    model, wiki = results["results"]["model"]["metrics"], results["results"]["wikipedia"]["metrics"]
+    rows = []
+    for domain, block in model.get("sentiment", {}).get("domains", {}).items():
+        row = {"domain": domain, "texts": sum(g["n"] for g in block["per_group"].values())}
+        for label in ("negative", "positive"):
+            row[f"{label} (model / wiki)"] = f"{share(block, label):.3f} / {share(wiki['sentiment']['domains'][domain], label):.3f}"
+        if "gender_polarity" in model:
+            gender_model = model["gender_polarity"]["methods"]["max"]["domains"][domain]
+            gender_wiki = wiki["gender_polarity"]["methods"]["max"]["domains"][domain]
+            for label in ("male", "female"):
+                row[f"{label} (model / wiki)"] = f"{share(gender_model, label):.3f} / {share(gender_wiki, label):.3f}"
+        rows.append(row)
+    if rows:
+        lines += ["Share of texts per domain: sentiment (VADER, BOLD thresholds) and gender polarity (Gender-Max):", "",
+                  markdown_table(rows, list(rows[0]))]
+    lines += [f"skipped {metric}: {reason.splitlines()[0][:160]}" for metric, reason in results["results"]["model"]["skipped"].items()]
+    return "\n".join(lines)
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run bold``'s own options."""
+    from ..lm.generation import PRESETS
+    from ..tasks.bold import METRICS as SCORERS
+
+    parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--per-group", type=int, help="the first K prompts of each group")
+    size.add_argument("--limit", type=int, help="the first N prompts")
+    parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2")
+    parser.add_argument("--max-new-tokens", type=int)
+    parser.add_argument("--num-return-sequences", type=int, default=1)
+    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS))
+    parser.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
+    parser.add_argument("--toxicity-model")
+    parser.add_argument("--regard-model")
+    parser.add_argument("--no-anonymize", action="store_true")
+    parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
+
+
+def run(options) -> dict:
+    """``lmbias run bold``: :func:`lmbias.tasks.bold.run_bold` with the parsed options."""
+    from ..tasks.bold import run_bold
+
+    scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize, "batch_size": options.score_batch_size}
+    for key in ("toxicity_model", "regard_model"):
+        if getattr(options, key):
+            scoring[key] = getattr(options, key)
+    return run_bold(
+        model=options.model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
+        preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
+        num_return_sequences=options.num_return_sequences, dtype=options.dtype, device=options.device,
+        require_all=options.require_all, progress=options.progress, data_dir=options.data_dir, scoring=scoring,
+    )
+
+
+def add_report_arguments(parser) -> None:
+    """``lmbias report``'s options of the BOLD section."""
+    from ..report.bold import GENDER_METHODS
+
+    parser.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
+                        help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
+    parser.add_argument("--gender-method", choices=GENDER_METHODS, default="max",
+                        help="BOLD gender-polarity method of the profession skew figure (default max, the paper's Figure 2)")
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's BOLD section (:func:`lmbias.report.bold.section`)."""
+    from ..report.bold import section
+
+    return section(runs, labels, figures, options.get("compare"), options.get("gender_method") or "max")
+
+
+def migrate_v1(results: dict) -> dict:
+    """Version 1 -> 2: ``generation`` and ``selection`` become ``config`` (with the scoring options) and
+    ``outputs``; the prompt count moves to ``data.counts``; skipped metrics go to the top level as
+    ``"<source> <metric>"``."""
+    body, data = results.get("results", {}), results.get("data", {})
+    skipped = {f"{source}": "not scored" for source in SOURCES if source not in body}
+    skipped.update({f"{source} {metric}": reason for source, scores in body.items() for metric, reason in scores.get("skipped", {}).items()})
+    if "generation" not in results and "config" in results:
+        return {**results, "skipped": results.get("skipped", skipped)}
+    generation = results.get("generation", {})
+    options = {k: v for k, v in body.get("model", {}).get("options", {}).items() if k != "lmbias_version"}
+    config = {**{key: generation.get(key) for key in ("preset", "settings", "seed", "batch_size", "num_return_sequences")},
+              **results.get("selection", {}), "domains": data.get("domains"), **options}
+    return {**{k: v for k, v in results.items() if k not in ("generation", "selection")}, "config": config,
+            "data": {**data, "counts": data.get("counts", {"prompts": data.get("prompts")})},
+            "outputs": {"texts": generation.get("texts"), "mean_new_tokens": generation.get("mean_new_tokens"),
+                        "generations_file": generation.get("file")},
+            "skipped": results.get("skipped", skipped)}
+
+
+BENCHMARK = Benchmark(
+    name="bold", display_name="BOLD", description="BOLD: generate, score, compare with Wikipedia",
+    dataset="bold", hub_dataset=HubDataset("AlexaAI/bold", "BOLD", "train"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    add_arguments=add_arguments, add_report_arguments=add_report_arguments,
+    domain_aliases={"religious_ideology": "religion"}, derived_records=derived_records,
+    baseline=Baseline("wikipedia", "Wikipedia (BOLD baseline)",
+                      "Wikipedia sentences of the same BOLD prompts, scored with the same classifiers",
+                      size=lambda results: (results.get("data", {}).get("counts") or {}).get("prompts") or 0),
+    migrate_v1=migrate_v1, unfinished_presets=("bold-gpt2", "bold-ctrl", "greedy"),
+    overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is defined for the profession domain only.",
+)

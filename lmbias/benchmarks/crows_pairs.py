@@ -1,0 +1,64 @@
+"""CrowS-Pairs (Nangia et al. 2020): the metric score overall and per bias type."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .base import Benchmark, HubDataset, MetricSpec
+from .likelihood import add_likelihood_arguments, likelihood_summary
+
+METRICS = (
+    MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
+               "share of pairs where the more stereotypical sentence is more likely"),
+)
+
+
+def records(results: dict) -> Iterable[dict]:
+    """The metric score overall, then per bias type."""
+    body = results["results"]
+    yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"])
+    for bias_type, block in body["bias_types"].items():
+        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"])
+
+
+def summary(results: dict, out) -> str:
+    """The metric score (and its stereo / antistereo parts) per bias type and overall."""
+    body = results["results"]
+    rows = [{"bias type": name, **_cells(block)} for name, block in body["bias_types"].items()]
+    rows.append({"bias type": "overall", **_cells(body["overall"])})
+    return likelihood_summary(results, f"{results['data']['counts']['pairs']:,} pairs", rows, out)
+
+
+def _cells(block: dict) -> dict:
+    def cell(value) -> str:
+        return "n/a" if value is None or value != value else f"{value:.1f}"  # NaN / None: no pair of that direction
+
+    return {"metric score": cell(block["metric_score"]), "stereo": cell(block["stereo_score"]),
+            "antistereo": cell(block["antistereo_score"]), "count": block["count"]}
+
+
+def run(options) -> dict:
+    """``lmbias run crows_pairs``: :func:`lmbias.tasks.crows_pairs.run_crows_pairs` with the parsed options."""
+    from ..tasks.crows_pairs import run_crows_pairs
+
+    return run_crows_pairs(
+        model=options.model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
+        limit=options.limit, dtype=options.dtype, device=options.device, data_dir=options.data_dir,
+    )
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's CrowS-Pairs section (:func:`lmbias.report.scores.crows_pairs`)."""
+    from ..report.scores import crows_pairs
+
+    return crows_pairs(runs, labels, figures)
+
+
+BENCHMARK = Benchmark(
+    name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
+    dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    run_options=("model", "device", "dtype", "batch_size", "num_processes"), add_arguments=add_likelihood_arguments,
+    domain_aliases={"race-color": "race"},
+    overall_note="CrowS-Pairs covers all pairs.",
+)

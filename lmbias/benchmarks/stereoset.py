@@ -1,0 +1,87 @@
+"""StereoSet (Nadeem et al. 2021): LMS, SS and ICAT on the dev set, per task and domain."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..stereotype_scores import TASKS
+from .base import Benchmark, HubDataset, MetricSpec, Variant
+from .likelihood import add_likelihood_arguments, likelihood_summary
+
+METRICS = (
+    MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
+    MetricSpec("ss", "SS", "%", 50.0, None, 1, "stereotype score: how often the stereotype beats the anti-stereotype"),
+    MetricSpec("icat", "ICAT", "", 100.0, True, 1, "idealized CAT score, LMS * min(SS, 100 - SS) / 50"),
+)
+
+
+def records(results: dict) -> Iterable[dict]:
+    """LMS / SS / ICAT per task and domain, and for both tasks pooled (task "both", domain "overall")."""
+    body = results["results"]
+    for task in TASKS:
+        for domain, block in body.get(task, {}).items():
+            for spec in METRICS:
+                yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, task=task, count=block["count"],
+                                       ci=block.get("ci", {}).get(spec.id))
+    overall = body["overall"]
+    for spec in METRICS:
+        yield BENCHMARK.record(spec.id, overall[spec.id], domain="overall", task="both", count=overall["count"],
+                               ci=overall.get("ci", {}).get(spec.id))
+
+
+def summary(results: dict, out) -> str:
+    """LMS / SS / ICAT and count per task and domain (with ICAT's bootstrap interval when computed)."""
+    body = results["results"]
+    rows = [{"task": task, "domain": domain, **_cells(block)} for task in results["config"]["tasks"] for domain, block in body[task].items()]
+    rows.append({"task": "all", "domain": "overall", **_cells(body["overall"])})
+    return likelihood_summary(results, f"{results['data']['counts']['sentences']:,} sentences", rows, out)
+
+
+def _cells(block: dict) -> dict:
+    cells = {"LMS": f"{block['lms']:.1f}", "SS": f"{block['ss']:.1f}", "ICAT": f"{block['icat']:.1f}"}
+    if "ci" in block:
+        low, high = block["ci"]["icat"]
+        cells["ICAT"] += f" [{low:.1f}, {high:.1f}]"
+    return {**cells, "count": block["count"]}
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run stereoset``'s own options."""
+    add_likelihood_arguments(parser)
+    parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
+    parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
+
+
+def run(options) -> dict:
+    """``lmbias run stereoset``: :func:`lmbias.tasks.stereoset.run_stereoset` with the parsed options."""
+    from ..tasks.stereoset import run_stereoset
+
+    return run_stereoset(
+        model=options.model, model_type=options.model_type, out=options.out, tasks=options.tasks, batch_size=options.batch_size,
+        bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, dtype=options.dtype, device=options.device,
+        data_dir=options.data_dir,
+    )
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's StereoSet section (:func:`lmbias.report.scores.stereoset`)."""
+    from ..report.scores import stereoset
+
+    return stereoset(runs, labels, figures)
+
+
+def migrate_v1(results: dict) -> dict:
+    """Version 1 -> 2: the tasks not run become ``skipped``."""
+    skipped = {task: "not run" for task in TASKS if task not in results.get("results", {})}
+    return {**results, "skipped": results.get("skipped", skipped)}
+
+
+BENCHMARK = Benchmark(
+    name="stereoset", display_name="StereoSet", description="StereoSet dev set: LMS, SS and ICAT",
+    dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    run_options=("model", "device", "dtype", "seed", "batch_size", "num_processes"), add_arguments=add_arguments,
+    variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),),
+    migrate_v1=migrate_v1,
+    overall_note="StereoSet pools both tasks (or shows the task chosen).",
+)

@@ -1,0 +1,108 @@
+"""The run envelope: every ``lmbias run <benchmark>`` writes its ``results.json`` through :func:`write_run`.
+
+Schema version 2 (docs/results-schema.md), the same top-level keys for every benchmark::
+
+    schema_version  2
+    benchmark       the benchmark's name (lmbias.benchmarks)
+    model           {"name", "source", "revision", "dtype", ...}: what was evaluated
+    data            the dataset, its revision and citation, and "counts" of what was covered
+    config          every setting that produced the numbers
+    timing          seconds spent (where measured)
+    skipped         {what: why} for every metric, task or source left out
+    outputs         the files written beside results.json and what they hold (texts, mean tokens ...)
+    results         the benchmark's own scores (its layout is the benchmark's)
+    records         the headline records (lmbias.results.metric_records), computed here, at write time
+    versions        python, lmbias, torch, transformers, accelerate
+
+The JSON is strict: NaN and infinities are written as ``null``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+from . import __version__
+from .files import write_atomic
+
+SCHEMA_VERSION = 2
+RESULTS_FILE = "results.json"
+MODEL_KEYS = ("name", "source", "revision", "dtype")
+
+
+def library_versions() -> dict:
+    """Versions of Python, lmbias, torch, transformers and accelerate (recorded in every run)."""
+    import accelerate
+    import torch
+    import transformers
+
+    return {"python": platform.python_version(), "lmbias": __version__, "torch": torch.__version__,
+            "transformers": transformers.__version__, "accelerate": accelerate.__version__}
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every NaN or infinite float as None (tuples as lists), ready for strict JSON.
+
+    >>> strict_json({"a": [1.0, float("nan")], "b": (float("inf"),)})
+    {'a': [1.0, None], 'b': [None]}
+    """
+    if isinstance(value, Mapping):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class RunResult:
+    """What one run produced, in the envelope every benchmark shares (see the module docstring)."""
+
+    benchmark: str
+    model: dict
+    data: dict
+    config: dict
+    results: dict
+    skipped: dict = field(default_factory=dict)
+    timing: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    versions: Optional[dict] = None
+
+    def to_dict(self) -> dict:
+        """The strict-JSON ``results.json`` content, with the headline records computed now."""
+        from .benchmarks import get_benchmark
+
+        model = {**{key: self.model.get(key) for key in MODEL_KEYS}, **self.model}
+        content = strict_json({
+            "schema_version": SCHEMA_VERSION, "benchmark": self.benchmark, "model": model, "data": self.data,
+            "config": self.config, "timing": self.timing, "skipped": self.skipped, "outputs": self.outputs,
+            "results": self.results, "versions": self.versions or library_versions(),
+        })
+        content["records"] = strict_json(list(get_benchmark(self.benchmark).records(content)))
+        return content
+
+
+def write_run(out: Union[str, Path], result: RunResult, files: Optional[Mapping[str, Union[str, bytes]]] = None) -> dict:
+    """Write ``files`` ({name: content}, e.g. the per-item scores) and then ``<out>/results.json``,
+    each atomically, so that a results.json on disk always describes complete files. Returns the
+    results dict as written."""
+    out = Path(out)
+    for name, content in (files or {}).items():
+        write_atomic(out / name, content)
+    content = result.to_dict()
+    write_atomic(out / RESULTS_FILE, json.dumps(content, indent=2, allow_nan=False) + "\n")
+    return content
+
+
+def model_description(lm: Any, **extra) -> dict:
+    """The ``model`` entry of a loaded :class:`~lmbias.lm.loading.LanguageModel`: name, source,
+    revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``."""
+    config = getattr(lm.model, "config", None)
+    dtype = getattr(lm.model, "dtype", None)
+    return {"name": lm.name, "source": lm.source, "revision": getattr(config, "_commit_hash", None),
+            "dtype": str(dtype).replace("torch.", "") if dtype is not None else None, **extra}
