@@ -199,6 +199,13 @@ def cache_dir() -> Path:
     return Path(base).expanduser() / "lmbias"
 
 
+def register_resource(resource: Resource) -> Resource:
+    """Add a data file to :data:`REGISTRY` (replacing one of the same name), so that :func:`locate`
+    finds, verifies and downloads it; a new dataset's module calls this. Returns ``resource``."""
+    REGISTRY[resource.name] = resource
+    return resource
+
+
 def get_resource(name: str) -> Resource:
     """Return the registered :class:`Resource` called ``name``; ``KeyError`` lists the valid names."""
     try:

@@ -6,8 +6,9 @@
 >>> get_benchmark("stereoset").hub_dataset.id
 'McGill-NLP/stereoset'
 
-A new benchmark is a module that builds a :class:`Benchmark` and passes it to :func:`register`
-(docs/adding-a-benchmark.md); the CLI, results, report, leaderboard and Hub push pick it up.
+A new benchmark is a module that builds a :class:`Benchmark` and passes it to :func:`register`, or a
+package that names it under the ``lmbias.benchmarks`` entry-point group (docs/adding-a-benchmark.md);
+the CLI, results, report, leaderboard and Hub push pick it up.
 """
 
 from __future__ import annotations
@@ -57,10 +58,19 @@ def all_metrics() -> dict:
     return specs
 
 
+def load_plugins() -> list:
+    """Register the benchmarks other packages declare under the ``lmbias.benchmarks`` entry-point
+    group (each entry point names a :class:`Benchmark`); returns their names."""
+    from importlib.metadata import entry_points
+
+    return [register(entry.load()).name for entry in entry_points(group="lmbias.benchmarks")]
+
+
 from . import bold, counterfactual, crows_pairs, stereoset  # noqa: E402  (the built-in benchmarks)
 
 for _module in (bold, stereoset, crows_pairs, counterfactual):
     register(_module.BENCHMARK)
+load_plugins()
 
 __all__ = ["Baseline", "Benchmark", "HubDataset", "MetricSpec", "RUN_OPTIONS", "Variant", "all_metrics", "benchmarks",
-           "get_benchmark", "names", "register", "unregister", "bold", "stereoset", "crows_pairs", "counterfactual"]
+           "get_benchmark", "load_plugins", "names", "register", "unregister", "bold", "stereoset", "crows_pairs", "counterfactual"]

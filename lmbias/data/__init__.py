@@ -16,6 +16,15 @@ DATASETS: dict[str, DatasetSpec] = {
 }
 
 
+def register_dataset(spec: DatasetSpec) -> DatasetSpec:
+    """Add a dataset (replacing one of the same name), so that :func:`load_rows`, :func:`load_dataset`
+    and ``lmbias datasets`` know it; a new benchmark's data module calls this. Returns ``spec``."""
+    if not isinstance(spec, DatasetSpec):
+        raise InputError(f"register_dataset() takes a lmbias.data.spec.DatasetSpec, got {type(spec).__name__}")
+    DATASETS[spec.name] = spec
+    return spec
+
+
 def get_spec(name: str) -> DatasetSpec:
     """The :class:`DatasetSpec` called ``name``; ``ValueError`` lists the valid names."""
     if name not in DATASETS:
