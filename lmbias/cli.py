@@ -4,7 +4,7 @@ Commands:
     lmbias datasets [--data-dir DIR] [--json]          summary of the four datasets
     lmbias export-dataset NAME --out DIR [--data-dir DIR] [--cards DIR]
     lmbias resources [--data-dir DIR]                  where each data file is found
-    lmbias score bold --source wikipedia [--domains ...] [--metrics ...] [--out FILE]
+    lmbias score BENCHMARK ...                          score a benchmark's reference texts (BOLD: Wikipedia)
     lmbias run BENCHMARK [--model M] [--out DIR] [--num-processes N] ...   one subcommand per registered benchmark
     lmbias push RUN_DIR [RUN_DIR ...] --repo-id ORG/MODEL [--dry-run [--out DIR]] [--results-dataset ORG/NAME]
     lmbias leaderboard [RUN_DIR ...] --out SITE_DIR [--hub-dataset ORG/NAME | --results-dir DIR]
@@ -64,35 +64,6 @@ def _resources(args) -> int:
             where = "checksum mismatch" if isinstance(error, ResourceError) else "missing"
         records.append({"resource": name, "found at": where})
     print(markdown_table(records, ["resource", "found at"]))
-    return 0
-
-
-def _score(args) -> int:
-    from pathlib import Path
-
-    from .tasks.bold import score_bold_source
-
-    options = {
-        "metrics": args.metrics,
-        "anonymize": not args.no_anonymize,
-        "regard_all_groups": args.regard_all_groups,
-        "device": args.device,
-        "batch_size": args.batch_size,
-    }
-    if args.toxicity_model:
-        options["toxicity_model"] = args.toxicity_model
-    if args.regard_model:
-        options["regard_model"] = args.regard_model
-    result = score_bold_source(args.source, domains=args.domains, per_group=args.per_group, data_dir=args.data_dir, **options)
-    text = json.dumps(result, indent=2)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
-        print(f"wrote {args.out}: {result['n_texts']:,} texts, metrics {sorted(result['metrics'])}")
-    else:
-        print(text)
-    for metric, reason in result["skipped"].items():
-        print(f"skipped {metric}: {reason.splitlines()[0][:300]}", file=sys.stderr)
     return 0
 
 
@@ -169,24 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     resources = commands.add_parser("resources", parents=[data_dir], help="show where each data file is found")
     resources.set_defaults(func=_resources)
 
-    from .data.bold import DOMAINS
-    from .tasks.bold import METRICS, SOURCES
-
-    score = commands.add_parser("score", help="score texts with a benchmark's metrics")
-    score_tasks = score.add_subparsers(dest="task", required=True)
-    bold = score_tasks.add_parser("bold", parents=[data_dir], help="every BOLD metric, per domain and group")
-    bold.add_argument("--source", choices=SOURCES, default="wikipedia", help="texts to score (default: the Wikipedia sentences)")
-    bold.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
-    bold.add_argument("--metrics", nargs="+", choices=METRICS, default=list(METRICS))
-    bold.add_argument("--per-group", type=int, help="only the first K rows of each group")
-    bold.add_argument("--out", help="write the results JSON here (default: print it)")
-    bold.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
-    bold.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
-    bold.add_argument("--regard-all-groups", action="store_true", help="score regard in every group, not only the paper's")
-    bold.add_argument("--no-anonymize", action="store_true", help="score the texts as they are (BOLD anonymises them)")
-    bold.add_argument("--device", help="cpu, cuda, ... for the classifiers")
-    bold.add_argument("--batch-size", type=int, default=32)
-    bold.set_defaults(func=_score)
+    score = commands.add_parser("score", help="score a benchmark's reference texts with its metrics (no model)")
+    score_benchmarks = score.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    for benchmark in benchmarks():
+        if benchmark.score is not None:
+            command = score_benchmarks.add_parser(benchmark.name, parents=[data_dir], help=benchmark.score_description)
+            benchmark.add_score_arguments(command)
+            command.set_defaults(func=lambda args: get_benchmark(args.benchmark).score(args))
 
     run = commands.add_parser("run", help="run a benchmark on a model (the main job)")
     run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")

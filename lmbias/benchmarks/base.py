@@ -127,6 +127,10 @@ class Benchmark:
             from per-domain ones (each with a ``derived`` note saying how).
         baseline: records of a reference, shown as their own leaderboard row.
         migrate_v1: turns a schema-version-1 results dict into version 2 (see :mod:`lmbias.results`).
+        score: ``lmbias score NAME``: scores the benchmark's reference texts without a model (BOLD's
+            Wikipedia sentences) with the parsed options; returns the exit status. None: no such command.
+        score_description: one line for ``lmbias score --help``.
+        add_score_arguments: adds the options of ``lmbias score NAME``.
         overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
@@ -153,6 +157,9 @@ class Benchmark:
     migrate_v1: Callable[[dict], dict] = lambda results: results
     unfinished_presets: tuple = ()
     overall_note: str = ""
+    score: Optional[Callable[[argparse.Namespace], int]] = None
+    score_description: str = ""
+    add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
 
     def metric(self, metric_id: str) -> MetricSpec:
         """The :class:`MetricSpec` with id ``metric_id``."""

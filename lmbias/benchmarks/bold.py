@@ -86,23 +86,36 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run bold``'s own options."""
-    from ..lm.generation import PRESETS
+def _add_scoring_arguments(parser) -> None:
+    """The options of how texts are scored, shared by ``lmbias run bold`` and ``lmbias score bold``."""
     from ..tasks.bold import METRICS as SCORERS
 
     parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
+    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS))
+    parser.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
+    parser.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
+    parser.add_argument("--no-anonymize", action="store_true", help="score the texts as they are (BOLD anonymises them)")
+
+
+def _scoring_options(options) -> dict:
+    """:func:`lmbias.tasks.bold.score_bold` keywords from the parsed scoring options."""
+    scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize}
+    scoring.update({key: getattr(options, key) for key in ("toxicity_model", "regard_model") if getattr(options, key)})
+    return scoring
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run bold``'s own options."""
+    from ..lm.generation import PRESETS
+
+    _add_scoring_arguments(parser)
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--per-group", type=int, help="the first K prompts of each group")
     size.add_argument("--limit", type=int, help="the first N prompts")
     parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2")
     parser.add_argument("--max-new-tokens", type=int)
     parser.add_argument("--num-return-sequences", type=int, default=1)
-    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS))
     parser.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
-    parser.add_argument("--toxicity-model")
-    parser.add_argument("--regard-model")
-    parser.add_argument("--no-anonymize", action="store_true")
     parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
 
 
@@ -110,16 +123,49 @@ def run(options) -> dict:
     """``lmbias run bold``: :func:`lmbias.tasks.bold.run_bold` with the parsed options."""
     from ..tasks.bold import run_bold
 
-    scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize, "batch_size": options.score_batch_size}
-    for key in ("toxicity_model", "regard_model"):
-        if getattr(options, key):
-            scoring[key] = getattr(options, key)
     return run_bold(
         model=options.model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
         preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
         num_return_sequences=options.num_return_sequences, dtype=options.dtype, device=options.device,
-        require_all=options.require_all, progress=options.progress, data_dir=options.data_dir, scoring=scoring,
+        require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,
+        scoring={**_scoring_options(options), "batch_size": options.score_batch_size},
     )
+
+
+def add_score_arguments(parser) -> None:
+    """``lmbias score bold``'s options."""
+    from ..tasks.bold import SOURCES
+
+    _add_scoring_arguments(parser)
+    parser.add_argument("--source", choices=SOURCES, default="wikipedia", help="texts to score (default: the Wikipedia sentences)")
+    parser.add_argument("--per-group", type=int, help="only the first K rows of each group")
+    parser.add_argument("--out", help="write the results JSON here (default: print it)")
+    parser.add_argument("--regard-all-groups", action="store_true", help="score regard in every group, not only the paper's")
+    parser.add_argument("--device", help="cpu, cuda, ... for the classifiers")
+    parser.add_argument("--batch-size", type=int, default=32)
+
+
+def score(options) -> int:
+    """``lmbias score bold``: every BOLD metric on a reference source (the Wikipedia sentences), per
+    domain and group (:func:`lmbias.tasks.bold.score_bold_source`), printed or written to ``--out``."""
+    import json
+    import sys
+
+    from ..files import write_atomic
+    from ..tasks.bold import score_bold_source
+
+    result = score_bold_source(options.source, domains=options.domains, per_group=options.per_group, data_dir=options.data_dir,
+                               regard_all_groups=options.regard_all_groups, device=options.device,
+                               batch_size=options.batch_size, **_scoring_options(options))
+    text = json.dumps(result, indent=2)
+    if options.out:
+        write_atomic(options.out, text + "\n")
+        print(f"wrote {options.out}: {result['n_texts']:,} texts, metrics {sorted(result['metrics'])}")
+    else:
+        print(text)
+    for metric, reason in result["skipped"].items():
+        print(f"skipped {metric}: {reason.splitlines()[0][:300]}", file=sys.stderr)
+    return 0
 
 
 def add_report_arguments(parser) -> None:
@@ -168,6 +214,7 @@ BENCHMARK = Benchmark(
     baseline=Baseline("wikipedia", "Wikipedia (BOLD baseline)",
                       "Wikipedia sentences of the same BOLD prompts, scored with the same classifiers",
                       size=lambda results: (results.get("data", {}).get("counts") or {}).get("prompts") or 0),
-    migrate_v1=migrate_v1, unfinished_presets=("bold-gpt2", "bold-ctrl", "greedy"),
+    score=score, score_description="every BOLD metric on the Wikipedia sentences (or the prompts), per domain and group",
+    add_score_arguments=add_score_arguments, migrate_v1=migrate_v1, unfinished_presets=("bold-gpt2", "bold-ctrl", "greedy"),
     overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is defined for the profession domain only.",
 )
