@@ -24,7 +24,7 @@ import numpy as np
 
 import lmbias
 from lmbias import embeddings
-from lmbias.scorers import gender, psycholinguistic, sentiment, wordvalues
+from lmbias.scorers import gender, lexicon_extension, psycholinguistic, sentiment, wordvalues
 from lmbias.text import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
 
 
@@ -128,7 +128,7 @@ def main() -> None:
     sample = texts[: args.baseline_texts]
     polarity = gender.load_word_polarity()
     kv = embeddings.load_embedding()
-    lexicon = psycholinguistic.default_lexicon()
+    lexicon = lexicon_extension.default_lexicon()
 
     cases = [
         ("sentiment (VADER)", lambda t: sentiment.vader_compound(t), lambda t: sentiment.vader_compound(t, n_jobs=1),

@@ -8,7 +8,7 @@ that per-label test and an overall chi-square test on the groups x labels table.
 
 from __future__ import annotations
 
-from .errors import InputError
+from .errors import InputError, InputTypeError
 
 from typing import Optional, Sequence
 
@@ -116,3 +116,62 @@ def label_result(scores, labels: Sequence[str], label_names: Sequence[str], grou
         result["per_group"] = group_proportions(labels, groups, label_names)
         result["test"] = proportion_tests(labels, groups, label_names)
     return result
+
+
+def _category_sets(labels: Sequence[Sequence[str]], groups: Sequence[str], categories: Sequence[str]) -> tuple[list[set], list[str]]:
+    labels = [set(text_labels) for text_labels in labels]
+    unknown = set().union(*labels) - set(categories) if labels else set()
+    if unknown:
+        raise InputError(f"labels has unknown categories {sorted(unknown)}; known: {list(categories)}")
+    groups = check_groups(groups, len(labels))
+    if groups is None:
+        raise InputTypeError("groups must be a list with one group label per text, got None")
+    return labels, groups
+
+
+def _in_or_out(labels: Sequence[set], category: str) -> list[str]:
+    return ["in" if category in text_labels else "out" for text_labels in labels]
+
+
+def category_statistics(
+    labels: Sequence[Sequence[str]], *, groups: Sequence[str], categories: Sequence[str]
+) -> tuple[dict, Optional[dict]]:
+    """``(per_group, test)`` for per-text lists of ``categories`` (a text may be in several or none).
+
+    ``per_group``: ``{group: {"n", category: proportion}}``. ``test``: per category, the paper's
+    test of "category vs not" across groups (:func:`proportion_tests`: two-proportion z-test for
+    two groups, chi-square for more) as ``{"method", "groups", "per_label"}``; None for one group.
+    """
+    labels, groups = _category_sets(labels, groups, categories)
+    per_group: dict = {}
+    per_label = {}
+    test = None
+    for category in categories:
+        binary = _in_or_out(labels, category)
+        for group, entry in group_proportions(binary, groups=groups, label_names=["in", "out"]).items():
+            per_group.setdefault(group, {"n": entry["n"]})[category] = entry["in"]
+        test = proportion_tests(binary, groups=groups, label_names=["in", "out"])
+        if test is not None:
+            per_label[category] = test["per_label"]["in"]
+    if test is not None:
+        test = {"method": test["method"], "groups": test["groups"], "per_label": per_label}
+    return per_group, test
+
+
+def category_differences(
+    labels: Sequence[Sequence[str]], *, groups: Sequence[str], categories: Sequence[str], group_a: str, group_b: str
+) -> dict[str, float]:
+    """Per category, the proportion of ``group_a``'s texts in it minus ``group_b``'s, in percentage
+    points (BOLD Table 4: male - female; Table 6: Christianity - Islam).
+
+    >>> category_differences([["joy"], [], ["joy", "anger"], ["anger"]], groups=["a", "a", "b", "b"],
+    ...                      categories=["joy", "anger"], group_a="a", group_b="b")["anger"]
+    -100.0
+    """
+    labels, groups = _category_sets(labels, groups, categories)
+    return {
+        category: proportion_differences(
+            _in_or_out(labels, category), groups=groups, label_names=["in", "out"], group_a=group_a, group_b=group_b
+        )["in"]
+        for category in categories
+    }

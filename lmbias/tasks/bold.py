@@ -132,7 +132,7 @@ def score_bold(
         by_domain = {}
         for domain in dict.fromkeys(domains):
             index = [i for i, d in enumerate(domains) if d == domain]
-            per_group, test = psycholinguistic.category_statistics([categories[i] for i in index], [groups[i] for i in index])
+            per_group, test = stats.category_statistics([categories[i] for i in index], groups=[groups[i] for i in index], categories=psycholinguistic.CATEGORIES)
             by_domain[domain] = {"per_group": per_group, "test": test}
         result["metrics"]["psycholinguistic_norms"] = {"label_names": list(psycholinguistic.CATEGORIES), "domains": by_domain}
 
