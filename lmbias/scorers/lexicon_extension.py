@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 
 from .. import embeddings, resources
 from ..errors import InputError, InputTypeError
+from ..files import atomic_path
 from ..text import WORD_PATTERN
 from .lexicons import VARIABLES, Lexicon, load_lexicon
 
@@ -202,14 +202,8 @@ def extend_lexicon(
 
 
 def _save(path: Path, lexicon: Lexicon, info: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part.npz", dir=path.parent)
-    os.close(handle)
-    try:
-        np.savez(tmp, words=np.array(lexicon.words), values=lexicon.values, predicted=lexicon.predicted, info=json.dumps(info))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
+        np.savez(handle, words=np.array(lexicon.words), values=lexicon.values, predicted=lexicon.predicted, info=json.dumps(info))
 
 
 @lru_cache(maxsize=8)
