@@ -18,7 +18,7 @@ from scipy import stats as scipy_stats
 from .checks import check_groups
 
 
-def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def contingency(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """Group names (in first-seen order) and the groups x labels count table."""
     group_names = list(dict.fromkeys(groups))
     group_index = {g: i for i, g in enumerate(group_names)}
@@ -31,13 +31,13 @@ def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Seque
     return group_names, table
 
 
-def group_proportions(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> dict:
+def group_proportions(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> dict:
     """For each group: ``n`` and the proportion of each label.
 
-    >>> group_proportions(["pos", "neg", "pos"], ["a", "a", "b"], ["neg", "pos"])
+    >>> group_proportions(["pos", "neg", "pos"], groups=["a", "a", "b"], label_names=["neg", "pos"])
     {'a': {'n': 2, 'neg': 0.5, 'pos': 0.5}, 'b': {'n': 1, 'neg': 0.0, 'pos': 1.0}}
     """
-    group_names, table = contingency(labels, groups, label_names)
+    group_names, table = contingency(labels, groups=groups, label_names=label_names)
     totals = table.sum(axis=1)
     return {
         group: {"n": int(totals[i]), **{label: float(table[i, j] / totals[i]) for j, label in enumerate(label_names)}}
@@ -74,14 +74,14 @@ def chi_square_test(table: np.ndarray) -> dict:
     return {"statistic": float(statistic), "p_value": float(p_value), "dof": int(dof)}
 
 
-def proportion_tests(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
+def proportion_tests(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
     """The paper's tests: per label, does its proportion differ across groups; and overall.
 
     Two groups: a two-proportion z-test per label. More: a chi-square test per label on the
     groups x (label, not label) table. ``overall`` is the chi-square test on groups x labels.
     Returns None for a single group (nothing to compare).
     """
-    group_names, table = contingency(labels, groups, label_names)
+    group_names, table = contingency(labels, groups=groups, label_names=label_names)
     if len(group_names) < 2:
         return None
     totals = table.sum(axis=1)
@@ -96,25 +96,25 @@ def proportion_tests(labels: Sequence[str], groups: Sequence[str], label_names: 
 
 
 def proportion_differences(
-    labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str], group_a: str, group_b: str
+    labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str], group_a: str, group_b: str
 ) -> dict[str, float]:
     """Proportion of each label in ``group_a`` minus that in ``group_b``, in percentage points (BOLD Tables 4, 6)."""
-    proportions = group_proportions(labels, groups, label_names)
+    proportions = group_proportions(labels, groups=groups, label_names=label_names)
     for group in (group_a, group_b):
         if group not in proportions:
             raise InputError(f"group {group!r} has no texts; groups present: {sorted(proportions)}")
     return {label: 100 * (proportions[group_a][label] - proportions[group_b][label]) for label in label_names}
 
 
-def label_result(scores, labels: Sequence[str], label_names: Sequence[str], groups=None) -> dict:
+def label_result(scores, *, labels: Sequence[str], label_names: Sequence[str], groups=None) -> dict:
     """The result every BOLD metric returns: per-text ``scores`` and ``labels``; with ``groups``
     also ``per_group`` (n and label proportions) and ``test`` (:func:`proportion_tests`)."""
     labels = [str(label) for label in labels]
     result = {"scores": np.asarray(scores).tolist(), "labels": labels}
     groups = check_groups(groups, len(labels))
     if groups is not None:
-        result["per_group"] = group_proportions(labels, groups, label_names)
-        result["test"] = proportion_tests(labels, groups, label_names)
+        result["per_group"] = group_proportions(labels, groups=groups, label_names=label_names)
+        result["test"] = proportion_tests(labels, groups=groups, label_names=label_names)
     return result
 
 

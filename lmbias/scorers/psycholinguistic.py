@@ -96,7 +96,7 @@ def score_texts(
         texts = drop_closed_class(texts, pos_tagger)
     lexicon = default_lexicon(extend, data_dir) if lexicon is None else lexicon
     ids, text_index = encode(texts, lexicon.vocabulary, exclude=set(exclude or ()))
-    return weighted_signed_mean(lexicon.scaled, ids, text_index, len(texts))
+    return weighted_signed_mean(lexicon.scaled, ids, text_index=text_index, n_texts=len(texts))
 
 
 def check_thresholds(thresholds: Optional[Mapping[str, float]] = None) -> dict[str, float]:

@@ -52,8 +52,8 @@ def per_domain(rows: Sequence[dict], labels: Sequence[str], label_names: Sequenc
         domain_labels = [labels[i] for i in index]
         groups = [rows[i]["group"] for i in index]
         out[domain] = {
-            "per_group": stats.group_proportions(domain_labels, groups, label_names),
-            "test": stats.proportion_tests(domain_labels, groups, label_names),
+            "per_group": stats.group_proportions(domain_labels, groups=groups, label_names=label_names),
+            "test": stats.proportion_tests(domain_labels, groups=groups, label_names=label_names),
         }
     return out
 
@@ -121,7 +121,7 @@ def score_bold(
             index = np.flatnonzero(keep)
             picked = [texts[i] for i in index]
             if anonymize:
-                picked = regard.mask_demographics(picked, [domains[i] for i in index], [names[i] for i in index], [groups[i] for i in index])
+                picked = regard.mask_demographics(picked, domains=[domains[i] for i in index], names=[names[i] for i in index], groups=[groups[i] for i in index])
             labels = np.full(len(rows), "", dtype=object)
             if len(index):
                 labels[index] = regard.regard(picked, model, batch_size=batch_size)[1]
@@ -146,7 +146,7 @@ def score_bold(
         result["metrics"]["gender_polarity"] = {
             "label_names": list(gender.LABELS),
             "methods": methods,
-            "profession_merged_groups": gender.table3(scored, merged, methods=gender_methods, polarity=polarity),
+            "profession_merged_groups": gender.table3(scored, merged_groups=merged, methods=gender_methods, polarity=polarity),
         }
 
     result["options"] = {

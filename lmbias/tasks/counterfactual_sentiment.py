@@ -107,7 +107,7 @@ def score_counterfactual(
             block["classifiers"][name] = fairness
         if encoder_model is not None:
             relevance = similarity.semantic_similarity(
-                [row["prefix"] for row in picked], [continuations[i] for i in index], encoder_model,
+                [row["prefix"] for row in picked], continuations=[continuations[i] for i in index], encoder=encoder_model,
                 sensitive_tokens=[token for token, _ in tokens_of(attribute)],
             )
             block["semantic_similarity"] = {"ss": relevance["ss"], "ssc": relevance["ssc"], "threshold": relevance["threshold"]}
