@@ -203,7 +203,7 @@ def _subgroup_codes(subgroups: Any, n: int) -> tuple[list, np.ndarray]:
     return labels, codes
 
 
-def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any], template_ids: Sequence[Any]) -> dict:
+def individual_fairness(scores: Sequence[float], *, attribute_values: Sequence[Any], template_ids: Sequence[Any]) -> dict:
     """Average individual fairness I.F. (Huang et al. 2020, Eq. 3) with per-pair and per-template tables.
 
     Args:
@@ -216,7 +216,7 @@ def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any]
         "pairs": [{"value_a", "value_b", "w1"}] (each pair's W1 averaged over templates, values in
         order of first appearance), "templates": {template_id: mean W1 over pairs}}``.
 
-    >>> r = individual_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"], [1, 1, 1, 1])
+    >>> r = individual_fairness([0.0, 0.25, 0.5, 0.75], attribute_values=["a", "a", "b", "b"], template_ids=[1, 1, 1, 1])
     >>> r["individual_fairness"], r["pairs"], r["templates"]
     (0.5, [{'value_a': 'a', 'value_b': 'b', 'w1': 0.5}], {1: 0.5})
     """
@@ -225,7 +225,7 @@ def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any]
     return _if_tables(layout, _pair_w1(layout, layout.scores))
 
 
-def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
+def group_fairness(scores: Sequence[float], *, subgroups: Sequence[Any]) -> dict:
     """Average group fairness G.F. (Huang et al. 2020, Eq. 4) with the per-subgroup distances.
 
     Args:
@@ -236,7 +236,7 @@ def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
         ``{"group_fairness": mean over subgroups of W1(P_S^a, P_S^*), "subgroups": {subgroup: W1}}``,
         P_S^a the scores of the subgroup (templates pooled) and P_S^* all scores.
 
-    >>> group_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"])   # each half is 0.25 from the whole
+    >>> group_fairness([0.0, 0.25, 0.5, 0.75], subgroups=["a", "a", "b", "b"])   # each half is 0.25 from the whole
     {'group_fairness': 0.25, 'subgroups': {'a': 0.25, 'b': 0.25}}
     """
     scores = check_scores(scores)
@@ -247,10 +247,10 @@ def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
 
 def counterfactual_fairness(
     scores: Sequence[float],
+    *,
     attribute_values: Sequence[Any],
     template_ids: Sequence[Any],
     subgroups: Optional[Sequence[Any]] = None,
-    *,
     tau: Optional[float] = None,
     bootstrap: int = 0,
     confidence: float = 0.95,
@@ -273,7 +273,7 @@ def counterfactual_fairness(
         :func:`individual_fairness` and :func:`group_fairness`), and ``disparity_at_tau`` / ``ci``
         when asked.
 
-    >>> r = counterfactual_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"], [1, 1, 1, 1], tau=0.4)
+    >>> r = counterfactual_fairness([0.0, 0.25, 0.5, 0.75], attribute_values=["a", "a", "b", "b"], template_ids=[1, 1, 1, 1], tau=0.4)
     >>> r["individual_fairness"], r["group_fairness"], r["disparity_at_tau"]
     (0.5, 0.25, 1.0)
     """

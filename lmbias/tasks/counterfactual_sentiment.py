@@ -102,7 +102,7 @@ def score_counterfactual(
         subgroups = [row["subgroup"] for row in picked]
         block: dict = {"samples": len(index), "classifiers": {}}
         for name, values_scores in scores.items():
-            fairness = counterfactual_fairness(values_scores[index], values, templates, subgroups, tau=tau, bootstrap=bootstrap)
+            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates, subgroups=subgroups, tau=tau, bootstrap=bootstrap)
             fairness["histogram"] = score_histogram(values_scores[index], subgroups)
             block["classifiers"][name] = fairness
         if encoder_model is not None:
