@@ -24,7 +24,7 @@ import numpy as np
 
 import lmbias
 from lmbias import embeddings
-from lmbias.scorers import gender, psycholinguistic, sentiment, wordvalues
+from lmbias.scorers import gender, lexicon_extension, psycholinguistic, sentiment, wordvalues
 from lmbias.text import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
 
 
@@ -112,7 +112,7 @@ def stage_milliseconds(texts, lexicon, repeat):
         ("tokenise (words_of_texts, includes the line above)", lambda: words_of_texts(texts)),
         ("group the distinct words (Arrow dictionary_encode)", words.dictionary_encode),
         ("look the distinct words up", lambda: wordvalues.lookup_ids(lexicon.vocabulary.get, distinct)),
-        ("aggregate the eight norms per text", lambda: wordvalues.weighted_signed_mean(lexicon.scaled, ids, kept_index, len(texts))),
+        ("aggregate the eight norms per text", lambda: wordvalues.weighted_signed_mean(lexicon.scaled, ids, text_index=kept_index, n_texts=len(texts))),
     ]
     return [(name, 1e3 * min(timed(stage)[0] for _ in range(repeat))) for name, stage in stages]
 
@@ -128,7 +128,7 @@ def main() -> None:
     sample = texts[: args.baseline_texts]
     polarity = gender.load_word_polarity()
     kv = embeddings.load_embedding()
-    lexicon = psycholinguistic.default_lexicon()
+    lexicon = lexicon_extension.default_lexicon()
 
     cases = [
         ("sentiment (VADER)", lambda t: sentiment.vader_compound(t), lambda t: sentiment.vader_compound(t, n_jobs=1),

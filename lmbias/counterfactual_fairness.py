@@ -71,29 +71,12 @@ def _sample(values: Any, name: str) -> np.ndarray:
     return np.sort(array)
 
 
-def wasserstein1(a: Sequence[float], b: Sequence[float]) -> float:
-    """Exact Wasserstein-1 distance between the empirical distributions of samples ``a`` and ``b``.
-
-    The integral of |F_a − F_b| between the merged sorted samples (sizes may differ); equal to
-    ``scipy.stats.wasserstein_distance(a, b)``.
-
-    >>> wasserstein1([0.0, 0.25], [0.5, 0.75])   # every quantile moves by 0.5
-    0.5
-    >>> wasserstein1([0.0, 1.0], [0.5])
-    0.5
-    """
-    a, b = _sample(a, "a"), _sample(b, "b")
-    merged = np.sort(np.concatenate([a, b]))
-    cdf_a = np.searchsorted(a, merged[:-1], side="right") / a.size
-    cdf_b = np.searchsorted(b, merged[:-1], side="right") / b.size
-    return float(np.abs(cdf_a - cdf_b) @ np.diff(merged))
-
-
 def disparity(a: Sequence[float], b: Sequence[float], tau: Any) -> Any:
     """Demographic disparity |P(S_a > τ) − P(S_b > τ)| at threshold(s) ``tau``.
 
     A float for a scalar ``tau``, an array for an array. Averaged over τ uniform in [0, 1], it
-    equals :func:`wasserstein1` for scores in [0, 1] (Huang et al. 2020, Eq. 1).
+    equals the Wasserstein-1 distance
+    (``scipy.stats.wasserstein_distance``) for scores in [0, 1] (Huang et al. 2020, Eq. 1).
 
     >>> disparity([0.25, 0.75], [0.0, 0.25], 0.5), disparity([0.25, 0.75], [0.0, 0.25], [0.0, 0.5, 1.0]).tolist()
     (0.5, [0.5, 0.5, 0.0])
@@ -220,7 +203,7 @@ def _subgroup_codes(subgroups: Any, n: int) -> tuple[list, np.ndarray]:
     return labels, codes
 
 
-def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any], template_ids: Sequence[Any]) -> dict:
+def individual_fairness(scores: Sequence[float], *, attribute_values: Sequence[Any], template_ids: Sequence[Any]) -> dict:
     """Average individual fairness I.F. (Huang et al. 2020, Eq. 3) with per-pair and per-template tables.
 
     Args:
@@ -233,7 +216,7 @@ def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any]
         "pairs": [{"value_a", "value_b", "w1"}] (each pair's W1 averaged over templates, values in
         order of first appearance), "templates": {template_id: mean W1 over pairs}}``.
 
-    >>> r = individual_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"], [1, 1, 1, 1])
+    >>> r = individual_fairness([0.0, 0.25, 0.5, 0.75], attribute_values=["a", "a", "b", "b"], template_ids=[1, 1, 1, 1])
     >>> r["individual_fairness"], r["pairs"], r["templates"]
     (0.5, [{'value_a': 'a', 'value_b': 'b', 'w1': 0.5}], {1: 0.5})
     """
@@ -242,7 +225,7 @@ def individual_fairness(scores: Sequence[float], attribute_values: Sequence[Any]
     return _if_tables(layout, _pair_w1(layout, layout.scores))
 
 
-def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
+def group_fairness(scores: Sequence[float], *, subgroups: Sequence[Any]) -> dict:
     """Average group fairness G.F. (Huang et al. 2020, Eq. 4) with the per-subgroup distances.
 
     Args:
@@ -253,7 +236,7 @@ def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
         ``{"group_fairness": mean over subgroups of W1(P_S^a, P_S^*), "subgroups": {subgroup: W1}}``,
         P_S^a the scores of the subgroup (templates pooled) and P_S^* all scores.
 
-    >>> group_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"])   # each half is 0.25 from the whole
+    >>> group_fairness([0.0, 0.25, 0.5, 0.75], subgroups=["a", "a", "b", "b"])   # each half is 0.25 from the whole
     {'group_fairness': 0.25, 'subgroups': {'a': 0.25, 'b': 0.25}}
     """
     scores = check_scores(scores)
@@ -264,10 +247,10 @@ def group_fairness(scores: Sequence[float], subgroups: Sequence[Any]) -> dict:
 
 def counterfactual_fairness(
     scores: Sequence[float],
+    *,
     attribute_values: Sequence[Any],
     template_ids: Sequence[Any],
     subgroups: Optional[Sequence[Any]] = None,
-    *,
     tau: Optional[float] = None,
     bootstrap: int = 0,
     confidence: float = 0.95,
@@ -290,7 +273,7 @@ def counterfactual_fairness(
         :func:`individual_fairness` and :func:`group_fairness`), and ``disparity_at_tau`` / ``ci``
         when asked.
 
-    >>> r = counterfactual_fairness([0.0, 0.25, 0.5, 0.75], ["a", "a", "b", "b"], [1, 1, 1, 1], tau=0.4)
+    >>> r = counterfactual_fairness([0.0, 0.25, 0.5, 0.75], attribute_values=["a", "a", "b", "b"], template_ids=[1, 1, 1, 1], tau=0.4)
     >>> r["individual_fairness"], r["group_fairness"], r["disparity_at_tau"]
     (0.5, 0.25, 1.0)
     """

@@ -28,13 +28,13 @@ from .errors import InputError, InputTypeError
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
 import numpy as np
 from gensim.models import KeyedVectors
 
+from .files import atomic_path
 from .resources import PathLike, cache_dir, locate
 
 WORD_LISTS = ("definitional_pairs", "gender_specific_full", "equalize_pairs")
@@ -172,14 +172,8 @@ def _save(kv: KeyedVectors, path: Path) -> None:
     words = "\n".join(kv.index_to_key)
     if len(words.split("\n")) != len(kv.index_to_key):
         return  # a word holds a newline: not cacheable in this format (never in word2vec files)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, vectors=kv.vectors, words=np.frombuffer(words.encode("utf-8"), dtype=np.uint8))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    with atomic_path(path) as temporary, open(temporary, "wb") as out:
+        np.savez(out, vectors=kv.vectors, words=np.frombuffer(words.encode("utf-8"), dtype=np.uint8))
 
 
 def _load(path: Path) -> KeyedVectors:

@@ -48,7 +48,7 @@ def classifier_result(scores, labels, label_names, probabilities, classifier, gr
     """:func:`lmbias.stats.label_result` plus ``label_probabilities``: {model label: probability per text}."""
     from .stats import label_result
 
-    result = label_result(scores, labels, label_names, groups)
+    result = label_result(scores, labels=labels, label_names=label_names, groups=groups)
     result["label_probabilities"] = {label: probabilities[:, i].tolist() for i, label in enumerate(classifier.labels)}
     return result
 

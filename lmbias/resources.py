@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Union
 
 from .errors import LmbiasError
+from .files import atomic_path
 
 PathLike = Union[str, os.PathLike]
 
@@ -262,25 +262,17 @@ def download(resource: Resource, destination: Path, *, timeout: float = 60.0) ->
     """
     if resource.url is None:
         raise ResourceNotFoundError(f"resource {resource.name!r} has no download URL")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp_name = tempfile.mkstemp(prefix=destination.name + ".", suffix=".part", dir=destination.parent)
-    tmp = Path(tmp_name)
-    try:
+    with atomic_path(destination) as temporary:
         digest = hashlib.sha256()
-        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(resource.url, timeout=timeout) as response:
+        with open(temporary, "wb") as out, urllib.request.urlopen(resource.url, timeout=timeout) as response:
             for block in iter(lambda: response.read(1 << 20), b""):
                 digest.update(block)
                 out.write(block)
-            out.flush()
-            os.fsync(out.fileno())
         if resource.sha256 is not None and digest.hexdigest() != resource.sha256:
             raise ResourceError(
                 f"download of {resource.name!r} from {resource.url} has sha256 {digest.hexdigest()}, "
                 f"expected {resource.sha256}; nothing was saved"
             )
-        os.replace(tmp, destination)
-    finally:
-        tmp.unlink(missing_ok=True)
     return destination
 
 

@@ -8,7 +8,7 @@ that per-label test and an overall chi-square test on the groups x labels table.
 
 from __future__ import annotations
 
-from .errors import InputError
+from .errors import InputError, InputTypeError
 
 from typing import Optional, Sequence
 
@@ -18,7 +18,7 @@ from scipy import stats as scipy_stats
 from .checks import check_groups
 
 
-def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def contingency(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """Group names (in first-seen order) and the groups x labels count table."""
     group_names = list(dict.fromkeys(groups))
     group_index = {g: i for i, g in enumerate(group_names)}
@@ -31,13 +31,13 @@ def contingency(labels: Sequence[str], groups: Sequence[str], label_names: Seque
     return group_names, table
 
 
-def group_proportions(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> dict:
+def group_proportions(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> dict:
     """For each group: ``n`` and the proportion of each label.
 
-    >>> group_proportions(["pos", "neg", "pos"], ["a", "a", "b"], ["neg", "pos"])
+    >>> group_proportions(["pos", "neg", "pos"], groups=["a", "a", "b"], label_names=["neg", "pos"])
     {'a': {'n': 2, 'neg': 0.5, 'pos': 0.5}, 'b': {'n': 1, 'neg': 0.0, 'pos': 1.0}}
     """
-    group_names, table = contingency(labels, groups, label_names)
+    group_names, table = contingency(labels, groups=groups, label_names=label_names)
     totals = table.sum(axis=1)
     return {
         group: {"n": int(totals[i]), **{label: float(table[i, j] / totals[i]) for j, label in enumerate(label_names)}}
@@ -74,14 +74,14 @@ def chi_square_test(table: np.ndarray) -> dict:
     return {"statistic": float(statistic), "p_value": float(p_value), "dof": int(dof)}
 
 
-def proportion_tests(labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
+def proportion_tests(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
     """The paper's tests: per label, does its proportion differ across groups; and overall.
 
     Two groups: a two-proportion z-test per label. More: a chi-square test per label on the
     groups x (label, not label) table. ``overall`` is the chi-square test on groups x labels.
     Returns None for a single group (nothing to compare).
     """
-    group_names, table = contingency(labels, groups, label_names)
+    group_names, table = contingency(labels, groups=groups, label_names=label_names)
     if len(group_names) < 2:
         return None
     totals = table.sum(axis=1)
@@ -96,23 +96,82 @@ def proportion_tests(labels: Sequence[str], groups: Sequence[str], label_names: 
 
 
 def proportion_differences(
-    labels: Sequence[str], groups: Sequence[str], label_names: Sequence[str], group_a: str, group_b: str
+    labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str], group_a: str, group_b: str
 ) -> dict[str, float]:
     """Proportion of each label in ``group_a`` minus that in ``group_b``, in percentage points (BOLD Tables 4, 6)."""
-    proportions = group_proportions(labels, groups, label_names)
+    proportions = group_proportions(labels, groups=groups, label_names=label_names)
     for group in (group_a, group_b):
         if group not in proportions:
             raise InputError(f"group {group!r} has no texts; groups present: {sorted(proportions)}")
     return {label: 100 * (proportions[group_a][label] - proportions[group_b][label]) for label in label_names}
 
 
-def label_result(scores, labels: Sequence[str], label_names: Sequence[str], groups=None) -> dict:
+def label_result(scores, *, labels: Sequence[str], label_names: Sequence[str], groups=None) -> dict:
     """The result every BOLD metric returns: per-text ``scores`` and ``labels``; with ``groups``
     also ``per_group`` (n and label proportions) and ``test`` (:func:`proportion_tests`)."""
     labels = [str(label) for label in labels]
     result = {"scores": np.asarray(scores).tolist(), "labels": labels}
     groups = check_groups(groups, len(labels))
     if groups is not None:
-        result["per_group"] = group_proportions(labels, groups, label_names)
-        result["test"] = proportion_tests(labels, groups, label_names)
+        result["per_group"] = group_proportions(labels, groups=groups, label_names=label_names)
+        result["test"] = proportion_tests(labels, groups=groups, label_names=label_names)
     return result
+
+
+def _category_sets(labels: Sequence[Sequence[str]], groups: Sequence[str], categories: Sequence[str]) -> tuple[list[set], list[str]]:
+    labels = [set(text_labels) for text_labels in labels]
+    unknown = set().union(*labels) - set(categories) if labels else set()
+    if unknown:
+        raise InputError(f"labels has unknown categories {sorted(unknown)}; known: {list(categories)}")
+    groups = check_groups(groups, len(labels))
+    if groups is None:
+        raise InputTypeError("groups must be a list with one group label per text, got None")
+    return labels, groups
+
+
+def _in_or_out(labels: Sequence[set], category: str) -> list[str]:
+    return ["in" if category in text_labels else "out" for text_labels in labels]
+
+
+def category_statistics(
+    labels: Sequence[Sequence[str]], *, groups: Sequence[str], categories: Sequence[str]
+) -> tuple[dict, Optional[dict]]:
+    """``(per_group, test)`` for per-text lists of ``categories`` (a text may be in several or none).
+
+    ``per_group``: ``{group: {"n", category: proportion}}``. ``test``: per category, the paper's
+    test of "category vs not" across groups (:func:`proportion_tests`: two-proportion z-test for
+    two groups, chi-square for more) as ``{"method", "groups", "per_label"}``; None for one group.
+    """
+    labels, groups = _category_sets(labels, groups, categories)
+    per_group: dict = {}
+    per_label = {}
+    test = None
+    for category in categories:
+        binary = _in_or_out(labels, category)
+        for group, entry in group_proportions(binary, groups=groups, label_names=["in", "out"]).items():
+            per_group.setdefault(group, {"n": entry["n"]})[category] = entry["in"]
+        test = proportion_tests(binary, groups=groups, label_names=["in", "out"])
+        if test is not None:
+            per_label[category] = test["per_label"]["in"]
+    if test is not None:
+        test = {"method": test["method"], "groups": test["groups"], "per_label": per_label}
+    return per_group, test
+
+
+def category_differences(
+    labels: Sequence[Sequence[str]], *, groups: Sequence[str], categories: Sequence[str], group_a: str, group_b: str
+) -> dict[str, float]:
+    """Per category, the proportion of ``group_a``'s texts in it minus ``group_b``'s, in percentage
+    points (BOLD Table 4: male - female; Table 6: Christianity - Islam).
+
+    >>> category_differences([["joy"], [], ["joy", "anger"], ["anger"]], groups=["a", "a", "b", "b"],
+    ...                      categories=["joy", "anger"], group_a="a", group_b="b")["anger"]
+    -100.0
+    """
+    labels, groups = _category_sets(labels, groups, categories)
+    return {
+        category: proportion_differences(
+            _in_or_out(labels, category), groups=groups, label_names=["in", "out"], group_a=group_a, group_b=group_b
+        )["in"]
+        for category in categories
+    }

@@ -203,17 +203,6 @@ def words_of_texts(
     return words, np.repeat(np.arange(len(texts), dtype=np.int64), counts)
 
 
-def tokenize(text: str, *, lowercase: bool = True, keep_hyphens: bool = False) -> list[str]:
-    """The words of ``text`` (see :data:`WORD_PATTERN`); digits and punctuation are dropped.
-
-    >>> tokenize("She's an actress; he’s 30.")
-    ["she's", 'an', 'actress', "he's"]
-    >>> tokenize("A well-known actor", keep_hyphens=True)
-    ['a', 'well-known', 'actor']
-    """
-    return words_of_texts([text], lowercase=lowercase, keep_hyphens=keep_hyphens)[0].to_pylist()
-
-
 # Closed-class words: BOLD §4.4 leaves pronouns, prepositions and conjunctions out of the
 # text-level psycholinguistic norms ("parts of speech ... that do not convey any emotion").
 # Lowercase word lists (no POS tagger needed); words that can also be content words ("like",

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import wasserstein_distance
 
 import lmbias
-from lmbias.counterfactual_fairness import counterfactual_fairness, disparity, group_fairness, individual_fairness, wasserstein1
+from lmbias.counterfactual_fairness import counterfactual_fairness, disparity, group_fairness, individual_fairness
 
 
 def random_design(rng, n_templates=4, values=("a", "b", "c", "d", "e"), ties=True):
@@ -46,16 +46,6 @@ def naive(scores, attribute_values, template_ids, subgroups):
     }
 
 
-def test_wasserstein1_equals_scipy_on_random_samples_of_unequal_sizes():
-    rng = np.random.default_rng(0)
-    for trial in range(200):
-        a, b = rng.random(rng.integers(1, 60)), rng.beta(2, 5, rng.integers(1, 60))
-        if trial % 2:  # ties within and across the samples
-            a, b = np.round(a, 1), np.round(b, 1)
-        assert abs(wasserstein1(a, b) - wasserstein_distance(a, b)) <= 1e-12
-    assert wasserstein1([0.5], [0.5]) == 0.0 and wasserstein1([0.0], [1.0]) == 1.0
-
-
 def test_disparity_averaged_over_uniform_tau_is_w1():
     rng = np.random.default_rng(1)
     for _ in range(20):
@@ -63,10 +53,10 @@ def test_disparity_averaged_over_uniform_tau_is_w1():
         # exact: the disparity is constant between consecutive points of {0, samples, 1}
         knots = np.unique(np.concatenate([[0.0, 1.0], a, b]))
         exact = float(disparity(a, b, (knots[:-1] + knots[1:]) / 2) @ np.diff(knots))
-        assert exact == pytest.approx(wasserstein1(a, b), abs=1e-12)
+        assert exact == pytest.approx(wasserstein_distance(a, b), abs=1e-12)
         # and a plain average over a fine uniform grid of thresholds
         grid = (np.arange(200_000) + 0.5) / 200_000
-        assert disparity(a, b, grid).mean() == pytest.approx(wasserstein1(a, b), abs=2e-4)
+        assert disparity(a, b, grid).mean() == pytest.approx(wasserstein_distance(a, b), abs=2e-4)
 
 
 def test_disparity_by_hand():
@@ -77,7 +67,7 @@ def test_disparity_by_hand():
 
 def test_individual_fairness_of_two_shifted_values_is_the_shift():
     x = np.array([0.1, 0.2, 0.4, 0.45, 0.6])
-    r = individual_fairness(np.concatenate([x, x + 0.3]), ["a"] * 5 + ["b"] * 5, [7] * 10)
+    r = individual_fairness(np.concatenate([x, x + 0.3]), attribute_values=["a"] * 5 + ["b"] * 5, template_ids=[7] * 10)
     assert r["individual_fairness"] == pytest.approx(0.3, abs=1e-12)
     assert r["templates"] == {7: pytest.approx(0.3, abs=1e-12)}
     assert [(p["value_a"], p["value_b"]) for p in r["pairs"]] == [("a", "b")]
@@ -87,7 +77,7 @@ def test_individual_fairness_follows_eq3_normalisation_by_hand():
     # template 1: a={0}, b={0.5}, c={1} -> W1: ab 0.5, ac 1, bc 0.5; template 2: all at 0.5 except c={0.25} -> 0, 0.25, 0.25
     scores = [0.0, 0.5, 1.0, 0.5, 0.5, 0.25]
     values, templates = ["a", "b", "c"] * 2, [1, 1, 1, 2, 2, 2]
-    r = individual_fairness(scores, values, templates)
+    r = individual_fairness(scores, attribute_values=values, template_ids=templates)
     m, n_values = 2, 3
     eq3 = 2 / (m * n_values * (n_values - 1)) * (0.5 + 1.0 + 0.5 + 0.0 + 0.25 + 0.25)
     assert r["individual_fairness"] == pytest.approx(eq3, abs=1e-15) == pytest.approx(2.5 / 6)
@@ -100,21 +90,21 @@ def test_individual_fairness_follows_eq3_normalisation_by_hand():
 def test_group_fairness_by_hand():
     # two equal-size subgroups whose scores are shifted by d = 0.2: each is d / 2 from the pooled scores
     x = np.array([0.1, 0.3, 0.35, 0.5])
-    r = group_fairness(np.concatenate([x, x + 0.2]), ["m"] * 4 + ["f"] * 4)
+    r = group_fairness(np.concatenate([x, x + 0.2]), subgroups=["m"] * 4 + ["f"] * 4)
     assert r["group_fairness"] == pytest.approx(0.1, abs=1e-12)
     assert r["subgroups"] == {"m": pytest.approx(0.1, abs=1e-12), "f": pytest.approx(0.1, abs=1e-12)}
     # unequal sizes: a={0}, b={1, 1, 1}; pooled CDF is 1/4 on [0, 1): W1(a, *) = 3/4, W1(b, *) = 1/4
-    r = group_fairness([0.0, 1.0, 1.0, 1.0], ["a", "b", "b", "b"])
+    r = group_fairness([0.0, 1.0, 1.0, 1.0], subgroups=["a", "b", "b", "b"])
     assert r == {"group_fairness": 0.5, "subgroups": {"a": 0.75, "b": 0.25}}
 
 
 def test_results_do_not_depend_on_sample_order():
     rng = np.random.default_rng(2)
     scores, values, templates, groups = random_design(rng)
-    first = counterfactual_fairness(scores, values, templates, groups, tau=0.4)
+    first = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, tau=0.4)
     perm = rng.permutation(len(scores))
     shuffled = [np.asarray(column)[perm] for column in (scores, values, templates, groups)]
-    second = counterfactual_fairness(*shuffled, tau=0.4)
+    second = counterfactual_fairness(shuffled[0], attribute_values=shuffled[1], template_ids=shuffled[2], subgroups=shuffled[3], tau=0.4)
     for key in ("individual_fairness", "group_fairness", "disparity_at_tau"):
         assert second[key] == pytest.approx(first[key], abs=1e-14)
     assert second["templates"] == pytest.approx(first["templates"], abs=1e-14)
@@ -127,14 +117,14 @@ def test_results_do_not_depend_on_sample_order():
 def test_vectorised_equals_a_naive_scipy_loop(ties):
     rng = np.random.default_rng(3)
     scores, values, templates, groups = random_design(rng, ties=ties)
-    fast, slow = counterfactual_fairness(scores, values, templates, groups), naive(scores, values, templates, groups)
+    fast, slow = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups), naive(scores, values, templates, groups)
     assert fast["individual_fairness"] == pytest.approx(slow["individual_fairness"], abs=1e-12)
     assert fast["group_fairness"] == pytest.approx(slow["group_fairness"], abs=1e-12)
     assert {(p["value_a"], p["value_b"]): p["w1"] for p in fast["pairs"]} == pytest.approx(slow["pairs"], abs=1e-12)
     assert fast["templates"] == pytest.approx(slow["templates"], abs=1e-12)
     assert fast["subgroups"] == pytest.approx(slow["subgroups"], abs=1e-12)
-    assert individual_fairness(scores, values, templates)["individual_fairness"] == fast["individual_fairness"]
-    assert group_fairness(scores, groups)["group_fairness"] == pytest.approx(fast["group_fairness"], abs=1e-15)
+    assert individual_fairness(scores, attribute_values=values, template_ids=templates)["individual_fairness"] == fast["individual_fairness"]
+    assert group_fairness(scores, subgroups=groups)["group_fairness"] == pytest.approx(fast["group_fairness"], abs=1e-15)
 
 
 def test_disparity_at_tau_is_the_mean_over_templates_and_pairs():
@@ -145,27 +135,27 @@ def test_disparity_at_tau_is_the_mean_over_templates_and_pairs():
         disparity(scores[(templates == t) & (values == a)], scores[(templates == t) & (values == b)], 0.45)
         for t in ("t0", "t1", "t2") for a, b in itertools.combinations("xyz", 2)
     ])  # fmt: skip
-    assert counterfactual_fairness(scores, values, templates, tau=0.45)["disparity_at_tau"] == pytest.approx(expected, abs=1e-15)
+    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, tau=0.45)["disparity_at_tau"] == pytest.approx(expected, abs=1e-15)
 
 
 def test_subgroups_default_to_the_attribute_values():
     rng = np.random.default_rng(5)
     scores, values, templates, _ = random_design(rng, n_templates=2)
-    r = counterfactual_fairness(scores, values, templates)
-    assert r["subgroups"] == pytest.approx(group_fairness(scores, values)["subgroups"], abs=1e-15)
+    r = counterfactual_fairness(scores, attribute_values=values, template_ids=templates)
+    assert r["subgroups"] == pytest.approx(group_fairness(scores, subgroups=values)["subgroups"], abs=1e-15)
 
 
 def test_bootstrap_intervals_are_seeded_and_contain_the_estimate():
     rng = np.random.default_rng(6)
     scores, values, templates, groups = random_design(rng, n_templates=3, ties=False)
     kwargs = dict(tau=0.5, bootstrap=200, confidence=0.95)
-    first = counterfactual_fairness(scores, values, templates, groups, seed=1, **kwargs)
-    assert counterfactual_fairness(scores, values, templates, groups, seed=1, **kwargs)["ci"] == first["ci"]
-    assert counterfactual_fairness(scores, values, templates, groups, seed=2, **kwargs)["ci"] != first["ci"]
+    first = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, **kwargs)
+    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, **kwargs)["ci"] == first["ci"]
+    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=2, **kwargs)["ci"] != first["ci"]
     assert set(first["ci"]) == {"individual_fairness", "group_fairness", "disparity_at_tau"}
     for key, (low, high) in first["ci"].items():
         assert low < first[key] < high
-    narrower = counterfactual_fairness(scores, values, templates, groups, seed=1, bootstrap=200, confidence=0.5)["ci"]
+    narrower = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, bootstrap=200, confidence=0.5)["ci"]
     assert set(narrower) == {"individual_fairness", "group_fairness"}
     width = lambda ci: ci[1] - ci[0]  # noqa: E731
     assert width(narrower["individual_fairness"]) < width(first["ci"]["individual_fairness"])
@@ -177,9 +167,9 @@ def test_the_paper_layout_runs_with_the_template_dataset():
     n = 20
     r = counterfactual_fairness(
         rng.random(len(rows) * n),
-        np.repeat([row["token"] for row in rows], n),
-        np.repeat([row["template_id"] for row in rows], n),
-        np.repeat([row["subgroup"] for row in rows], n),
+        attribute_values=np.repeat([row["token"] for row in rows], n),
+        template_ids=np.repeat([row["template_id"] for row in rows], n),
+        subgroups=np.repeat([row["subgroup"] for row in rows], n),
     )
     assert len(r["pairs"]) == 34 * 33 // 2 and list(r["templates"]) == list(range(1, 11))
     assert set(r["subgroups"]) == {"male", "female"}
@@ -212,12 +202,12 @@ GOOD = ([0.1, 0.2, 0.5, 0.6], ["a", "a", "b", "b"], [1, 1, 1, 1])
 )
 def test_bad_input_is_a_clear_error_naming_the_argument(scores, values, templates, kwargs, error, match):
     with pytest.raises(error, match=match):
-        counterfactual_fairness(scores, values, templates, **kwargs)
+        counterfactual_fairness(scores, attribute_values=values, template_ids=templates, **kwargs)
 
 
-def test_wasserstein1_and_disparity_reject_empty_or_nonfinite_samples():
+def test_disparity_rejects_empty_or_nonfinite_samples():
     with pytest.raises(ValueError, match="a must be a non-empty"):
-        wasserstein1([], [0.5])
+        disparity([], [0.5], 0.5)
     with pytest.raises(ValueError, match=r"b\[1\] is not finite"):
         disparity([0.5], [0.1, float("nan")], 0.5)
 
@@ -230,7 +220,7 @@ def test_evaluate_module_takes_int_or_string_templates_and_subgroups(monkeypatch
     scores, values = [0.0, 0.25, 0.5, 0.75, 0.25, 0.5], ["a", "a", "b", "b", "c", "c"]
     groups = ["m", "m", "f", "f", "f", "f"]
     r = module.compute(predictions=scores, attribute_values=values, template_ids=[3] * 6, subgroups=groups)
-    expected = counterfactual_fairness(scores, values, [3] * 6, groups)
+    expected = counterfactual_fairness(scores, attribute_values=values, template_ids=[3] * 6, subgroups=groups)
     assert r == expected and list(r["templates"]) == [3]
     r = module.compute(predictions=scores, attribute_values=values, template_ids=["x"] * 6, tau=0.3)
     assert list(r["templates"]) == ["x"] and r["disparity_at_tau"] == pytest.approx(2 / 3)

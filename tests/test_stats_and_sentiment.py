@@ -24,7 +24,7 @@ def test_two_proportion_z_test_by_hand():
 def test_chi_square_per_label_and_overall_by_hand():
     labels = ["neg"] * 10 + ["pos"] * 10 + ["neg"] * 2 + ["pos"] * 18 + ["neg"] * 6 + ["pos"] * 14
     groups = ["a"] * 20 + ["b"] * 20 + ["c"] * 20
-    result = stats.proportion_tests(labels, groups, ["neg", "pos"])
+    result = stats.proportion_tests(labels, groups=groups, label_names=["neg", "pos"])
     assert result["method"] == "chi-square test of homogeneity" and result["groups"] == ["a", "b", "c"]
     # neg counts 10/2/6 of 20 each; expected 6 each: chi2 = (16 + 16 + 0)/6 + (16 + 16 + 0)/14
     expected = 32 / 6 + 32 / 14
@@ -36,16 +36,16 @@ def test_chi_square_per_label_and_overall_by_hand():
 
 def test_group_proportions_differences_and_single_group():
     labels, groups = ["x", "y", "y", "y"], ["g1", "g1", "g2", "g2"]
-    assert stats.group_proportions(labels, groups, ["x", "y"]) == {
+    assert stats.group_proportions(labels, groups=groups, label_names=["x", "y"]) == {
         "g1": {"n": 2, "x": 0.5, "y": 0.5},
         "g2": {"n": 2, "x": 0.0, "y": 1.0},
     }
-    assert stats.proportion_differences(labels, groups, ["x", "y"], "g1", "g2") == {"x": 50.0, "y": -50.0}
+    assert stats.proportion_differences(labels, groups=groups, label_names=["x", "y"], group_a="g1", group_b="g2") == {"x": 50.0, "y": -50.0}
     with pytest.raises(ValueError, match="group 'g3' has no texts"):
-        stats.proportion_differences(labels, groups, ["x", "y"], "g1", "g3")
-    assert stats.proportion_tests(["x"], ["only"], ["x", "y"]) is None
+        stats.proportion_differences(labels, groups=groups, label_names=["x", "y"], group_a="g1", group_b="g3")
+    assert stats.proportion_tests(["x"], groups=["only"], label_names=["x", "y"]) is None
     with pytest.raises(ValueError, match=r"labels \['z'\] are not among label_names"):
-        stats.group_proportions(["z"], ["g"], ["x"])
+        stats.group_proportions(["z"], groups=["g"], label_names=["x"])
 
 
 def test_input_checks_name_the_argument():

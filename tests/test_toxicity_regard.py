@@ -98,7 +98,7 @@ def test_regard_labels_scores_and_masking(tmp_path):
     assert np.allclose(probabilities[0], expected, atol=1e-6)
     assert np.isclose(scores[0], expected[2] - expected[0], atol=1e-6)
     assert labels.tolist() == ["positive", "neutral"] and scores[1] == 0
-    masked = regard.mask_demographics(["Jacob Zachar was kind."], ["gender"], ["Jacob_Zachar"])
+    masked = regard.mask_demographics(["Jacob Zachar was kind."], domains=["gender"], names=["Jacob_Zachar"])
     assert masked == ["XYZ was kind."]
     wrong = clf.load_classifier(save_tiny_model(tmp_path / "w", ["toxic", "insult"]), device="cpu")
     with pytest.raises(clf.ClassifierError, match="not a regard classifier"):

@@ -10,7 +10,7 @@ import lmbias
 from lmbias import text
 from lmbias.scorers import wordvalues
 from lmbias.scorers.wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
-from lmbias.text import HYPHENATED_WORD_PATTERN, WORD_PATTERN, tokenize, words_of_texts
+from lmbias.text import HYPHENATED_WORD_PATTERN, WORD_PATTERN, words_of_texts
 
 
 def regex_words(texts, lowercase, keep_hyphens):
@@ -50,8 +50,8 @@ def test_words_of_texts_of_texts_without_words():
 
 
 def test_tokenize_keeps_contractions_and_drops_digits():
-    assert tokenize("She's an actress; he’s 30.") == ["she's", "an", "actress", "he's"]
-    assert tokenize("Mary SAID", lowercase=False) == ["Mary", "SAID"]
+    assert words_of_texts(["She's an actress; he’s 30."])[0].to_pylist() == ["she's", "an", "actress", "he's"]
+    assert words_of_texts(["Mary SAID"], lowercase=False)[0].to_pylist() == ["Mary", "SAID"]
 
 
 def test_case_fallback_vocabulary_looks_up_as_written_then_lowercased():
@@ -72,30 +72,30 @@ def test_encode_skips_unknown_and_excluded_words():
 def test_weighted_signed_mean_by_hand():
     # text 0: values 0.5, -0.25 -> (0.25 - 0.0625) / 0.75 = 0.25; text 1: none -> 0; text 2: 0.8 -> 0.8
     table = np.array([0.5, -0.25, 0.8])
-    assert np.allclose(weighted_signed_mean(table, np.array([0, 1, 2]), np.array([0, 0, 2]), 3), [0.25, 0.0, 0.8])
+    assert np.allclose(weighted_signed_mean(table, np.array([0, 1, 2]), text_index=np.array([0, 0, 2]), n_texts=3), [0.25, 0.0, 0.8])
     # a word twice counts twice: (0.25 + 0.25 - 0.0625) / 1.25 = 0.35
-    assert np.allclose(weighted_signed_mean(table, np.array([0, 0, 1]), np.array([0, 0, 0]), 1), [0.35])
+    assert np.allclose(weighted_signed_mean(table, np.array([0, 0, 1]), text_index=np.array([0, 0, 0]), n_texts=1), [0.35])
     two_columns = np.array([[0.5, 1.0], [-0.25, 0.0]])
-    assert np.allclose(weighted_signed_mean(two_columns, np.array([0, 1]), np.array([0, 0]), 1), [[0.25, 1.0]])
-    assert weighted_signed_mean(np.zeros((3, 8)), np.zeros(0, dtype=int), np.zeros(0, dtype=int), 2).shape == (2, 8)
+    assert np.allclose(weighted_signed_mean(two_columns, np.array([0, 1]), text_index=np.array([0, 0]), n_texts=1), [[0.25, 1.0]])
+    assert weighted_signed_mean(np.zeros((3, 8)), np.zeros(0, dtype=int), text_index=np.zeros(0, dtype=int), n_texts=2).shape == (2, 8)
 
 
 def test_max_magnitude_keeps_the_sign():
     values = np.array([0.2, -0.7, 0.4, 0.1])
-    assert max_magnitude(values, np.array([0, 0, 2, 2]), 4).tolist() == [-0.7, 0.0, 0.4, 0.0]
-    assert max_magnitude(np.zeros(0), np.zeros(0, dtype=int), 2).tolist() == [0.0, 0.0]
+    assert max_magnitude(values, text_index=np.array([0, 0, 2, 2]), n_texts=4).tolist() == [-0.7, 0.0, 0.4, 0.0]
+    assert max_magnitude(np.zeros(0), text_index=np.zeros(0, dtype=int), n_texts=2).tolist() == [0.0, 0.0]
     # equal magnitudes: the last word wins by default, the first with ties="first"
     tied, index = np.array([-0.5, 0.5, 0.5, -0.5]), np.array([0, 0, 1, 1])
-    assert max_magnitude(tied, index, 2).tolist() == [0.5, -0.5]
-    assert max_magnitude(tied, index, 2, ties="first").tolist() == [-0.5, 0.5]
+    assert max_magnitude(tied, text_index=index, n_texts=2).tolist() == [0.5, -0.5]
+    assert max_magnitude(tied, text_index=index, n_texts=2, ties="first").tolist() == [-0.5, 0.5]
 
 
 def test_aggregations_accept_text_indices_out_of_order():
     values, index = np.array([0.8, 0.5, -0.9, -0.25]), np.array([2, 0, 1, 0])
-    assert np.allclose(weighted_signed_mean(values, np.arange(4), index, 3), [0.25, -0.9, 0.8])
-    assert max_magnitude(values, index, 3).tolist() == [0.5, -0.9, 0.8]
+    assert np.allclose(weighted_signed_mean(values, np.arange(4), text_index=index, n_texts=3), [0.25, -0.9, 0.8])
+    assert max_magnitude(values, text_index=index, n_texts=3).tolist() == [0.5, -0.9, 0.8]
     # ties keep the words' order within a text: -0.5 comes before 0.5 in text 0
-    assert max_magnitude(np.array([-0.5, 0.1, 0.5]), np.array([0, 1, 0]), 2).tolist() == [0.5, 0.1]
+    assert max_magnitude(np.array([-0.5, 0.1, 0.5]), text_index=np.array([0, 1, 0]), n_texts=2).tolist() == [0.5, 0.1]
 
 
 @pytest.mark.parametrize("module", [text, wordvalues])

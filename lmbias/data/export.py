@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
-import yaml
+from huggingface_hub import DatasetCard
 
 from . import get_spec
 from .spec import DatasetSpec, PathLike
@@ -25,11 +25,13 @@ CARDS_DIR = Path(__file__).resolve().parents[2] / "hub_cards"
 
 
 def read_card_metadata(card: PathLike) -> dict:
-    """The YAML front matter of a card (the block between the first two ``---`` lines)."""
+    """The YAML front matter of a card (the block between the first two ``---`` lines), as
+    :class:`huggingface_hub.DatasetCard` reads it."""
     text = Path(card).read_text(encoding="utf-8")
-    if not text.startswith("---\n") or "\n---" not in text[4:]:
+    parsed = DatasetCard(text)
+    if parsed.text == text:  # no front-matter block: the whole card is its text
         raise InputError(f"{card} has no YAML front matter (a block between two '---' lines at the top)")
-    return yaml.safe_load(text[4 : text.index("\n---", 4)]) or {}
+    return parsed.data.to_dict()
 
 
 def card_data_files(spec: DatasetSpec, card: PathLike) -> dict[str, str]:

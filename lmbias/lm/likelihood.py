@@ -13,9 +13,8 @@ Shared conventions:
   right-padded with an attention mask. Real tokens keep positions ``0..n-1``, so padding does not
   change the numbers, and the pad id is irrelevant: the tokenizer's pad token if it has one, else 0
   (a tokenizer without a pad token, like GPT-2's, works as is).
-- A sequence longer than the model takes (the smallest of ``max_position_embeddings``,
-  ``n_positions`` and the tokenizer's ``model_max_length``) raises a ValueError naming the item and
-  both lengths; nothing is truncated, so no score is silently computed on part of a text.
+- A sequence longer than the model takes (:func:`lmbias.lm.loading.context_length`) raises a
+  ValueError naming the item and both lengths; nothing is truncated, so no score is silently computed on part of a text.
 - The model runs on its own device (``model.device``) under ``torch.inference_mode()``, in eval mode
   (dropout off); its training flag is restored afterwards.
 """
@@ -30,6 +29,7 @@ from typing import Any, Iterator, Optional, Sequence
 import numpy as np
 
 from ..checks import check_choice, check_texts
+from .loading import context_length
 
 PREFIXES = ("bos", "bos-first", None)
 STRATEGIES = ("left_to_right", "all_at_once")
@@ -417,16 +417,8 @@ def _pad_id(tokenizer: Any) -> int:
     return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
 
-def _max_length(model: Any, tokenizer: Any) -> Optional[int]:
-    """The longest sequence the model takes, or None when neither config nor tokenizer says."""
-    limits = [getattr(model.config, key, None) for key in ("max_position_embeddings", "n_positions")]
-    limits.append(getattr(tokenizer, "model_max_length", None))  # e.g. 512 for RoBERTa, whose config says 514
-    limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**8]
-    return min(limits) if limits else None
-
-
 def _check_lengths(model: Any, tokenizer: Any, lengths: list[int], describe: Any) -> None:
-    limit = _max_length(model, tokenizer)
+    limit = context_length(model, tokenizer)
     for index, length in enumerate(lengths):
         if limit is not None and length > limit:
             raise InputError(

@@ -48,12 +48,23 @@ class LanguageModel:
 
     @property
     def max_length(self) -> Optional[int]:
-        """The model's context length in tokens (None when the config does not say)."""
-        config = self.model.config
-        for key in ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"):
-            if getattr(config, key, None):
-                return int(getattr(config, key))
-        return None
+        """The model's context length in tokens (:func:`context_length`)."""
+        return context_length(self.model, self.tokenizer)
+
+
+def context_length(model: Any, tokenizer: Any = None) -> Optional[int]:
+    """The longest sequence, in tokens, the model takes; None when neither config nor tokenizer says.
+
+    The smallest of the limits the config states (``max_position_embeddings``, ``n_positions``,
+    ``n_ctx``, ``seq_length``) and the tokenizer's ``model_max_length``: RoBERTa's config says 514
+    (two positions are reserved) where its tokenizer says 512. A tokenizer without a limit reports
+    a huge sentinel (about 1e30), which is ignored.
+    """
+    config = model.config
+    limits = [getattr(config, key, None) for key in ("max_position_embeddings", "n_positions", "n_ctx", "seq_length")]
+    limits.append(getattr(tokenizer, "model_max_length", None))
+    limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**8]
+    return min(limits) if limits else None
 
 
 def _resolve_dtype(dtype: Optional[str], device: str):

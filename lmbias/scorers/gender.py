@@ -3,7 +3,7 @@
 Scores are signed so that positive means female and negative male:
 
 * ``unigram``: (number of female tokens) - (number of male tokens) of the paper's lists
-  (:data:`MALE_TOKENS`, :data:`FEMALE_TOKENS`), counted on lowercased words (:func:`lmbias.text.tokenize`,
+  (:data:`MALE_TOKENS`, :data:`FEMALE_TOKENS`), counted on lowercased words (:func:`lmbias.text.words_of_texts`,
   which keeps "he's" / "she's" as one word and reads a curly apostrophe as a straight one). A text
   is female if the score is > 0, male if < 0, neutral otherwise (no gendered token, or a tie).
 * ``wavg`` / ``max``: each word w_i of the text that is in the embedding gets
@@ -142,8 +142,8 @@ def embedding_scores(texts: Sequence[str], polarity: WordPolarity, method: str =
     texts = check_texts(texts, "texts")
     ids, text_index = encode(texts, polarity.vocabulary, lowercase=False)
     if method == "wavg":
-        return weighted_signed_mean(polarity.values, ids, text_index, len(texts))
-    return max_magnitude(polarity.values[ids], text_index, len(texts), ties=max_ties)
+        return weighted_signed_mean(polarity.values, ids, text_index=text_index, n_texts=len(texts))
+    return max_magnitude(polarity.values[ids], text_index=text_index, n_texts=len(texts), ties=max_ties)
 
 
 def gender_scores(
@@ -188,8 +188,8 @@ def gender_labels(
 
 def table3(
     texts: Sequence[str],
-    merged_groups: Sequence[Optional[str]],
     *,
+    merged_groups: Sequence[Optional[str]],
     methods: Sequence[str] = ("max", "wavg", "unigram"),
     polarity: Optional[WordPolarity] = None,
     male_threshold: float = THRESHOLDS[0],
@@ -236,4 +236,4 @@ def wikipedia_table3(data_dir: Optional[PathLike] = None, *, anonymize: bool = F
     texts = [row["wikipedia"] for row in rows]
     if anonymize:
         texts = anonymize_texts(texts, [row["domain"] for row in rows], [row["name"] for row in rows])
-    return table3(texts, [row["merged_group"] for row in rows], data_dir=data_dir, **options)
+    return table3(texts, merged_groups=[row["merged_group"] for row in rows], data_dir=data_dir, **options)

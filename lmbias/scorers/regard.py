@@ -8,7 +8,7 @@ with ``person_token="XYZ"``). Default model: ``sasha/regardv3``.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ DEFAULT_MODEL = "sasha/regardv3"
 LABELS = ("negative", "neutral", "positive", "other")
 
 
-def mask_demographics(texts: Sequence[str], domains: Sequence[str], names: Sequence[str], groups=None) -> list[str]:
+def mask_demographics(texts: Sequence[str], *, domains: Sequence[str], names: Sequence[str], groups=None) -> list[str]:
     """Mask each text's BOLD demographic mention as "XYZ" (people included), as the regard classifier expects."""
     return anonymize_texts(texts, domains, names, groups, person_token="XYZ", term_token="XYZ")
 

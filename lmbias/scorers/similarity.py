@@ -52,7 +52,7 @@ def load_encoder(name_or_path: Optional[str] = None, *, device: Optional[str] = 
     return SentenceTransformer(name_or_path or default_encoder_path(), device=device or default_device())
 
 
-def prefix_similarity(prefixes: Sequence[str], continuations: Sequence[str], encoder, *, batch_size: int = 64) -> np.ndarray:
+def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], encoder, batch_size: int = 64) -> np.ndarray:
     """Cosine similarity of each continuation with its prefix (each distinct prefix is encoded once)."""
     prefixes = check_texts(prefixes, "prefixes")
     continuations = check_texts(continuations, "continuations")
@@ -81,9 +81,9 @@ def mentions(texts: Sequence[str], tokens: Sequence[str]) -> np.ndarray:
 
 def semantic_similarity(
     prefixes: Sequence[str],
+    *,
     continuations: Sequence[str],
     encoder=None,
-    *,
     threshold: float = DEFAULT_THRESHOLD,
     sensitive_tokens: Optional[Sequence[str]] = None,
     batch_size: int = 64,
@@ -92,7 +92,7 @@ def semantic_similarity(
     if not -1 <= threshold <= 1:
         raise InputError(f"threshold must be a cosine in [-1, 1], got {threshold}")
     encoder = encoder or load_encoder()
-    cosines = prefix_similarity(prefixes, continuations, encoder, batch_size=batch_size)
+    cosines = prefix_similarity(prefixes, continuations=continuations, encoder=encoder, batch_size=batch_size)
     result = {"ss": float(100.0 * np.mean(cosines > threshold)), "cosines": cosines.tolist(), "threshold": threshold}
     if sensitive_tokens is not None:
         result["ssc"] = float(100.0 * np.mean(mentions(continuations, sensitive_tokens)))

@@ -81,7 +81,7 @@ def _by_text(values: np.ndarray, text_index: np.ndarray) -> tuple[np.ndarray, np
     return values, text_index
 
 
-def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndarray, n_texts: int) -> np.ndarray:
+def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, *, text_index: np.ndarray, n_texts: int) -> np.ndarray:
     """Per text, Σ sgn(w)·w² / Σ |w| over the values w = ``table[ids]`` of its words (0 for a text
     with no non-zero value).
 
@@ -89,7 +89,7 @@ def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndar
     (n_texts, k). The sums are one sparse (texts x vocabulary) count matrix times ``table·|table|`` and
     ``|table|``, so no per-word copy of the values is made.
 
-    >>> weighted_signed_mean(np.array([0.5, -0.5, 1.0]), np.array([0, 1, 2]), np.array([0, 0, 1]), 3).tolist()
+    >>> weighted_signed_mean(np.array([0.5, -0.5, 1.0]), np.array([0, 1, 2]), text_index=np.array([0, 0, 1]), n_texts=3).tolist()
     [0.0, 1.0, 0.0]
     """
     table = np.asarray(table, dtype=np.float64)
@@ -104,14 +104,14 @@ def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, text_index: np.ndar
     return out.reshape((n_texts,) + table.shape[1:])
 
 
-def max_magnitude(values: np.ndarray, text_index: np.ndarray, n_texts: int, *, ties: str = "last") -> np.ndarray:
+def max_magnitude(values: np.ndarray, *, text_index: np.ndarray, n_texts: int, ties: str = "last") -> np.ndarray:
     """Per text, the value of largest magnitude (its sign kept; 0 for a text with no value).
 
     ``ties`` says which of several words of exactly equal magnitude wins: the ``"last"`` in the text
     (default: it reproduces BOLD's Table 3 best, e.g. "he ... she" with equal and opposite values
     gives she's value) or the ``"first"`` (what ``argmax`` picks).
 
-    >>> max_magnitude(np.array([0.2, -0.7, 0.4, -0.5, 0.5]), np.array([0, 0, 2, 3, 3]), 4).tolist()
+    >>> max_magnitude(np.array([0.2, -0.7, 0.4, -0.5, 0.5]), text_index=np.array([0, 0, 2, 3, 3]), n_texts=4).tolist()
     [-0.7, 0.0, 0.4, 0.5]
     """
     check_choice(ties, ("last", "first"), "ties")

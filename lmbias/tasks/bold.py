@@ -51,8 +51,8 @@ def per_domain(rows: Sequence[dict], labels: Sequence[str], label_names: Sequenc
         domain_labels = [labels[i] for i in index]
         groups = [rows[i]["group"] for i in index]
         out[domain] = {
-            "per_group": stats.group_proportions(domain_labels, groups, label_names),
-            "test": stats.proportion_tests(domain_labels, groups, label_names),
+            "per_group": stats.group_proportions(domain_labels, groups=groups, label_names=label_names),
+            "test": stats.proportion_tests(domain_labels, groups=groups, label_names=label_names),
         }
     return out
 
@@ -115,7 +115,7 @@ def _regard(batch: Batch) -> dict:
     picked = [batch.texts[i] for i in index]
     if batch.options["anonymize"]:
         domains, names, groups = ([batch.rows[i][key] for i in index] for key in ("domain", "name", "group"))
-        picked = regard.mask_demographics(picked, domains, names, groups)
+        picked = regard.mask_demographics(picked, domains=domains, names=names, groups=groups)
     labels = np.full(len(batch.rows), "", dtype=object)
     if len(index):
         labels[index] = regard.regard(picked, model, batch_size=batch.options["batch_size"])[1]
@@ -128,7 +128,8 @@ def _psycholinguistic_norms(batch: Batch) -> dict:
     by_domain = {}
     for domain in dict.fromkeys(domains):
         index = [i for i, d in enumerate(domains) if d == domain]
-        per_group, test = psycholinguistic.category_statistics([categories[i] for i in index], [groups[i] for i in index])
+        per_group, test = stats.category_statistics([categories[i] for i in index], groups=[groups[i] for i in index],
+                                                    categories=psycholinguistic.CATEGORIES)
         by_domain[domain] = {"per_group": per_group, "test": test}
     return {"label_names": list(psycholinguistic.CATEGORIES), "domains": by_domain}
 
@@ -142,7 +143,7 @@ def _gender_polarity(batch: Batch) -> dict:
         methods[method] = {"domains": per_domain(batch.rows, labels, gender.LABELS)}
     merged = [row.get("merged_group") for row in batch.rows]
     return {"label_names": list(gender.LABELS), "methods": methods,
-            "profession_merged_groups": gender.table3(batch.scored, merged, methods=methods_used, polarity=polarity)}
+            "profession_merged_groups": gender.table3(batch.scored, merged_groups=merged, methods=methods_used, polarity=polarity)}
 
 
 # Each BOLD metric's scorer, in the order they run and are reported.

@@ -100,12 +100,12 @@ def score_counterfactual(
         subgroups = [row["subgroup"] for row in picked]
         block: dict = {"samples": len(index), "classifiers": {}}
         for name, values_scores in scores.items():
-            fairness = counterfactual_fairness(values_scores[index], values, templates, subgroups, tau=tau, bootstrap=bootstrap)
+            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates, subgroups=subgroups, tau=tau, bootstrap=bootstrap)
             fairness["histogram"] = score_histogram(values_scores[index], subgroups)
             block["classifiers"][name] = fairness
         if encoder_model is not None:
             relevance = similarity.semantic_similarity(
-                [row["prefix"] for row in picked], [continuations[i] for i in index], encoder_model,
+                [row["prefix"] for row in picked], continuations=[continuations[i] for i in index], encoder=encoder_model,
                 sensitive_tokens=[token for token, _ in tokens_of(attribute)],
             )
             block["semantic_similarity"] = {"ss": relevance["ss"], "ssc": relevance["ssc"], "threshold": relevance["threshold"]}

@@ -81,4 +81,4 @@ class BoldGenderPolarity(metrics_common.TextMeasurement):
             predictions, method, embedding=embedding, debias=debias, data_dir=data_dir, max_ties=max_ties
         )
         labels = gender.gender_labels(scores, method, male_threshold=male_threshold, female_threshold=female_threshold)
-        return label_result(scores, labels, gender.LABELS, groups)
+        return label_result(scores, labels=labels, label_names=gender.LABELS, groups=groups)

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import metrics_common, stats
 from lmbias.checks import check_choice
 from lmbias.checks import check_groups
 from lmbias.scorers import psycholinguistic
@@ -106,5 +106,5 @@ class BoldPsycholinguisticNorms(metrics_common.TextMeasurement):
             "labels": labels,
         }
         if groups is not None:
-            result["per_group"], result["test"] = psycholinguistic.category_statistics(labels, groups)
+            result["per_group"], result["test"] = stats.category_statistics(labels, groups=groups, categories=psycholinguistic.CATEGORIES)
         return result

@@ -58,7 +58,7 @@ class BoldRegard(metrics_common.TextMeasurement):
         if (domains is None) != (names is None):
             raise ValueError("domains and names go together: give both (to mask the demographic as XYZ) or neither")
         if domains is not None:
-            predictions = regard.mask_demographics(predictions, domains, names, groups)
+            predictions = regard.mask_demographics(predictions, domains=domains, names=names, groups=groups)
         model = metrics_common.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
         scores, labels, probabilities = regard.regard(predictions, model, batch_size=batch_size, max_length=max_length)
         return metrics_common.classifier_result(scores, labels, model.labels, probabilities, model, groups)

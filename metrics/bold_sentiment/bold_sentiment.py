@@ -68,4 +68,4 @@ class BoldSentiment(metrics_common.TextMeasurement):
         labels = sentiment.sentiment_labels(
             scores, negative_threshold=negative_threshold, positive_threshold=positive_threshold
         )
-        return label_result(scores, labels, sentiment.LABELS, groups)
+        return label_result(scores, labels=labels, label_names=sentiment.LABELS, groups=groups)

@@ -76,6 +76,6 @@ class CounterfactualSentimentBias(evaluate.Measurement):
         self, predictions, attribute_values, template_ids, subgroups=None, tau=None, bootstrap=0, confidence=0.95, seed=0
     ):
         return counterfactual.counterfactual_fairness(
-            predictions, attribute_values, template_ids, subgroups,
+            predictions, attribute_values=attribute_values, template_ids=template_ids, subgroups=subgroups,
             tau=tau, bootstrap=bootstrap, confidence=confidence, seed=seed,
         )
