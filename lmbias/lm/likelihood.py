@@ -28,7 +28,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_choice, check_texts
+from ..checks import check_choice, check_scalar, check_texts
 from .loading import context_length
 
 PREFIXES = ("bos", "bos-first", None)
@@ -88,7 +88,7 @@ def token_logprobs(
         scores.mean  # float32 array, the mean per text
     """
     texts = check_texts(texts, "texts")
-    _check_batch_size(batch_size)
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     start = _start_tokens(tokenizer, "bos" if prefix == "bos-first" else prefix)
     encoded = _encode(tokenizer, texts)
     if prefix == "bos-first":
@@ -140,7 +140,7 @@ def continuation_logprobs(
     contexts = check_texts(contexts, "contexts")
     continuations = check_texts(continuations, "continuations")
     _check_same_length(contexts, continuations, "contexts", "continuations")
-    _check_batch_size(batch_size)
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     if not isinstance(separator, str):
         raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
     if prefix == "bos-first":
@@ -194,7 +194,7 @@ def pseudo_log_likelihood(model: Any, tokenizer: Any, texts: Sequence[str], *, b
         pseudo_log_likelihood(model, tokenizer, ["The nurse is kind.", "He is kind."]).sum  # PLL per text
     """
     texts = check_texts(texts, "texts")
-    _check_batch_size(batch_size)
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     mask = _mask_token_id(tokenizer)
     encoded = tokenizer(texts, return_special_tokens_mask=True)
     _check_lengths(model, tokenizer, [len(ids) for ids in encoded["input_ids"]], lambda i: f"texts[{i}]")
@@ -248,7 +248,7 @@ def masked_position_logprobs(
     fillers = check_texts(fillers, "fillers")
     _check_same_length(texts, fillers, "texts_with_blank", "fillers")
     check_choice(strategy, STRATEGIES, "strategy")
-    _check_batch_size(batch_size)
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     if not isinstance(blank, str) or not blank:
         raise InputError(f"blank must be a non-empty string, got {blank!r}")
     mask = _mask_token_id(tokenizer)
@@ -299,7 +299,7 @@ def next_sentence_probability(
     first = check_texts(first, "first")
     second = check_texts(second, "second")
     _check_same_length(first, second, "first", "second")
-    _check_batch_size(batch_size)
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     encoded = tokenizer(first, second)
     keys = [key for key in ("input_ids", "token_type_ids") if key in encoded]
     encodings = [dict(zip(keys, values)) for values in zip(*(encoded[key] for key in keys))]
@@ -431,7 +431,3 @@ def _check_same_length(a: list, b: list, name_a: str, name_b: str) -> None:
     if len(a) != len(b):
         raise InputError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}; expected one {name_b} item per {name_a} item")
 
-
-def _check_batch_size(batch_size: Any) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InputError(f"batch_size must be an integer >= 1, got {batch_size!r}")

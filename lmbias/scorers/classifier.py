@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_choice, check_texts
+from ..checks import check_choice, check_scalar, check_texts
 
 ACTIVATIONS = ("auto", "sigmoid", "softmax")
 
@@ -64,8 +64,8 @@ class TextClassifier:
 
         texts = check_texts(texts, "texts")
         check_choice(activation, ACTIVATIONS, "activation")
-        if batch_size < 1 or max_length < 2:
-            raise InputError(f"batch_size must be >= 1 and max_length >= 2, got {batch_size}, {max_length}")
+        check_scalar(batch_size, "batch_size", minimum=1)
+        check_scalar(max_length, "max_length", minimum=2)
         use_sigmoid = activation == "sigmoid" or (activation == "auto" and self.multi_label)
         # Never longer than the model's position embeddings allow.
         max_length = min(max_length, getattr(self.model.config, "max_position_embeddings", max_length) or max_length)

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..checks import check_texts
+from ..checks import check_scalar, check_texts
 
 LABELS = ("negative", "neutral", "positive")
 BOLD_THRESHOLDS = (-0.5, 0.5)
@@ -45,8 +45,7 @@ def vader_compound(texts: Sequence[str], *, n_jobs: Optional[int] = None, min_te
     """
     texts = check_texts(texts, "texts")
     n_jobs = os.cpu_count() or 1 if n_jobs is None else n_jobs
-    if n_jobs < 1:
-        raise InputError(f"n_jobs must be >= 1, got {n_jobs}")
+    check_scalar(n_jobs, "n_jobs", minimum=1)
     n_jobs = max(1, min(n_jobs, len(texts) // max(1, min_texts_per_job)))
     if n_jobs == 1:
         return np.asarray(_compound_chunk(texts), dtype=np.float64)

@@ -91,8 +91,8 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
     """The CrowS-Pairs metric overall and per bias type from :func:`score_crows_pairs` records
     (:func:`lmbias.stereotype_scores.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
     return crows_pairs_scores(
-        [r["sent_more_score"] for r in records], [r["sent_less_score"] for r in records],
-        [r["stereo_antistereo"] for r in records], [r["bias_type"] for r in records],
+        [r["sent_more_score"] for r in records], less_scores=[r["sent_less_score"] for r in records],
+        directions=[r["stereo_antistereo"] for r in records], bias_types=[r["bias_type"] for r in records],
     )
 
 

@@ -209,8 +209,9 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
     (:func:`lmbias.stereotype_scores.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
     columns = {key: [record[key] for record in records] for key in (*OPTIONS, "target", "bias_type", "task")}
     return stereoset_scores(
-        columns["stereotype"], columns["anti_stereotype"], columns["unrelated"], columns["target"],
-        columns["bias_type"], columns["task"], bootstrap=bootstrap, confidence=confidence, seed=seed,
+        columns["stereotype"], anti_stereotype_scores=columns["anti_stereotype"], unrelated_scores=columns["unrelated"],
+        targets=columns["target"], bias_types=columns["bias_type"], tasks=columns["task"],
+        bootstrap=bootstrap, confidence=confidence, seed=seed,
     )
 
 

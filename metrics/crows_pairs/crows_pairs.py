@@ -58,4 +58,5 @@ class CrowsPairs(evaluate.Measurement):
         )
 
     def _compute(self, more_scores, less_scores, directions, bias_types, decimals=3):
-        return fairness.crows_pairs_scores(more_scores, less_scores, directions, bias_types, decimals=decimals)
+        return fairness.crows_pairs_scores(more_scores, less_scores=less_scores, directions=directions, bias_types=bias_types,
+                                           decimals=decimals)

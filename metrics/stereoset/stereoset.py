@@ -69,6 +69,6 @@ class Stereoset(evaluate.Measurement):
         self, stereotype_scores, anti_stereotype_scores, unrelated_scores, targets, bias_types, tasks, bootstrap=0, confidence=0.95, seed=0
     ):
         return fairness.stereoset_scores(
-            stereotype_scores, anti_stereotype_scores, unrelated_scores, targets, bias_types, tasks,
-            bootstrap=bootstrap, confidence=confidence, seed=seed,
+            stereotype_scores, anti_stereotype_scores=anti_stereotype_scores, unrelated_scores=unrelated_scores,
+            targets=targets, bias_types=bias_types, tasks=tasks, bootstrap=bootstrap, confidence=confidence, seed=seed,
         )
