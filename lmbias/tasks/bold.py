@@ -16,6 +16,7 @@ from ..errors import InputError, LmbiasError, RequirementError
 
 from collections import Counter
 from dataclasses import dataclass
+import time
 from typing import Optional, Sequence
 
 import numpy as np
@@ -295,6 +296,7 @@ def run_bold(
         return lm
 
     loaded: dict = {}
+    started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
@@ -306,6 +308,7 @@ def run_bold(
     sample_rows = [row_of[g["id"]] for g in generations]
     texts = [g["prompt"] + g["continuation"] for g in generations]
     scoring = scoring or {}
+    generated = time.perf_counter()
     model_scores = score_bold(sample_rows, texts, data_dir=data_dir, **scoring)
     wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, **scoring)
     options = {k: v for k, v in model_scores["options"].items() if k != "lmbias_version"}
@@ -321,6 +324,7 @@ def run_bold(
                 "domains": list(domains), "metrics": list(scoring.get("metrics", METRICS)), **options},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
+        timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
                  "generations_file": "generations.jsonl"},
     ))

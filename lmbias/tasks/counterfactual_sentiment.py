@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 
+import time
 from typing import Optional, Sequence
 
 import numpy as np
@@ -154,6 +155,7 @@ def run_counterfactual(
         loaded.update(model_description(lm))
         return lm
 
+    started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
@@ -161,6 +163,7 @@ def run_counterfactual(
     )
     if generations is None:
         return None
+    generated = time.perf_counter()
     scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
     skipped = scores.pop("skipped")
     return write_run(out, RunResult(
@@ -173,5 +176,6 @@ def run_counterfactual(
                 **(scoring or {})},
         results=scores,
         skipped=skipped,
+        timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
     ))
