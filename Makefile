@@ -31,6 +31,7 @@ test: $(STAMP)
 	# Headless Chromium for the leaderboard's browser tests (tests/test_leaderboard.py); they skip without it.
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
+	$(BIN)/ruff check .
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-slow: $(STAMP)

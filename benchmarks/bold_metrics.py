@@ -2,7 +2,8 @@
 
 Baselines: a one-text-at-a-time, word-by-word Python loop computing the same numbers (the way
 evaluate's modules and most peers score texts), and lmbias's own scorer called with one text at a
-time (what batching itself gains); for sentiment, the same code in one process against every core. The baseline runs on the first ``--baseline-texts`` sentences, its rate is compared per
+time (what batching itself gains); for sentiment, the same code in one process against every core.
+The baseline runs on the first ``--baseline-texts`` sentences, its rate is compared per
 text, and its results are compared with ours (max abs diff). Peak memory is tracemalloc's peak of
 Python and numpy allocations during a separate batched call. Every rate is the best of several runs
 after a warm-up (batched: ``--repeat``, baselines: 3).

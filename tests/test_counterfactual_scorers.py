@@ -6,6 +6,7 @@ import pytest
 from lmbias.scorers import sentiment_scores as s01
 from lmbias.scorers import similarity
 from lmbias.scorers.classifier import ClassifierError, load_classifier
+
 from test_toxicity_regard import save_tiny_model
 
 
@@ -44,7 +45,8 @@ def test_bad_texts_are_named():
 
 
 def test_mentions_whole_words_with_plurals():
-    assert similarity.mentions(["Two nurses came.", "A nursery.", "the CEO", "ceos met"], ["nurse", "CEO"]).tolist() == [True, False, True, True]
+    mentioned = similarity.mentions(["Two nurses came.", "A nursery.", "the CEO", "ceos met"], ["nurse", "CEO"])
+    assert mentioned.tolist() == [True, False, True, True]
     with pytest.raises(ValueError, match="tokens is empty"):
         similarity.mentions(["x"], [])
 

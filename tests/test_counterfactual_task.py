@@ -8,6 +8,7 @@ import lmbias
 from lmbias.counterfactual_fairness import counterfactual_fairness
 from lmbias.scorers import sentiment_scores
 from lmbias.tasks.counterfactual_sentiment import run_counterfactual, score_counterfactual, sentiment_by_classifier
+
 from tiny_lm import save_tiny_causal_lm
 
 
@@ -18,7 +19,9 @@ def fake_generations(rows, texts_by_token):
 def test_fairness_per_attribute_and_classifier_from_given_generations():
     rows = lmbias.load_rows("counterfactual_templates", "name")
     # Female names get happy continuations, male names neutral ones: opinion scores 1.0 vs 0.5.
-    generations = fake_generations(rows, lambda token: ["a wonderful, great day", "happy and good"] if token in ("Molly", "Amy", "Emma") else ["a day", "the table"])
+    generations = fake_generations(
+        rows, lambda token: ["a wonderful, great day", "happy and good"] if token in ("Molly", "Amy", "Emma") else ["a day", "the table"]
+    )
     result = score_counterfactual(rows, generations, classifiers=["opinion"], semantic=False)
     fairness = result["attributes"]["name"]["classifiers"]["opinion"]
     expected = counterfactual_fairness(

@@ -6,7 +6,7 @@ from pathlib import Path
 import evaluate
 import numpy as np
 import pytest
-from conftest import DATA_DIR
+
 from lmbias import embeddings
 from lmbias.resources import cache_dir
 from lmbias.scorers import gender
@@ -104,9 +104,9 @@ def test_embedding_files_in_the_metric(module, tiny, tmp_path, suffix):
 
 
 @pytest.fixture(scope="module")
-def debiasing():
-    raw = embeddings.load_word2vec_subset(DATA_DIR)
-    lists = embeddings.load_word_lists(DATA_DIR)
+def debiasing(data_dir):
+    raw = embeddings.load_word2vec_subset(data_dir)
+    lists = embeddings.load_word_lists(data_dir)
     debiased = embeddings.hard_debias(raw, lists["definitional_pairs"], lists["gender_specific_full"], lists["equalize_pairs"])
     return raw, lists, debiased, embeddings.gender_direction(raw, lists["definitional_pairs"])
 

@@ -66,7 +66,8 @@ def _set(lms, ss, count, ci=True):
 
 
 STEREOSET = {
-    "schema_version": 1, "benchmark": "stereoset", "model": {"name": "tiny-model", "source": "/models/tiny", "type": "causal", "nsp_head": None},
+    "schema_version": 1, "benchmark": "stereoset",
+    "model": {"name": "tiny-model", "source": "/models/tiny", "type": "causal", "nsp_head": None},
     "data": {"dataset": "stereoset", "split": "dev", "file": "stereoset/dev.jsonl", "source": "x", "revision": None,
              "citation": "@inproceedings{nadeem2021stereoset}", "counts": {"intrasentence": 3, "intersentence": 2, "sentences": 15}},
     "config": {"tasks": ["intrasentence", "intersentence"], "limit": 3, "batch_size": 8, "dtype": None, "device": "cpu",
@@ -207,7 +208,8 @@ def test_dry_run_card_round_trips_every_value(runs, tmp_path, capsys):
         result = find(results, run, record)
         dataset = dataset_of(run)
         assert result.metric_value == record["value"]
-        assert (result.dataset_name, result.dataset_split, result.dataset_revision) == (dataset["name"], dataset["split"], dataset["revision"])
+        expected = (dataset["name"], dataset["split"], dataset["revision"])
+        assert (result.dataset_name, result.dataset_split, result.dataset_revision) == expected
         assert result.metric_args["ideal"] == record["ideal"] and result.metric_args["lmbias"] == "0.1.0"
         assert result.task_type == ("fill-mask" if run.benchmark == "crows_pairs" else "text-generation")
         if "count" in record:
@@ -273,7 +275,8 @@ def test_results_dataset_layout(runs, tmp_path):
     assert written == sorted(f"runs/{SLUG}/{b}/results.json" for b in RESULTS)
     for run_dir in runs:
         benchmark = load_run(run_dir).benchmark
-        assert (out / "results-dataset" / "runs" / SLUG / benchmark / "results.json").read_bytes() == (run_dir / "results.json").read_bytes()
+        uploaded = out / "results-dataset" / "runs" / SLUG / benchmark / "results.json"
+        assert uploaded.read_bytes() == (run_dir / "results.json").read_bytes()
     card = ModelCard.load(out / "README.md")
     assert {r.source_url for r in card.data.eval_results if r.dataset_type == "AlexaAI/bold"} == {
         f"https://huggingface.co/datasets/lmbias-test/results/blob/main/runs/{SLUG}/bold/results.json"}

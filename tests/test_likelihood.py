@@ -14,6 +14,7 @@ import transformers
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lmbias.lm import likelihood as lk
+
 from tiny_lm import save_tiny_bert
 
 CORPUS = [

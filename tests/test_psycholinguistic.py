@@ -9,7 +9,6 @@ import pytest
 from gensim.models import KeyedVectors
 
 import lmbias
-from conftest import DATA_DIR
 from lmbias import resources, stats
 from lmbias.scorers import lexicon_extension, lexicons
 from lmbias.scorers import psycholinguistic as psy
@@ -37,9 +36,9 @@ def tiny():
 
 
 @pytest.fixture(scope="module")
-def extended():
+def extended(data_dir):
     """The default extended lexicon, trained once for this module (not written to any cache)."""
-    return lexicon_extension.extend_lexicon(lexicons.load_lexicon(DATA_DIR), data_dir=DATA_DIR, cache=False)
+    return lexicon_extension.extend_lexicon(lexicons.load_lexicon(data_dir), data_dir=data_dir, cache=False)
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +95,10 @@ def test_categories_at_threshold_boundaries():
 
 @pytest.mark.parametrize(
     "thresholds, message",
-    [({"happiness": 0.3}, "unknown keys"), ({"joy": 0}, "(0, 1]"), ({"valence": -0.2}, "(0, 1]"), ({"anger": 1.5}, "(0, 1]"), ({"fear": "x"}, "(0, 1]")],
+    [
+        ({"happiness": 0.3}, "unknown keys"), ({"joy": 0}, "(0, 1]"), ({"valence": -0.2}, "(0, 1]"), ({"anger": 1.5}, "(0, 1]"),
+        ({"fear": "x"}, "(0, 1]"),
+    ],
 )
 def test_bad_thresholds(thresholds, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("]", r"\]")):
@@ -232,8 +234,8 @@ def test_extension_is_deterministic_and_checks_its_inputs(synthetic):
 # --- real data --------------------------------------------------------------------------------
 
 
-def test_seed_lexicon_on_real_words():
-    lexicon = lexicons.load_lexicon(DATA_DIR)
+def test_seed_lexicon_on_real_words(data_dir):
+    lexicon = lexicons.load_lexicon(data_dir)
     assert len(lexicon) == 13799 and not lexicon.predicted.any()
     assert lexicon.values[lexicon.vocabulary["happy"]].tolist()[:3] == [8.47, 6.05, 7.21]
     scores = psy.score_texts(["Joy! We were so happy.", "The murder was horrible.", "Table chair."], lexicon)
@@ -243,13 +245,13 @@ def test_seed_lexicon_on_real_words():
     assert psy.categorize(scores[:1]) == [["valence (+ve)", "dominance (+ve)", "joy"]]
 
 
-def test_extension_quality_and_coverage(extended):
+def test_extension_quality_and_coverage(extended, data_dir):
     info = extended.info
     # Measured: valence .864, arousal .664, dominance .754, joy .801, anger .842, sadness .813, fear .785, disgust .771.
     assert info["pearson"]["valence"] > 0.82
     assert min(info["pearson"].values()) > 0.6
     assert (info["n_seed"], info["n_seed_in_embedding"], info["n_heldout"], info["n_added"]) == (13799, 5187, 519, 5574)
-    seed = lexicons.load_lexicon(DATA_DIR)
+    seed = lexicons.load_lexicon(data_dir)
     assert extended.words[: len(seed)] == seed.words and np.array_equal(extended.values[: len(seed)], seed.values)
     valence = extended.scaled[:, 0]
     assert valence[extended.vocabulary["amazingly"]] > 0.2 and valence[extended.vocabulary["abused"]] < -0.2

@@ -42,7 +42,8 @@ def bold_scores(positive_actress=0.5):
     european, african = norms({"joy": 0.5}, {"joy": 0.2}, n=10)
     asian, _ = norms({"joy": 0.3}, {}, n=10)
     race_norms = {"per_group": {"Asian_Americans": asian, "European_Americans": european, "African_Americans": african},
-                  "test": {"method": "chi-square test of homogeneity", "groups": ["Asian_Americans", "European_Americans", "African_Americans"],
+                  "test": {"method": "chi-square test of homogeneity",
+                           "groups": ["Asian_Americans", "European_Americans", "African_Americans"],
                            "per_label": {c: {"statistic": 1.9, "p_value": 0.387, "dof": 2} for c in CATEGORIES}}}
     polarity = {"per_group": {"nursing_specialties": {"n": 10, "female": 0.6, "male": 0.2, "neutral": 0.2},
                               "engineering_branches": {"n": 10, "female": 0.1, "male": 0.7, "neutral": 0.2}},
@@ -79,7 +80,8 @@ def bold_run(folder, model="model-a", **kwargs):
 
 
 def stereoset_run(folder):
-    block = {"lms": 90.0, "ss": 60.0, "icat": 72.0, "micro_icat": 70.0, "count": 100, "ci": {"lms": [88.0, 92.0], "ss": [55.0, 65.0], "icat": [65.0, 79.0]}}
+    block = {"lms": 90.0, "ss": 60.0, "icat": 72.0, "micro_icat": 70.0, "count": 100,
+             "ci": {"lms": [88.0, 92.0], "ss": [55.0, 65.0], "icat": [65.0, 79.0]}}
     targets = {f"target{i:02d}": {"lms": 80.0, "ss": 40.0 + 5 * i, "icat": 50.0, "count": 30 + i, "bias_type": "race"} for i in range(12)}
     return write_run(folder, {
         "schema_version": 1, "benchmark": "stereoset", "model": {"name": "masked-lm", "type": "masked"},
@@ -94,7 +96,8 @@ def crows_run(folder):
     return write_run(folder, {
         "schema_version": 1, "benchmark": "crows_pairs", "model": {"name": "masked-lm", "type": "masked"},
         "data": {"dataset": "crows_pairs", "split": "test", "revision": "8aaac11c", "counts": {"pairs": 20, "sentences": 40}},
-        "config": {"batch_size": 8}, "results": {"overall": block(55.0, 20), "bias_types": {"gender": block(60.0, 10), "race-color": block(50.0, 10)}},
+        "config": {"batch_size": 8},
+        "results": {"overall": block(55.0, 20), "bias_types": {"gender": block(60.0, 10), "race-color": block(50.0, 10)}},
         "versions": VERSIONS})
 
 
@@ -138,7 +141,10 @@ def test_bold_report_numbers(tmp_path):
     assert [f.name for f in files] == ["bold-gender-skew-max.png", "bold-sentiment-gender.png"]
     assert len(images) == len(files) and sorted(images) == sorted(f.read_bytes() for f in files)
     # stacked sentiment shares (%), with n and the run's test
-    assert "<td>model-a</td><td>American_actors</td><td class=\"num\">4</td><td class=\"num\">25.0</td><td class=\"num\">50.0</td><td class=\"num\">25.0</td>" in text
+    assert (
+        "<td>model-a</td><td>American_actors</td><td class=\"num\">4</td><td class=\"num\">25.0</td>"
+        "<td class=\"num\">50.0</td><td class=\"num\">25.0</td>"
+    ) in text
     assert "two-proportion z-test over 2 groups" in text and "z = -0.76, p = 0.448" in text and "p = 0.135" in text
     # Figure 2: male minus female, percentage points: 20 - 60 and 70 - 10
     assert '<td>nursing_specialties</td><td class="num">10</td><td class="num">-40.0</td>' in text
@@ -153,7 +159,10 @@ def test_bold_report_numbers(tmp_path):
     pooled = 7 / 20
     z = 0.3 / math.sqrt(pooled * (1 - pooled) * (2 / 10))
     p = math.erfc(z / math.sqrt(2))
-    assert f'<tr><td>joy</td><td class="num">30.00</td><td class="num">{z:.2f}</td><td class="num">{p:.3f}</td><td class="num">0.387</td>' in text
+    assert (
+        f'<tr><td>joy</td><td class="num">30.00</td><td class="num">{z:.2f}</td><td class="num">{p:.3f}</td>'
+        '<td class="num">0.387</td>'
+    ) in text
     assert "n(European_Americans) = 10, n(African_Americans) = 10" in text
     # header and Missing box
     assert 'class="missing"' in text and "model regard: classifier &#x27;sasha/regardv3&#x27; could not be loaded" in text
@@ -165,8 +174,14 @@ def test_side_by_side_models_and_wikipedia(tmp_path):
     text = build_report(runs, tmp_path / "report", dpi=30).read_text()
     assert len(embedded_pngs(text)) == 2
     assert "Sources: model-a, model-b, Wikipedia." in text  # one shared baseline
-    assert '<td>model-b</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td><td class="num">0.0</td><td class="num">100.0</td>' in text
-    assert '<td>Wikipedia</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td><td class="num">75.0</td><td class="num">25.0</td>' in text
+    assert (
+        '<td>model-b</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td>'
+        '<td class="num">0.0</td><td class="num">100.0</td>'
+    ) in text
+    assert (
+        '<td>Wikipedia</td><td>American_actresses</td><td class="num">4</td><td class="num">0.0</td>'
+        '<td class="num">75.0</td><td class="num">25.0</td>'
+    ) in text
     same = build_report([runs[0], runs[0]], tmp_path / "same", dpi=30).read_text()
     assert "model-a (a) #1" in same and "model-a (a) #2" in same
 
@@ -189,14 +204,23 @@ def test_other_benchmarks(tmp_path):
     text = build_report(runs, tmp_path / "report", dpi=30).read_text()
     assert_self_contained(text)
     assert len(embedded_pngs(text)) == 4  # StereoSet scores, CrowS-Pairs, one distribution (country), I.F./G.F.
-    assert '<td>intrasentence</td><td>gender</td><td>masked-lm</td><td class="num">100</td><td>90.0 [88.0, 92.0]</td><td>60.0 [55.0, 65.0]</td><td>72.0 [65.0, 79.0]</td>' in text
+    assert (
+        '<td>intrasentence</td><td>gender</td><td>masked-lm</td><td class="num">100</td>'
+        '<td>90.0 [88.0, 92.0]</td><td>60.0 [55.0, 65.0]</td><td>72.0 [65.0, 79.0]</td>'
+    ) in text
     assert "SS 50" in text and "revision not recorded" in text
     most = text.index("most stereotyped (highest SS), of 12 targets")
     assert text.index("<td>target11</td><td>race</td><td class=\"num\">95.0</td>", most) < text.index("least stereotyped (lowest SS)")
-    assert '<td>target00</td><td>race</td><td class="num">40.0</td><td class="num">80.0</td><td class="num">50.0</td><td class="num">30</td>' in text
+    assert (
+        '<td>target00</td><td>race</td><td class="num">40.0</td><td class="num">80.0</td>'
+        '<td class="num">50.0</td><td class="num">30</td>'
+    ) in text
     assert '<td>gender</td><td>masked-lm</td><td class="num">10</td><td class="num">60.0</td>' in text
     assert "distribution not recorded in this run" in text
-    assert '<td>country</td><td>gen-lm</td><td>vader</td><td class="num">20</td><td>0.1234 [0.1100, 0.1400]</td><td>0.0456 [0.0300, 0.0600]</td><td class="num">14.2</td>' in text
+    assert (
+        '<td>country</td><td>gen-lm</td><td>vader</td><td class="num">20</td><td>0.1234 [0.1100, 0.1400]</td>'
+        '<td>0.0456 [0.0300, 0.0600]</td><td class="num">14.2</td>'
+    ) in text
     assert "hf: sentiment classifier could not be loaded" in text  # the Missing box
     assert "intersentence: not run" in text
 

@@ -105,7 +105,8 @@ def served(data_dir, tmp_path, monkeypatch):
     root = tmp_path / "www"
     copy_resource("crows_pairs", data_dir, root)
     server = _Server(root)
-    monkeypatch.setitem(REGISTRY, "crows_pairs", replace(REGISTRY["crows_pairs"], url=f"{server.url}/crows_pairs/crows_pairs_anonymized.csv"))
+    served_url = f"{server.url}/crows_pairs/crows_pairs_anonymized.csv"
+    monkeypatch.setitem(REGISTRY, "crows_pairs", replace(REGISTRY["crows_pairs"], url=served_url))
     monkeypatch.delenv("LMBIAS_OFFLINE")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("LMBIAS_DATA_DIR")

@@ -52,7 +52,9 @@ def test_generated_continuations_are_masked_too():
 
 def test_batch_version_matches_and_checks_lengths(rows):
     sample = list(rows.values())[::997]
-    texts = anonymize_texts([r["wikipedia"] for r in sample], [r["domain"] for r in sample], [r["name"] for r in sample], [r["group"] for r in sample])
+    texts = anonymize_texts(
+        [r["wikipedia"] for r in sample], [r["domain"] for r in sample], [r["name"] for r in sample], [r["group"] for r in sample]
+    )
     assert texts == [anonymize(r["wikipedia"], domain=r["domain"], name=r["name"], group=r["group"]) for r in sample]
     with pytest.raises(ValueError, match="same length"):
         anonymize_texts(["a", "b"], ["gender"], ["x", "y"])

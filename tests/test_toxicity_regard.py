@@ -21,7 +21,8 @@ def save_tiny_model(folder, labels, problem_type=None, head=True, bias=None):
     tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
     config = transformers.BertConfig(
         vocab_size=len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
-        max_position_embeddings=64, initializer_range=0.5, id2label=dict(enumerate(labels)), label2id={l: i for i, l in enumerate(labels)},
+        max_position_embeddings=64, initializer_range=0.5,
+        id2label=dict(enumerate(labels)), label2id={label: i for i, label in enumerate(labels)},
         problem_type=problem_type,
     )
     torch.manual_seed(0)

@@ -3,11 +3,9 @@
 import evaluate
 
 from lmbias import metrics_common, stats
-from lmbias.checks import check_choice
-from lmbias.checks import check_groups
+from lmbias.checks import check_choice, check_groups
 from lmbias.scorers import psycholinguistic
-from lmbias.text import CLOSED_CLASS_WORDS
-from lmbias.text import load_pos_tagger
+from lmbias.text import CLOSED_CLASS_WORDS, load_pos_tagger
 
 _CITATION = metrics_common.BOLD_CITATION + """\
 @article{warriner2013norms,

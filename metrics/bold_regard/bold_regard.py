@@ -13,7 +13,7 @@ _CITATION = metrics_common.BOLD_CITATION + """\
   pages     = {3407--3412},
   year      = {2019}
 }
-"""
+"""  # noqa: E501 (the BibTeX booktitle is one line)
 
 _DESCRIPTION = """\
 Regard of generated texts as in BOLD (Dhamala et al. 2021, §4.3): a classifier trained on Sheng et

@@ -43,7 +43,8 @@ Examples:
 class CounterfactualSemanticSimilarity(evaluate.Measurement):
     def _info(self):
         return metrics_common.measurement_info(
-            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://aclanthology.org/2020.findings-emnlp.7/"], features=datasets.Features({"predictions": datasets.Value("string"), "prefixes": datasets.Value("string")})
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://aclanthology.org/2020.findings-emnlp.7/"],
+            features=datasets.Features({"predictions": datasets.Value("string"), "prefixes": datasets.Value("string")}),
         )
 
     def _compute(self, predictions, prefixes, threshold=similarity.DEFAULT_THRESHOLD, sensitive_tokens=None, batch_size=64, device=None):

@@ -4,7 +4,6 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-
 from lmbias import stereotype_scores as fairness
 
 _CITATION = """\

@@ -4,7 +4,6 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-
 from lmbias import stereotype_scores as fairness
 
 _CITATION = """\
@@ -15,7 +14,7 @@ _CITATION = """\
   pages     = {5356--5371},
   year      = {2021}
 }
-"""
+"""  # noqa: E501 (the BibTeX booktitle is one line)
 
 _DESCRIPTION = """\
 StereoSet (Nadeem et al. 2021) scores a model by which of three options it finds more likely for each
@@ -53,7 +52,8 @@ Examples:
 class Stereoset(evaluate.Measurement):
     def _info(self):
         return metrics_common.measurement_info(
-            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"], features=datasets.Features(
+            _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"],
+            features=datasets.Features(
                 {
                     "stereotype_scores": datasets.Value("float64"),
                     "anti_stereotype_scores": datasets.Value("float64"),
