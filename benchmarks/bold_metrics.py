@@ -113,7 +113,8 @@ def stage_milliseconds(texts, lexicon, repeat):
         ("tokenise (words_of_texts, includes the line above)", lambda: words_of_texts(texts)),
         ("group the distinct words (Arrow dictionary_encode)", words.dictionary_encode),
         ("look the distinct words up", lambda: wordvalues.lookup_ids(lexicon.vocabulary.get, distinct)),
-        ("aggregate the eight norms per text", lambda: wordvalues.weighted_signed_mean(lexicon.scaled, ids, text_index=kept_index, n_texts=len(texts))),
+        ("aggregate the eight norms per text",
+         lambda: wordvalues.weighted_signed_mean(lexicon.scaled, ids, text_index=kept_index, n_texts=len(texts))),
     ]
     return [(name, 1e3 * min(timed(stage)[0] for _ in range(repeat))) for name, stage in stages]
 

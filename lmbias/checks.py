@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from .errors import InputError, InputTypeError
-
 import math
 import numbers
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import InputError, InputTypeError
 
 
 def check_texts(texts: Any, name: str = "predictions") -> list[str]:
@@ -33,7 +34,7 @@ def check_texts(texts: Any, name: str = "predictions") -> list[str]:
     return texts
 
 
-def check_groups(groups: Optional[Sequence[Any]], length: int, name: str = "groups") -> Optional[list[str]]:
+def check_groups(groups: Sequence[Any] | None, length: int, name: str = "groups") -> list[str] | None:
     """Return group labels as strings (or None), checking one label per text and no missing label."""
     if groups is None:
         return None
@@ -59,10 +60,10 @@ def check_scalar(
     value: Any,
     name: str,
     *,
-    minimum: Optional[float] = None,
-    maximum: Optional[float] = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
     integer: bool = True,
-    expected: Optional[str] = None,
+    expected: str | None = None,
 ) -> Any:
     """Return ``value`` if it is a number (an integer when ``integer``) within ``[minimum, maximum]``;
     else an :class:`~lmbias.errors.InputTypeError` (not a number) or :class:`~lmbias.errors.InputError`

@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from . import __version__
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark
@@ -57,7 +57,7 @@ def _export(args) -> int:
 
 def _resources(args) -> int:
     records = []
-    for name, resource in REGISTRY.items():
+    for name, _resource in REGISTRY.items():
         try:
             where = str(locate(name, args.data_dir, download_missing=False))
         except (ResourceNotFoundError, ResourceError) as error:
@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="run directories (grouped by model name)")
     board.add_argument("--out", required=True, help="site folder: index.html, leaderboard.json, models/<slug>/report.html")
     board_source = board.add_mutually_exclusive_group()
-    board_source.add_argument("--hub-dataset", metavar="ORG/NAME", help="also read runs/<model>/<benchmark>/results.json of this Hub dataset")
+    board_source.add_argument("--hub-dataset", metavar="ORG/NAME",
+                              help="also read runs/<model>/<benchmark>/results.json of this Hub dataset")
     board_source.add_argument("--results-dir", metavar="DIR", help="also read runs/<model>/<benchmark>/results.json under DIR")
     board.add_argument("--title", default="lmbias leaderboard", help="the page title")
     board.set_defaults(func=_leaderboard)
@@ -180,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)

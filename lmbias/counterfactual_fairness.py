@@ -30,13 +30,13 @@ Choices where the paper needs one:
 
 from __future__ import annotations
 
-from .errors import InputError, InputTypeError
-
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .checks import check_groups
+from .errors import InputError, InputTypeError
 
 
 def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
@@ -250,8 +250,8 @@ def counterfactual_fairness(
     *,
     attribute_values: Sequence[Any],
     template_ids: Sequence[Any],
-    subgroups: Optional[Sequence[Any]] = None,
-    tau: Optional[float] = None,
+    subgroups: Sequence[Any] | None = None,
+    tau: float | None = None,
     bootstrap: int = 0,
     confidence: float = 0.95,
     seed: int = 0,
@@ -288,7 +288,7 @@ def counterfactual_fairness(
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
 
-    def figures(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, Optional[float]]:
+    def figures(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
         at_tau = None if tau is None else _disparity_at(layout, scores, tau)
         return _pair_w1(layout, scores), _w1_to_pool(scores, codes, len(labels)), at_tau
 

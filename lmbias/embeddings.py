@@ -23,17 +23,16 @@ skips the computation.
 
 from __future__ import annotations
 
-from .errors import InputError, InputTypeError
-
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence, Union
 
 import numpy as np
 from gensim.models import KeyedVectors
 
+from .errors import InputError, InputTypeError
 from .files import atomic_path
 from .resources import PathLike, cache_dir, locate
 
@@ -51,7 +50,7 @@ def keyed_vectors(words: Sequence[str], vectors: np.ndarray) -> KeyedVectors:
     return kv
 
 
-def load_word2vec_subset(data_dir: Optional[PathLike] = None) -> KeyedVectors:
+def load_word2vec_subset(data_dir: PathLike | None = None) -> KeyedVectors:
     """The registered 13,013-word GoogleNews word2vec subset (raw, not normalised) as ``KeyedVectors``."""
     vectors = np.load(locate("word2vec_gnews_subset/vectors", data_dir), allow_pickle=False)
     words = locate("word2vec_gnews_subset/vocab", data_dir).read_text(encoding="utf-8").splitlines()
@@ -83,7 +82,7 @@ def load_keyed_vectors(path: PathLike, name: str = "embedding") -> KeyedVectors:
     return loaded
 
 
-def load_word_lists(data_dir: Optional[PathLike] = None) -> dict[str, list]:
+def load_word_lists(data_dir: PathLike | None = None) -> dict[str, list]:
     """The debiaswe lists: ``definitional_pairs`` and ``equalize_pairs`` ([word, word] lists) and
     ``gender_specific_full`` (words that are not neutralised)."""
     return {name: json.loads(locate(f"debiaswe/{name}", data_dir).read_text(encoding="utf-8")) for name in WORD_LISTS}
@@ -183,10 +182,10 @@ def _load(path: Path) -> KeyedVectors:
 
 
 def load_embedding(
-    embedding: Union[None, PathLike, KeyedVectors] = None,
+    embedding: None | PathLike | KeyedVectors = None,
     *,
     debias: bool = True,
-    data_dir: Optional[PathLike] = None,
+    data_dir: PathLike | None = None,
     use_cache: bool = True,
 ) -> KeyedVectors:
     """Word vectors for gender polarity: hard-debiased unless ``debias=False``.

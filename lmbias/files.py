@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Union
 
 
 @contextmanager
-def atomic_path(path: Union[str, os.PathLike]) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; ``path`` gets the file whole or not at all.
 
     The temporary name holds this process and thread, so two writers never share it. When the
@@ -38,7 +38,7 @@ def atomic_path(path: Union[str, os.PathLike]) -> Iterator[Path]:
         temporary.unlink(missing_ok=True)
 
 
-def write_atomic(path: Union[str, os.PathLike], data: Union[str, bytes]) -> Path:
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     """Write ``data`` (text as UTF-8, or bytes) to ``path`` whole or not at all (see :func:`atomic_path`).
 
     Returns ``path``.

@@ -24,14 +24,14 @@ import hashlib
 import os
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Union
 
 from .errors import LmbiasError
 from .files import atomic_path
 
-PathLike = Union[str, os.PathLike]
+PathLike = str | os.PathLike
 
 BOLD_COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
 CROWS_PAIRS_COMMIT = "8aaac11c485473159ec9328a65253a5be9a479dc"
@@ -67,8 +67,8 @@ class Resource:
 
     name: str
     path: str
-    url: Optional[str]
-    sha256: Optional[str]
+    url: str | None
+    sha256: str | None
     description: str
 
 
@@ -182,7 +182,7 @@ REGISTRY: dict[str, Resource] = {
 }
 
 
-def _truthy(value: Optional[str]) -> bool:
+def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -244,7 +244,7 @@ def verify(resource: Resource, path: Path) -> None:
         )
 
 
-def _data_dirs(data_dir: Optional[PathLike]) -> list[tuple[str, Path]]:
+def _data_dirs(data_dir: PathLike | None) -> list[tuple[str, Path]]:
     places: list[tuple[str, Path]] = []
     if data_dir is not None:
         places.append(("data_dir argument", Path(data_dir).expanduser()))
@@ -278,10 +278,10 @@ def download(resource: Resource, destination: Path, *, timeout: float = 60.0) ->
 
 def locate(
     name: str,
-    data_dir: Optional[PathLike] = None,
+    data_dir: PathLike | None = None,
     *,
     download_missing: bool = True,
-    verify_checksum: Optional[bool] = None,
+    verify_checksum: bool | None = None,
 ) -> Path:
     """Return the local path of resource ``name``, downloading it into the cache if needed.
 
@@ -311,7 +311,7 @@ def locate(
                 verify(resource, candidate)
             return candidate
 
-    looked = [f"  - {candidate} ({label})" for label, candidate in ((l, d / resource.path) for l, d in places)]
+    looked = [f"  - {folder / resource.path} ({label})" for label, folder in places]
     cached = cache_dir() / resource.path
     if resource.url is None:
         looked.append("  - no download: this file has no public download URL")
@@ -333,7 +333,7 @@ def locate(
 
 
 def locate_first(
-    names: Iterable[str], data_dir: Optional[PathLike] = None, **kwargs
+    names: Iterable[str], data_dir: PathLike | None = None, **kwargs
 ) -> tuple[Resource, Path]:
     """Locate the first of several alternative resources (e.g. two layouts of one dataset).
 

@@ -13,9 +13,9 @@ is moved to the version-2 keys here and each benchmark's ``migrate_v1`` moves it
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
@@ -35,7 +35,7 @@ class Run:
     path: Path
     benchmark: str
     model: str
-    results: Optional[dict]
+    results: dict | None
     missing: list = field(default_factory=list)
 
     @property
@@ -111,7 +111,7 @@ def _unfinished_run(path: Path) -> Run:
     return Run(path, benchmark, config.get("model", path.name), None, missing)
 
 
-def _benchmark_of_preset(preset: Optional[str], path: Path) -> str:
+def _benchmark_of_preset(preset: str | None, path: Path) -> str:
     """The benchmark of an unfinished run whose ``config.json`` predates the ``benchmark`` key."""
     for benchmark in benchmarks():
         if preset in benchmark.unfinished_presets:

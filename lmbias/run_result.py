@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 import math
 import platform
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any
 
 from . import __version__
 from .files import write_atomic
@@ -71,7 +72,7 @@ class RunResult:
     skipped: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
-    versions: Optional[dict] = None
+    versions: dict | None = None
 
     def to_dict(self) -> dict:
         """The strict-JSON ``results.json`` content, with the headline records computed now."""
@@ -87,7 +88,7 @@ class RunResult:
         return content
 
 
-def write_run(out: Union[str, Path], result: RunResult, files: Optional[Mapping[str, Union[str, bytes]]] = None) -> dict:
+def write_run(out: str | Path, result: RunResult, files: Mapping[str, str | bytes] | None = None) -> dict:
     """Write ``files`` ({name: content}, e.g. the per-item scores) and then ``<out>/results.json``,
     each atomically, so that a results.json on disk always describes complete files. Returns the
     results dict as written."""

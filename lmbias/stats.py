@@ -8,26 +8,25 @@ that per-label test and an overall chi-square test on the groups x labels table.
 
 from __future__ import annotations
 
-from .errors import InputError, InputTypeError
-
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from .checks import check_groups
+from .errors import InputError, InputTypeError
 
 
 def contingency(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """Group names (in first-seen order) and the groups x labels count table."""
     group_names = list(dict.fromkeys(groups))
     group_index = {g: i for i, g in enumerate(group_names)}
-    label_index = {l: j for j, l in enumerate(label_names)}
+    label_index = {label: j for j, label in enumerate(label_names)}
     unknown = set(labels) - set(label_index)
     if unknown:
         raise InputError(f"labels {sorted(unknown)} are not among label_names {list(label_names)}")
     table = np.zeros((len(group_names), len(label_names)), dtype=np.int64)
-    np.add.at(table, ([group_index[g] for g in groups], [label_index[l] for l in labels]), 1)
+    np.add.at(table, ([group_index[g] for g in groups], [label_index[label] for label in labels]), 1)
     return group_names, table
 
 
@@ -74,7 +73,7 @@ def chi_square_test(table: np.ndarray) -> dict:
     return {"statistic": float(statistic), "p_value": float(p_value), "dof": int(dof)}
 
 
-def proportion_tests(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> Optional[dict]:
+def proportion_tests(labels: Sequence[str], *, groups: Sequence[str], label_names: Sequence[str]) -> dict | None:
     """The paper's tests: per label, does its proportion differ across groups; and overall.
 
     Two groups: a two-proportion z-test per label. More: a chi-square test per label on the
@@ -135,7 +134,7 @@ def _in_or_out(labels: Sequence[set], category: str) -> list[str]:
 
 def category_statistics(
     labels: Sequence[Sequence[str]], *, groups: Sequence[str], categories: Sequence[str]
-) -> tuple[dict, Optional[dict]]:
+) -> tuple[dict, dict | None]:
     """``(per_group, test)`` for per-text lists of ``categories`` (a text may be in several or none).
 
     ``per_group``: ``{group: {"n", category: proportion}}``. ``test``: per category, the paper's

@@ -16,12 +16,12 @@ StereoSet (Nadeem et al. 2021, §6), exactly as the authors' evaluation script c
 
 from __future__ import annotations
 
-from .errors import InputError, InputTypeError
-
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
+
+from .errors import InputError, InputTypeError
 
 TASKS = ("intrasentence", "intersentence")
 DOMAINS = ("gender", "profession", "race", "religion")
@@ -151,8 +151,8 @@ def stereoset_scores(
     ss, lms, total = _per_target(preferred, related, target_index, len(target_names))
     domain_of = dict(zip(targets, bias_types))
     result["targets"] = {
-        name: {"lms": float(l), "ss": float(s), "icat": icat(float(l), float(s)), "count": int(c), "bias_type": domain_of[name]}
-        for name, s, l, c in zip(target_names, ss, lms, total)
+        name: {"lms": float(lm), "ss": float(s), "icat": icat(float(lm), float(s)), "count": int(c), "bias_type": domain_of[name]}
+        for name, s, lm, c in zip(target_names, ss, lms, total)
     }
     return result
 
@@ -163,7 +163,7 @@ def crows_pairs_scores(
     less_scores: Sequence[float],
     directions: Sequence[str],
     bias_types: Sequence[str],
-    decimals: Optional[int] = 3,
+    decimals: int | None = 3,
 ) -> dict:
     """CrowS-Pairs' metric (Nangia et al. 2020), as the authors' ``metric.py`` computes it.
 

@@ -23,14 +23,14 @@ Table 7 examples "Later on, XYZs were designed ...").
 
 from __future__ import annotations
 
-from .errors import InputError
-
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
+
+from .errors import InputError
 
 PERSON_TOKEN = "Person"
 TERM_TOKEN = "XYZ"
@@ -104,7 +104,7 @@ def anonymize(
     *,
     domain: str,
     name: str,
-    group: Optional[str] = None,
+    group: str | None = None,
     person_token: str = PERSON_TOKEN,
     term_token: str = TERM_TOKEN,
 ) -> str:
@@ -134,7 +134,7 @@ def anonymize_texts(
     texts: Sequence[str],
     domains: Sequence[str],
     names: Sequence[str],
-    groups: Optional[Sequence[Optional[str]]] = None,
+    groups: Sequence[str | None] | None = None,
     **tokens: str,
 ) -> list[str]:
     """:func:`anonymize` over aligned lists (patterns are compiled once per distinct page name)."""
@@ -179,7 +179,7 @@ def words_of_texts(
     if lowercase and ("\u0130" in joined or "\u212a" in joined):
         # the only characters beyond ASCII whose str.lower() holds an ASCII letter (bytes.lower() below is ASCII-only)
         joined = joined.replace("\u0130", "i\u0307").replace("\u212a", "k")
-    encoded = f"\x00{joined}\x00".encode("utf-8")
+    encoded = f"\x00{joined}\x00".encode()
     data = np.frombuffer(encoded.lower() if lowercase else encoded, dtype=np.uint8)
     # Few full-size temporaries, reused through out=: fresh multi-megabyte arrays cost page faults.
     scratch = np.bitwise_or(data, 0x20)

@@ -117,13 +117,15 @@ def test_results_do_not_depend_on_sample_order():
 def test_vectorised_equals_a_naive_scipy_loop(ties):
     rng = np.random.default_rng(3)
     scores, values, templates, groups = random_design(rng, ties=ties)
-    fast, slow = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups), naive(scores, values, templates, groups)
+    fast = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups)
+    slow = naive(scores, values, templates, groups)
     assert fast["individual_fairness"] == pytest.approx(slow["individual_fairness"], abs=1e-12)
     assert fast["group_fairness"] == pytest.approx(slow["group_fairness"], abs=1e-12)
     assert {(p["value_a"], p["value_b"]): p["w1"] for p in fast["pairs"]} == pytest.approx(slow["pairs"], abs=1e-12)
     assert fast["templates"] == pytest.approx(slow["templates"], abs=1e-12)
     assert fast["subgroups"] == pytest.approx(slow["subgroups"], abs=1e-12)
-    assert individual_fairness(scores, attribute_values=values, template_ids=templates)["individual_fairness"] == fast["individual_fairness"]
+    individual = individual_fairness(scores, attribute_values=values, template_ids=templates)
+    assert individual["individual_fairness"] == fast["individual_fairness"]
     assert group_fairness(scores, subgroups=groups)["group_fairness"] == pytest.approx(fast["group_fairness"], abs=1e-15)
 
 
@@ -135,7 +137,8 @@ def test_disparity_at_tau_is_the_mean_over_templates_and_pairs():
         disparity(scores[(templates == t) & (values == a)], scores[(templates == t) & (values == b)], 0.45)
         for t in ("t0", "t1", "t2") for a, b in itertools.combinations("xyz", 2)
     ])  # fmt: skip
-    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, tau=0.45)["disparity_at_tau"] == pytest.approx(expected, abs=1e-15)
+    result = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, tau=0.45)
+    assert result["disparity_at_tau"] == pytest.approx(expected, abs=1e-15)
 
 
 def test_subgroups_default_to_the_attribute_values():
@@ -149,13 +152,14 @@ def test_bootstrap_intervals_are_seeded_and_contain_the_estimate():
     rng = np.random.default_rng(6)
     scores, values, templates, groups = random_design(rng, n_templates=3, ties=False)
     kwargs = dict(tau=0.5, bootstrap=200, confidence=0.95)
-    first = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, **kwargs)
-    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, **kwargs)["ci"] == first["ci"]
-    assert counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=2, **kwargs)["ci"] != first["ci"]
+    design = dict(attribute_values=values, template_ids=templates, subgroups=groups)
+    first = counterfactual_fairness(scores, **design, seed=1, **kwargs)
+    assert counterfactual_fairness(scores, **design, seed=1, **kwargs)["ci"] == first["ci"]
+    assert counterfactual_fairness(scores, **design, seed=2, **kwargs)["ci"] != first["ci"]
     assert set(first["ci"]) == {"individual_fairness", "group_fairness", "disparity_at_tau"}
     for key, (low, high) in first["ci"].items():
         assert low < first[key] < high
-    narrower = counterfactual_fairness(scores, attribute_values=values, template_ids=templates, subgroups=groups, seed=1, bootstrap=200, confidence=0.5)["ci"]
+    narrower = counterfactual_fairness(scores, **design, seed=1, bootstrap=200, confidence=0.5)["ci"]
     assert set(narrower) == {"individual_fairness", "group_fairness"}
     width = lambda ci: ci[1] - ci[0]  # noqa: E731
     assert width(narrower["individual_fairness"]) < width(first["ci"]["individual_fairness"])

@@ -40,7 +40,8 @@ def test_group_proportions_differences_and_single_group():
         "g1": {"n": 2, "x": 0.5, "y": 0.5},
         "g2": {"n": 2, "x": 0.0, "y": 1.0},
     }
-    assert stats.proportion_differences(labels, groups=groups, label_names=["x", "y"], group_a="g1", group_b="g2") == {"x": 50.0, "y": -50.0}
+    differences = stats.proportion_differences(labels, groups=groups, label_names=["x", "y"], group_a="g1", group_b="g2")
+    assert differences == {"x": 50.0, "y": -50.0}
     with pytest.raises(ValueError, match="group 'g3' has no texts"):
         stats.proportion_differences(labels, groups=groups, label_names=["x", "y"], group_a="g1", group_b="g3")
     assert stats.proportion_tests(["x"], groups=["only"], label_names=["x", "y"]) is None

@@ -9,8 +9,9 @@ the report, the leaderboard, the Hub push and the model-index all iterate the re
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
 # ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
@@ -46,7 +47,7 @@ class MetricSpec:
     name: str
     unit: str
     ideal: float
-    higher_is_better: Optional[bool]
+    higher_is_better: bool | None
     decimals: int
     description: str
     column: bool = True
@@ -77,7 +78,7 @@ class Variant:
     field: str
     label: str
     order: tuple = ()
-    in_domains: Optional[str] = None
+    in_domains: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class Benchmark:
     dataset: str
     hub_dataset: HubDataset
     metrics: tuple
-    run: Callable[[argparse.Namespace], Optional[dict]]
+    run: Callable[[argparse.Namespace], dict | None]
     records: Callable[[dict], Iterable[dict]]
     summary: Callable[[dict, Any], str]
     report_section: Callable[..., list]
@@ -153,11 +154,11 @@ class Benchmark:
     variants: tuple = ()
     domain_aliases: Mapping[str, str] = field(default_factory=dict)
     derived_records: Callable[[list], list] = _no_derived_records
-    baseline: Optional[Baseline] = None
+    baseline: Baseline | None = None
     migrate_v1: Callable[[dict], dict] = lambda results: results
     unfinished_presets: tuple = ()
     overall_note: str = ""
-    score: Optional[Callable[[argparse.Namespace], int]] = None
+    score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
 
@@ -168,7 +169,7 @@ class Benchmark:
                 return spec
         raise KeyError(f"{self.name} has no metric {metric_id!r}; its metrics: {[m.id for m in self.metrics]}")
 
-    def record(self, metric_id: str, value, *, domain: str, task: Optional[str] = None, source: str = "model", **extra) -> dict:
+    def record(self, metric_id: str, value, *, domain: str, task: str | None = None, source: str = "model", **extra) -> dict:
         """One headline record of metric ``metric_id`` (see :func:`lmbias.results.metric_records`)."""
         spec = self.metric(metric_id)
         return {"benchmark": self.name, "metric": metric_id, "name": spec.name, "value": value, "ideal": spec.ideal,

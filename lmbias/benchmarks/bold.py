@@ -3,7 +3,7 @@ and the profession domain's gender-polarity ratio, for the model and the Wikiped
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..data.bold import DOMAINS
 from ..text import markdown_table
@@ -13,7 +13,8 @@ from .derived import mean_over_domains
 METRICS = (
     MetricSpec("negative_sentiment_gap", "Negative-sentiment gap", "pp", 0.0, False, 1,
                "largest minus smallest share of negative-sentiment texts (VADER <= -0.5) across the domain's groups"),
-    MetricSpec("toxicity_gap", "Toxicity gap", "pp", 0.0, False, 1, "largest minus smallest share of toxic texts across the domain's groups"),
+    MetricSpec("toxicity_gap", "Toxicity gap", "pp", 0.0, False, 1,
+               "largest minus smallest share of toxic texts across the domain's groups"),
     MetricSpec("negative_regard_gap", "Negative-regard gap", "pp", 0.0, False, 1,
                "largest minus smallest share of negative-regard texts across groups", column=False),
     MetricSpec("gender_polarity_ratio", "Gender-polarity ratio", "x", 1.0, None, 2,
@@ -191,7 +192,8 @@ def migrate_v1(results: dict) -> dict:
     ``"<source> <metric>"``."""
     body, data = results.get("results", {}), results.get("data", {})
     skipped = {f"{source}": "not scored" for source in SOURCES if source not in body}
-    skipped.update({f"{source} {metric}": reason for source, scores in body.items() for metric, reason in scores.get("skipped", {}).items()})
+    skipped.update({f"{source} {metric}": reason
+                    for source, scores in body.items() for metric, reason in scores.get("skipped", {}).items()})
     if "generation" not in results and "config" in results:
         return {**results, "skipped": results.get("skipped", skipped)}
     generation = results.get("generation", {})
@@ -216,5 +218,6 @@ BENCHMARK = Benchmark(
                       size=lambda results: (results.get("data", {}).get("counts") or {}).get("prompts") or 0),
     score=score, score_description="every BOLD metric on the Wikipedia sentences (or the prompts), per domain and group",
     add_score_arguments=add_score_arguments, migrate_v1=migrate_v1, unfinished_presets=("bold-gpt2", "bold-ctrl", "greedy"),
-    overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is defined for the profession domain only.",
+    overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is "
+                 "defined for the profession domain only.",
 )

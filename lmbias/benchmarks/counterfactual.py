@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..scorers.sentiment_scores import CLASSIFIERS

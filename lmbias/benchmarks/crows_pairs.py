@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .base import Benchmark, HubDataset, MetricSpec
 from .likelihood import add_likelihood_arguments, likelihood_summary

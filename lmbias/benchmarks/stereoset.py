@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..stereotype_scores import TASKS
 from .base import Benchmark, HubDataset, MetricSpec, Variant
@@ -32,7 +32,8 @@ def records(results: dict) -> Iterable[dict]:
 def summary(results: dict, out) -> str:
     """LMS / SS / ICAT and count per task and domain (with ICAT's bootstrap interval when computed)."""
     body = results["results"]
-    rows = [{"task": task, "domain": domain, **_cells(block)} for task in results["config"]["tasks"] for domain, block in body[task].items()]
+    rows = [{"task": task, "domain": domain, **_cells(block)}
+            for task in results["config"]["tasks"] for domain, block in body[task].items()]
     rows.append({"task": "all", "domain": "overall", **_cells(body["overall"])})
     return likelihood_summary(results, f"{results['data']['counts']['sentences']:,} sentences", rows, out)
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
-
-from typing import Optional
-
 import datasets
 
+from ..errors import InputError
 from . import bold, counterfactual_templates, crows_pairs, stereoset
 from .spec import DatasetSpec, PathLike, Row
 
@@ -32,13 +29,13 @@ def get_spec(name: str) -> DatasetSpec:
     return DATASETS[name]
 
 
-def load_rows(name: str, config: Optional[str] = None, *, data_dir: Optional[PathLike] = None) -> list[Row]:
+def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> list[Row]:
     """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""
     spec = get_spec(name)
     return spec.load_rows(spec.check_config(config), data_dir)
 
 
-def load_dataset(name: str, config: Optional[str] = None, *, data_dir: Optional[PathLike] = None) -> datasets.Dataset:
+def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> datasets.Dataset:
     """Load a benchmark as a ``datasets.Dataset``.
 
     Args:
@@ -58,7 +55,7 @@ def load_dataset(name: str, config: Optional[str] = None, *, data_dir: Optional[
     return spec.to_dataset(spec.load_rows(config, data_dir))
 
 
-def summarize(*, data_dir: Optional[PathLike] = None) -> list[dict]:
+def summarize(*, data_dir: PathLike | None = None) -> list[dict]:
     """One record per dataset config: dataset, config, split, rows and distinct groups.
 
     The group column is the dataset's ``group_column`` (BOLD sub-group, StereoSet target,

@@ -5,8 +5,6 @@ Each row is one prompt with the full Wikipedia sentence it was cut from (the hum
 
 from __future__ import annotations
 
-from typing import Optional
-
 import datasets
 
 from ..resources import locate
@@ -39,7 +37,7 @@ PROFESSION_MERGED_GROUPS: dict[str, tuple[str, ...]] = {
 _MERGED_GROUP_OF = {group: merged for merged, groups in PROFESSION_MERGED_GROUPS.items() for group in groups}
 
 
-def merged_profession_group(group: str) -> Optional[str]:
+def merged_profession_group(group: str) -> str | None:
     """The Table 3 group of a profession sub-group (``"nursing_specialties"`` -> ``"healthcare & medicine"``).
 
     Returns ``None`` for the profession groups Table 3 leaves out and for other domains' groups.
@@ -60,7 +58,7 @@ FEATURES = datasets.Features(
 )
 
 
-def _domain_rows(domain: str, data_dir: Optional[PathLike]) -> list[Row]:
+def _domain_rows(domain: str, data_dir: PathLike | None) -> list[Row]:
     prompt_path = locate(f"bold/prompts/{domain}", data_dir)
     wiki_path = locate(f"bold/wikipedia/{domain}", data_dir)
     expected = "{sub_group: {wikipedia_page_name: [text, ...]}}"
@@ -97,7 +95,7 @@ def _domain_rows(domain: str, data_dir: Optional[PathLike]) -> list[Row]:
     return rows
 
 
-def load_rows(config: str, data_dir: Optional[PathLike] = None) -> list[Row]:
+def load_rows(config: str, data_dir: PathLike | None = None) -> list[Row]:
     """BOLD rows for one domain, or for all five (``config="all"``) in the order of :data:`DOMAINS`."""
     domains = DOMAINS if config == "all" else (config,)
     return [row for domain in domains for row in _domain_rows(domain, data_dir)]

@@ -14,13 +14,11 @@ Choices where the paper's text needs one (documented in hub_cards/counterfactual
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import re
-from typing import Optional
 
 import datasets
 
+from ..errors import InputError
 from .spec import DatasetSpec, PathLike, Row
 
 ATTRIBUTES = ("country", "occupation", "name")
@@ -144,7 +142,7 @@ FEATURES = datasets.Features(
 )
 
 
-def load_rows(config: str = "all", data_dir: Optional[PathLike] = None) -> list[Row]:
+def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:
     """One row per (template, sensitive token); ``data_dir`` is unused (the templates are built in)."""
     attributes = ATTRIBUTES if config == "all" else (config,)
     return [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-from typing import Optional
 
 import datasets
 
@@ -35,7 +34,7 @@ FEATURES = datasets.Features(
 )
 
 
-def load_rows(config: str = "all", data_dir: Optional[PathLike] = None) -> list[Row]:
+def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:
     """CrowS-Pairs rows; ``id`` is the row index of the original CSV (``"0"`` … ``"1507"``)."""
     path = locate("crows_pairs", data_dir)
     rows = []

@@ -9,15 +9,13 @@ writes one Parquet file at each path the card names and copies the card beside t
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import os
 import shutil
 from pathlib import Path
-from typing import Optional
 
 from huggingface_hub import DatasetCard
 
+from ..errors import InputError
 from . import get_spec
 from .spec import DatasetSpec, PathLike
 
@@ -52,8 +50,8 @@ def export_dataset(
     name: str,
     out_dir: PathLike,
     *,
-    data_dir: Optional[PathLike] = None,
-    cards_dir: Optional[PathLike] = None,
+    data_dir: PathLike | None = None,
+    cards_dir: PathLike | None = None,
 ) -> dict[str, int]:
     """Write every config of dataset ``name`` as Parquet under ``out_dir`` with its card.
 

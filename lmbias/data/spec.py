@@ -6,19 +6,19 @@ builder classes in ``datasets_scripts/`` and the Parquet export all use.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 import datasets
 
+from ..errors import InputError
 from ..resources import ResourceError
 
-PathLike = Union[str, os.PathLike]
+PathLike = str | os.PathLike
 Row = dict[str, Any]
 
 
@@ -40,7 +40,7 @@ class DatasetSpec:
     configs: dict[str, str]
     split: str
     features: datasets.Features
-    load_rows: Callable[[str, Optional[PathLike]], list[Row]]
+    load_rows: Callable[[str, PathLike | None], list[Row]]
     group_column: str
     description: str
     citation: str
@@ -52,7 +52,7 @@ class DatasetSpec:
         """The config used when none is named (the first declared)."""
         return next(iter(self.configs))
 
-    def check_config(self, config: Optional[str]) -> str:
+    def check_config(self, config: str | None) -> str:
         """Return ``config`` (or the default); ``ValueError`` naming the valid configs otherwise."""
         if config is None:
             return self.default_config

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import datasets
 
@@ -136,7 +135,7 @@ def read_stereoset_file(path: PathLike) -> list[Row]:
     return sorted(rows, key=lambda row: TASKS.index(row["task"]))
 
 
-def load_rows(config: str, data_dir: Optional[PathLike] = None) -> list[Row]:
+def load_rows(config: str, data_dir: PathLike | None = None) -> list[Row]:
     """StereoSet dev rows for one task or both (``config="all"``).
 
     A local ``stereoset/dev.json`` (original layout) is preferred, then the flat

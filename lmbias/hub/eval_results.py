@@ -14,13 +14,10 @@ The format (https://huggingface.co/docs/hub/eval-results; huggingface_hub's
 
 from __future__ import annotations
 
-from ..errors import InputError
-
-from typing import Optional
-
 import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml, parse_eval_result_entries
 
+from ..errors import InputError
 from ..results import Run, dataset_of
 from .model_index import metric_args, model_records, slice_of
 
@@ -30,7 +27,7 @@ def task_id(record: dict) -> str:
     return "/".join(part for part in (record["metric"], *slice_of(record)) if part)
 
 
-def entries_of(run: Run, source_url: Optional[str] = None) -> list:
+def entries_of(run: Run, source_url: str | None = None) -> list:
     """The run's model records as :class:`EvalResultEntry` objects, the run's config in ``notes``."""
     dataset = dataset_of(run)
     entries = []

@@ -22,7 +22,6 @@ replaced; every other existing result is kept as it is.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from huggingface_hub import EvalResult, ModelCard
 
@@ -81,7 +80,7 @@ def metric_args(run: Run, record: dict) -> dict:
     return {**run_config(run), **{key: value for key, value in extra.items() if value is not None}}
 
 
-def eval_results_of(run: Run, source_url: Optional[str] = None) -> list:
+def eval_results_of(run: Run, source_url: str | None = None) -> list:
     """The run's model records as :class:`EvalResult` objects (see the module docstring)."""
     dataset = dataset_of(run)
     kind = task_type(run)
@@ -116,7 +115,7 @@ def merge_eval_results(existing: list, new: list) -> list:
     return [r for r in existing if not (is_lmbias(r) and result_key(r) in keys)] + list(new)
 
 
-def merged_card(card: Optional[ModelCard], repo_id: str, results: list) -> ModelCard:
+def merged_card(card: ModelCard | None, repo_id: str, results: list) -> ModelCard:
     """``card`` (None: a new, minimal card tagged ``lmbias``) with ``results`` merged into its
     model-index; every other metadata field and the card's text are kept."""
     if card is None:

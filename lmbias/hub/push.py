@@ -13,15 +13,14 @@ the Hub's error messages.
 
 from __future__ import annotations
 
-from ..errors import InputError, LmbiasError
-
 import os
 import sys
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
+from ..errors import InputError, LmbiasError
 from ..results import Run, first_line, load_runs
 from . import eval_results as eval_yaml
 from .model_index import eval_results_of, merged_card, model_records
@@ -39,7 +38,7 @@ class Plan:
 
     repo_id: str
     files: dict
-    results_dataset: Optional[str] = None
+    results_dataset: str | None = None
     dataset_files: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
 
@@ -84,7 +83,7 @@ def finished_runs(run_dirs: Sequence) -> list:
     return runs
 
 
-def plan(runs: list, repo_id: str, results_dataset: Optional[str] = None, card=None, existing: Optional[dict] = None) -> Plan:
+def plan(runs: list, repo_id: str, results_dataset: str | None = None, card=None, existing: dict | None = None) -> Plan:
     """The files of a push: ``card`` (None: a new one) with the runs' model-index results merged in,
     one ``.eval_results/<benchmark>.yaml`` per run merged with ``existing`` ({path: entries}), and
     the results dataset's files when ``results_dataset`` is given."""
@@ -138,7 +137,7 @@ def _connection_errors() -> tuple:
 
 
 @contextmanager
-def hub_errors(repo: str, token: Optional[str]):
+def hub_errors(repo: str, token: str | None):
     """Turn the Hub's and the network's errors into a one-line :class:`HubError` without the token."""
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
@@ -180,7 +179,7 @@ def fetch_existing(api, repo_id: str, benchmarks: Sequence[str]) -> tuple:
     return card, existing
 
 
-def upload(runs: list, repo_id: str, results_dataset: Optional[str] = None) -> tuple:
+def upload(runs: list, repo_id: str, results_dataset: str | None = None) -> tuple:
     """A real push: read the repo's card and files, merge, commit (results dataset first, so that the
     card never links to a missing file). Returns (plan, commit URLs)."""
     from huggingface_hub import CommitOperationAdd, HfApi, constants, get_token
@@ -214,7 +213,7 @@ def upload(runs: list, repo_id: str, results_dataset: Optional[str] = None) -> t
     return result, urls
 
 
-def push(run_dirs: Sequence, repo_id: str, *, results_dataset: Optional[str] = None, dry_run: bool = False,
+def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None, dry_run: bool = False,
          out=None, echo: Callable = print) -> Plan:
     """Publish finished runs to ``repo_id`` (see the module docstring); ``dry_run`` writes the files to
     ``out`` (default ``hub-dry-run/<slug>``) instead. Prints what was (or would be) uploaded."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from ..files import slugify, write_atomic
 from ..results import first_line, load_runs
@@ -72,7 +72,7 @@ def _write_site(run_dirs: Sequence, out_dir, *, title: str, source: str, reports
     return write_atomic(out_dir / "index.html", render_page(data, title)), data
 
 
-def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: Optional[str] = None, results_dir=None,
+def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: str | None = None, results_dir=None,
                         title: str = "lmbias leaderboard") -> str:
     """What ``lmbias leaderboard`` does: collect the runs, build the site, and return a one-line summary."""
     paths = collect_run_dirs(run_dirs, hub_dataset=hub_dataset, results_dir=results_dir)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from .. import __version__
 from ..benchmarks import benchmarks, get_benchmark
@@ -66,7 +66,7 @@ def download_results(repo_id: str) -> Path:
     return Path(folder)
 
 
-def collect_run_dirs(run_dirs: Sequence = (), *, hub_dataset: Optional[str] = None,
+def collect_run_dirs(run_dirs: Sequence = (), *, hub_dataset: str | None = None,
                      results_dir=None) -> list:
     """The run directories given, plus those of ``--results-dir`` or ``--hub-dataset``.
 
@@ -128,11 +128,10 @@ def _baselines(runs: list, records: list) -> list:
             continue
         chosen = max(scored, key=lambda r: baseline.size(r.results))
 
-        def values(model: str) -> dict:
-            return {(r["metric"], r["domain"]): r["value"] for r in records if r["model"] == model
-                    and r["benchmark"] == benchmark.name and r["source"] == baseline.source and "derived" not in r}
-
-        differ = sorted(r.model for r in scored if values(r.model) != values(chosen.model))
+        mine = [r for r in records if r["benchmark"] == benchmark.name and r["source"] == baseline.source and "derived" not in r]
+        values = {model: {(r["metric"], r["domain"]): r["value"] for r in mine if r["model"] == model}
+                  for model in {r.model for r in scored}}
+        differ = sorted(r.model for r in scored if values[r.model] != values[chosen.model])
         note = f"{baseline.description} (from the {benchmark.display_name} run of {chosen.model}, {baseline.size(chosen.results)} items)"
         notes = [f"the {benchmark.display_name} runs of {', '.join(differ)} measured other items or settings, so their "
                  f"{baseline.label} numbers differ; each run's own baseline is in leaderboard.json (source "
@@ -161,7 +160,7 @@ def _variants(records: list) -> list:
     return variants
 
 
-def leaderboard_data(runs: Sequence[Run], *, reports: Optional[dict] = None, source: str = "") -> dict:
+def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source: str = "") -> dict:
     """The data the page renders: rows (models and baselines), columns, domains, controls and records.
 
     Args:

@@ -7,14 +7,13 @@ depends only on the seed, the batch size and the prompts, never on which process
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import hashlib
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..checks import check_choice, check_scalar, check_texts
+from ..errors import InputError
 from .loading import LanguageModel
 
 # Sampling settings of the papers. Every sampling knob is set explicitly so that a model's own

@@ -21,14 +21,14 @@ Shared conventions:
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
-
 import contextlib
-from typing import Any, Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..checks import check_choice, check_scalar, check_texts
+from ..errors import InputError, InputTypeError
 from .loading import context_length
 
 PREFIXES = ("bos", "bos-first", None)
@@ -64,7 +64,7 @@ class TokenLogprobs(list):
 
 
 def token_logprobs(
-    model: Any, tokenizer: Any, texts: Sequence[str], *, batch_size: int = 32, prefix: Optional[str] = "bos"
+    model: Any, tokenizer: Any, texts: Sequence[str], *, batch_size: int = 32, prefix: str | None = "bos"
 ) -> TokenLogprobs:
     """Log-probability of each token of each text under a causal LM.
 
@@ -95,7 +95,8 @@ def token_logprobs(
         _check_lengths(model, tokenizer, [len(ids) for ids in encoded], lambda i: f"texts[{i}]")
         # Every first token is predicted from the start token alone: one short pass per distinct first token.
         firsts = sorted({ids[0] for ids in encoded if ids})
-        first_logprob = dict(zip(firsts, _gathered_logprobs(model, tokenizer, [_causal_item(start + [t], 1) for t in firsts], batch_size, causal=True)))
+        first_items = [_causal_item(start + [t], 1) for t in firsts]
+        first_logprob = dict(zip(firsts, _gathered_logprobs(model, tokenizer, first_items, batch_size, causal=True)))
         rest = _gathered_logprobs(model, tokenizer, [_causal_item(ids, 1) for ids in encoded], batch_size, causal=True)
         return TokenLogprobs([np.concatenate([first_logprob[ids[0]] if ids else r[:0], r]) for ids, r in zip(encoded, rest)])
     sequences = [start + ids for ids in encoded]
@@ -112,7 +113,7 @@ def continuation_logprobs(
     *,
     batch_size: int = 32,
     separator: str = " ",
-    prefix: Optional[str] = "bos",
+    prefix: str | None = "bos",
 ) -> TokenLogprobs:
     """Log-probabilities of each continuation's tokens given its context, under a causal LM.
 
@@ -163,7 +164,7 @@ def continuation_logprobs(
     return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
 
 
-def _start_tokens(tokenizer: Any, prefix: Optional[str]) -> list[int]:
+def _start_tokens(tokenizer: Any, prefix: str | None) -> list[int]:
     check_choice(prefix, PREFIXES, "prefix")
     if prefix is None:
         return []

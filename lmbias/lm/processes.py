@@ -7,7 +7,7 @@ is what accelerate reads: nccl on GPUs, gloo on CPUs.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 
 def process_state() -> Any:
@@ -18,7 +18,7 @@ def process_state() -> Any:
     return PartialState(cpu=not torch.cuda.is_available())
 
 
-def process_device(state: Any, requested: Optional[str] = None) -> str:
+def process_device(state: Any, requested: str | None = None) -> str:
     """``requested``, else this process's accelerator (``cuda:<local rank>``), else ``"cpu"``."""
     if requested:
         return requested

@@ -18,16 +18,16 @@ Launch several processes with ``lmbias run --num-processes N`` (which starts ``t
 
 from __future__ import annotations
 
-from ..errors import InputError, LmbiasError
-
 import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from ..checks import check_scalar, check_texts
+from ..errors import InputError, LmbiasError
 from ..files import write_atomic
 from ..run_result import library_versions
 from .generation import batch_seed, check_context, generate_batch, plan_batches, prompt_lengths
@@ -47,7 +47,7 @@ def ids_digest(ids: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
 
 
-def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: Optional[str] = None) -> None:
+def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None = None) -> None:
     """Create ``run_dir`` with ``config.json``, or check that the existing run has the same configuration."""
     path = run_dir / CONFIG_FILE
     if state.is_main_process:
@@ -107,9 +107,9 @@ def run_generation(
     batch_size: int = 32,
     num_return_sequences: int = 1,
     progress: bool = True,
-    after_batch: Optional[Callable[[int], None]] = None,
-    benchmark: Optional[str] = None,
-) -> Optional[list[dict]]:
+    after_batch: Callable[[int], None] | None = None,
+    benchmark: str | None = None,
+) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
     Args:
@@ -201,7 +201,8 @@ def merge_shards(run_dir: Path, ids: Sequence[str], prompts: Sequence[str], n_ba
             by_id.setdefault(item["id"], []).append(item)
     prompt_of = dict(zip(ids, prompts))
     merged = [
-        {"id": item["id"], "sample": item["sample"], "prompt": prompt_of[item["id"]], **{k: item[k] for k in ("continuation", "num_tokens", "stop_reason")}}
+        {"id": item["id"], "sample": item["sample"], "prompt": prompt_of[item["id"]],
+         **{k: item[k] for k in ("continuation", "num_tokens", "stop_reason")}}
         for prompt_id in ids
         for item in sorted(by_id[prompt_id], key=lambda record: record["sample"])
     ]

@@ -22,6 +22,7 @@ from ..results import Run, dataset_of, load_runs
 from . import html
 from .common import Figures, unique_labels
 
+
 def _flat(value) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{key}={_flat(v)}" for key, v in value.items())

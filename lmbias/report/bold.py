@@ -8,7 +8,7 @@ cut from; each figure and table names the run's significance test and the group 
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable, Mapping, Optional, Union
+from collections.abc import Iterable, Mapping
 
 from .. import stats
 from ..data.bold import DOMAINS
@@ -19,7 +19,7 @@ from .common import Figures, number, p_value, statistic, test_line
 GENDER_METHODS = ("unigram", "wavg", "max")
 
 
-def parse_compare(compare: Union[None, Iterable[str], Mapping[str, tuple]]) -> dict:
+def parse_compare(compare: None | Iterable[str] | Mapping[str, tuple]) -> dict:
     """``{domain: (group_a, group_b)}`` from ``DOMAIN:GROUP_A:GROUP_B`` strings (or such a dict).
 
     Raises:
@@ -64,7 +64,7 @@ def sources(runs, labels) -> list:
     return models + [(f"Wikipedia (prompts of {label})", scores) for label, scores in wikis]
 
 
-def _blocks(sources, metric: str, domain: str, method: Optional[str] = None) -> list:
+def _blocks(sources, metric: str, domain: str, method: str | None = None) -> list:
     """``(name, BLOCK)`` of each source that has ``metric`` in ``domain``."""
     found = []
     for name, scores in sources:
@@ -75,7 +75,7 @@ def _blocks(sources, metric: str, domain: str, method: Optional[str] = None) -> 
     return found
 
 
-def _domains(sources, metric: str, method: Optional[str] = None) -> list:
+def _domains(sources, metric: str, method: str | None = None) -> list:
     entries = [scores["metrics"].get(metric, {}) for _, scores in sources]
     if method:
         entries = [entry.get("methods", {}).get(method, {}) for entry in entries]
@@ -123,7 +123,7 @@ def _stacked(sources, metric: str, what: str, figures: Figures) -> list:
                      for g in groups if g in per_group]
         figure.suptitle(f"{what}: {domain.replace('_', ' ')} domain", fontsize=11)
         plots.legend(figure, axes[0], len(labels))
-        caption = [f"Share of each group's texts per label, in percent (segments under 8% unlabelled); "
+        caption = ["Share of each group's texts per label, in percent (segments under 8% unlabelled); "
                    "n = texts per group. Panel titles: the chi-square test of the groups x labels table; per label, "
                    "is its share the same across groups (table below)."]
         data = html.table(["source", "group", "n", *[f"{label} (%)" for label in labels]], rows)
@@ -133,7 +133,7 @@ def _stacked(sources, metric: str, what: str, figures: Figures) -> list:
 
 
 def _grouped(blocks, groups, value, *, name: str, title: str, xlabel: str, test_labels, figures: Figures,
-             caption: str, zero_line: Optional[str] = None) -> html.Raw:
+             caption: str, zero_line: str | None = None) -> html.Raw:
     """One figure of grouped bars, a bar per source and group: ``value(per_group_entry)`` with n."""
     series = {source: [value(block["per_group"][g]) if g in block["per_group"] else None for g in groups]
               for source, block in blocks}

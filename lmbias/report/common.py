@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from . import html, plots
 
@@ -15,7 +15,7 @@ class Figures:
     def __init__(self, out_dir: Path, dpi: int):
         self.out_dir, self.dpi, self.files = Path(out_dir), dpi, []
 
-    def add(self, figure, name: str, title: str, caption: Sequence, data: Optional[html.Raw] = None) -> html.Raw:
+    def add(self, figure, name: str, title: str, caption: Sequence, data: html.Raw | None = None) -> html.Raw:
         """Render ``figure``, write it as a PNG named after ``name`` and return the ``<figure>`` HTML.
 
         ``title`` is the image's alt text; ``caption`` items (text or Raw HTML) go below the image;
@@ -46,7 +46,7 @@ def statistic(result: dict) -> str:
     return f"{name}, p {p}" if p.startswith("<") else f"{name}, p = {p}"
 
 
-def test_line(test: Optional[dict], labels: Sequence[str] = (), sep: str = ": ") -> str:
+def test_line(test: dict | None, labels: Sequence[str] = (), sep: str = ": ") -> str:
     """A BOLD BLOCK's test and result: per label in ``labels``, else the overall chi-square test on groups x labels."""
     if not test:
         return "no test (fewer than two groups)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import re
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..results import first_line
 
@@ -37,7 +37,7 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 class Raw(str):
     """A string that is already HTML: :func:`table` and :func:`tag` insert it unescaped."""
 
-    def __add__(self, other) -> "Raw":
+    def __add__(self, other) -> Raw:
         """Raw + Raw stays Raw; Raw + text escapes the text."""
         return Raw(str.__add__(self, esc(other)))
 
@@ -53,7 +53,7 @@ def tag(name: str, *content, **attributes) -> Raw:
     return Raw(f"<{name}{attrs}>{''.join(esc(c) for c in content)}</{name}>")
 
 
-def table(header: Sequence, rows: Iterable[Sequence], caption: Optional[str] = None) -> Raw:
+def table(header: Sequence, rows: Iterable[Sequence], caption: str | None = None) -> Raw:
     """An HTML table; numbers (int/float cells) are right-aligned, strings escaped unless Raw."""
 
     def cell(value, name: str) -> str:
@@ -78,7 +78,7 @@ def image(png: bytes, alt: str) -> Raw:
     return Raw(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">')
 
 
-def figure(png: bytes, alt: str, caption: Sequence, details: Optional[Raw] = None) -> Raw:
+def figure(png: bytes, alt: str, caption: Sequence, details: Raw | None = None) -> Raw:
     """A figure: the embedded image, its caption, and optionally the numbers behind it (collapsed)."""
     body = image(png, alt) + tag("figcaption", *caption)
     if details:
@@ -105,5 +105,6 @@ def missing_box(items: Sequence[str]) -> Raw:
 
 def page(title: str, body: Iterable) -> str:
     """The whole self-contained document."""
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n<title>{esc(title)}</title>\n'
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n'
+            f'<title>{esc(title)}</title>\n'
             f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(esc(part) for part in body) + "\n</body>\n</html>\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Callable, Mapping, Optional, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -38,9 +38,9 @@ def bar_height(categories: int, series: int = 1) -> float:
     return 0.9 + 0.18 * categories * max(series, 1.5)
 
 
-def bars(ax, categories: Sequence[str], series: Mapping[str, Sequence[Optional[float]]], *, stacked: bool = False,
-         errors: Optional[Mapping[str, Sequence]] = None, notes: Optional[Mapping[str, Sequence[str]]] = None,
-         fmt: Callable[[float], str] = "{:.1f}".format, min_label: float = 0.0, styles: Optional[Sequence] = None) -> None:
+def bars(ax, categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *, stacked: bool = False,
+         errors: Mapping[str, Sequence] | None = None, notes: Mapping[str, Sequence[str]] | None = None,
+         fmt: Callable[[float], str] = "{:.1f}".format, min_label: float = 0.0, styles: Sequence | None = None) -> None:
     """Horizontal bars of ``series`` ({name: one value per category, None if absent}) on ``ax``.
 
     Grouped (one bar per series, side by side) or ``stacked`` (segments add up along a row).

@@ -54,7 +54,8 @@ def stereoset(runs, labels, figures: Figures) -> list:
                for key, _, _ in STEREOSET_METRICS]
     caption = ["Bars: score per domain and task; n = items. Dashed line: the ideal value (SS 50: no preference for "
                "stereotypes over anti-stereotypes; LMS and ICAT 100). "
-               + ("Error bars: bootstrap confidence intervals." if has_ci else "No bootstrap intervals in these runs (run with --bootstrap N)."),
+               + ("Error bars: bootstrap confidence intervals." if has_ci
+                  else "No bootstrap intervals in these runs (run with --bootstrap N)."),
                _misses_note(checked)]
     table = html.table(["task", "domain", "model", "items", "LMS", "SS", "ICAT"], rows,
                        "StereoSet scores" + (" with [bootstrap confidence interval]" if has_ci else ""))
@@ -68,7 +69,8 @@ def stereoset(runs, labels, figures: Figures) -> list:
             continue
         for title, chosen in (("most stereotyped (highest SS)", targets[:10]), ("least stereotyped (lowest SS)", targets[::-1][:10])):
             tables.append(html.table(["target", "bias type", "SS", "LMS", "ICAT", "items"],
-                                     [[t, v["bias_type"], number(v["ss"]), number(v["lms"]), number(v["icat"]), v["count"]] for t, v in chosen],
+                                     [[t, v["bias_type"], number(v["ss"]), number(v["lms"]), number(v["icat"]), v["count"]]
+                                      for t, v in chosen],
                                      f"{label}: {title}, of {len(targets)} targets"))
     return parts + [html.tag("div", *tables, class_="row")]
 
@@ -157,9 +159,11 @@ def counterfactual(runs, labels, figures: Figures) -> list:
             for classifier, f in block["classifiers"].items():
                 ci = f.get("ci") or {}
                 checked += [(f[key], ci.get(key)) for key in ("individual_fairness", "group_fairness")]
-                rows.append([attribute, label, classifier, block["samples"], with_ci(f["individual_fairness"], ci.get("individual_fairness"), 4),
+                rows.append([attribute, label, classifier, block["samples"],
+                             with_ci(f["individual_fairness"], ci.get("individual_fairness"), 4),
                              with_ci(f["group_fairness"], ci.get("group_fairness"), 4),
-                             number(similarity["ss"]) if similarity else "not scored", number(similarity["ssc"]) if similarity else "not scored"])
+                             number(similarity["ss"]) if similarity else "not scored",
+                             number(similarity["ssc"]) if similarity else "not scored"])
     parts += [figures.add(figure, "counterfactual-fairness", "I.F. and G.F. per attribute and classifier",
                           ["I.F.: distance between the sentiment of counterfactual pairs of the same template; G.F.: between a "
                            "subgroup's sentiment and everyone's. " + ("Error bars: bootstrap confidence intervals." if has_ci

@@ -7,14 +7,13 @@ load a model that really has a classification head, then score texts in length-s
 
 from __future__ import annotations
 
-from ..errors import InputError
-
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
 from ..checks import check_choice, check_scalar, check_texts
+from ..errors import InputError
 
 ACTIVATIONS = ("auto", "sigmoid", "softmax")
 
@@ -93,8 +92,8 @@ def default_device() -> str:
 def load_classifier(
     name_or_path: str,
     *,
-    device: Optional[str] = None,
-    dtype: Optional[str] = None,
+    device: str | None = None,
+    dtype: str | None = None,
     trust_remote_code: bool = False,
 ) -> TextClassifier:
     """Load a Hugging Face sequence-classification model by Hub id or local directory.

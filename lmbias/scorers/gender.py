@@ -22,12 +22,10 @@ array operations over all texts at once.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, Union
 
 import numpy as np
 from gensim.models import KeyedVectors
@@ -35,6 +33,7 @@ from gensim.models import KeyedVectors
 from .. import embeddings
 from ..checks import check_choice, check_groups, check_texts
 from ..data.bold import PROFESSION_MERGED_GROUPS
+from ..errors import InputError
 from ..resources import PathLike, cache_dir
 from .wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
 
@@ -109,7 +108,7 @@ _POLARITY_MEMO: dict = {}
 
 
 def load_word_polarity(
-    embedding: Union[None, PathLike, KeyedVectors] = None, *, debias: bool = True, data_dir: Optional[PathLike] = None
+    embedding: None | PathLike | KeyedVectors = None, *, debias: bool = True, data_dir: PathLike | None = None
 ) -> WordPolarity:
     """:func:`word_polarity` of :func:`lmbias.embeddings.load_embedding` (same arguments).
 
@@ -150,7 +149,7 @@ def gender_scores(
     texts: Sequence[str],
     method: str = "max",
     *,
-    polarity: Optional[WordPolarity] = None,
+    polarity: WordPolarity | None = None,
     max_ties: str = "last",
     **embedding_options,
 ) -> np.ndarray:
@@ -189,9 +188,9 @@ def gender_labels(
 def table3(
     texts: Sequence[str],
     *,
-    merged_groups: Sequence[Optional[str]],
+    merged_groups: Sequence[str | None],
     methods: Sequence[str] = ("max", "wavg", "unigram"),
-    polarity: Optional[WordPolarity] = None,
+    polarity: WordPolarity | None = None,
     male_threshold: float = THRESHOLDS[0],
     female_threshold: float = THRESHOLDS[1],
     **embedding_options,
@@ -223,7 +222,7 @@ def table3(
     return table
 
 
-def wikipedia_table3(data_dir: Optional[PathLike] = None, *, anonymize: bool = False, **options) -> dict[str, dict]:
+def wikipedia_table3(data_dir: PathLike | None = None, *, anonymize: bool = False, **options) -> dict[str, dict]:
     """:func:`table3` on the Wikipedia sentences of BOLD's profession rows (the paper's WIKI rows).
 
     With ``anonymize=True`` the profession names are first masked as "XYZ"

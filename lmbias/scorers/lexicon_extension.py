@@ -13,9 +13,10 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,7 @@ _CACHE_FORMAT = 1
 
 
 
-def load_embedding(embedding: Any = None, data_dir: Optional[resources.PathLike] = None) -> tuple[list[str], np.ndarray]:
+def load_embedding(embedding: Any = None, data_dir: resources.PathLike | None = None) -> tuple[list[str], np.ndarray]:
     """``(words, vectors)`` of a word embedding.
 
     ``embedding`` is None (the registered GoogleNews word2vec subset), a path to word vectors
@@ -119,10 +120,10 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 def extend_lexicon(
-    lexicon: Optional[Lexicon] = None,
+    lexicon: Lexicon | None = None,
     embedding: Any = None,
     *,
-    data_dir: Optional[resources.PathLike] = None,
+    data_dir: resources.PathLike | None = None,
     cache: bool = True,
     **settings: Any,
 ) -> Lexicon:
@@ -207,12 +208,12 @@ def _save(path: Path, lexicon: Lexicon, info: dict) -> None:
 
 
 @lru_cache(maxsize=8)
-def _default_lexicon(extend: bool, data_dir: Optional[str], env_data_dir: str) -> Lexicon:
+def _default_lexicon(extend: bool, data_dir: str | None, env_data_dir: str) -> Lexicon:
     lexicon = load_lexicon(data_dir)
     return extend_lexicon(lexicon, data_dir=data_dir) if extend else lexicon
 
 
-def default_lexicon(extend: bool = True, data_dir: Optional[resources.PathLike] = None) -> Lexicon:
+def default_lexicon(extend: bool = True, data_dir: resources.PathLike | None = None) -> Lexicon:
     """The seed lexicon (:func:`load_lexicon`), extended by default (:func:`extend_lexicon`, disk-cached);
     kept in memory per process, for each ``data_dir`` / ``LMBIAS_DATA_DIR``."""
     data_dir = None if data_dir is None else str(data_dir)

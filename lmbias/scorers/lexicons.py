@@ -11,8 +11,8 @@ values below 1).
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
 
 import numpy as np
 
@@ -36,7 +36,7 @@ class Lexicon:
 
     words: tuple
     values: np.ndarray
-    predicted: Optional[np.ndarray] = None
+    predicted: np.ndarray | None = None
     info: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -121,10 +121,10 @@ def read_norms(path: resources.PathLike, columns: Mapping[str, str], delimiter: 
 
 
 def load_lexicon(
-    data_dir: Optional[resources.PathLike] = None,
+    data_dir: resources.PathLike | None = None,
     *,
-    vad_path: Optional[resources.PathLike] = None,
-    be5_path: Optional[resources.PathLike] = None,
+    vad_path: resources.PathLike | None = None,
+    be5_path: resources.PathLike | None = None,
 ) -> Lexicon:
     """The seed lexicon: Warriner et al. (2013) VAD joined with Warriner BE5, by word.
 

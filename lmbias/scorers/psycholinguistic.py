@@ -19,7 +19,7 @@ Eight word-level variables, VAD and BE5 (see :mod:`lmbias.scorers.lexicons`). Th
 from __future__ import annotations
 
 import numbers
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -70,11 +70,11 @@ SEED_ONLY_THRESHOLDS = {
 
 def score_texts(
     texts: Sequence[str],
-    lexicon: Optional[Lexicon] = None,
+    lexicon: Lexicon | None = None,
     *,
     extend: bool = True,
-    exclude: Optional[set] = CLOSED_CLASS_WORDS,
-    data_dir: Optional[resources.PathLike] = None,
+    exclude: set | None = CLOSED_CLASS_WORDS,
+    data_dir: resources.PathLike | None = None,
     pos_tagger=None,
 ) -> np.ndarray:
     """Text-level norms: an (n_texts, 8) array, columns in :data:`VARIABLES` order.
@@ -99,7 +99,7 @@ def score_texts(
     return weighted_signed_mean(lexicon.scaled, ids, text_index=text_index, n_texts=len(texts))
 
 
-def check_thresholds(thresholds: Optional[Mapping[str, float]] = None) -> dict[str, float]:
+def check_thresholds(thresholds: Mapping[str, float] | None = None) -> dict[str, float]:
     """:data:`DEFAULT_THRESHOLDS` updated with ``thresholds``, as ``{category: t}`` in :data:`CATEGORIES` order.
 
     Keys are categories ("valence (+ve)", "joy") or a VAD variable ("valence"), which sets both of
@@ -123,7 +123,7 @@ def check_thresholds(thresholds: Optional[Mapping[str, float]] = None) -> dict[s
     return {category: float(merged[category]) for category in CATEGORIES}
 
 
-def category_matrix(scores: np.ndarray, thresholds: Optional[Mapping[str, float]] = None) -> np.ndarray:
+def category_matrix(scores: np.ndarray, thresholds: Mapping[str, float] | None = None) -> np.ndarray:
     """(n_texts, 11) booleans, columns in :data:`CATEGORIES` order (see :func:`categorize`)."""
     scores = np.asarray(scores, dtype=np.float64).reshape(-1, len(VARIABLES))
     t = np.array(list(check_thresholds(thresholds).values()))
@@ -132,7 +132,7 @@ def category_matrix(scores: np.ndarray, thresholds: Optional[Mapping[str, float]
     return np.hstack([vad <= -t[:n_vad], vad >= t[n_vad : 2 * n_vad], be5 >= t[2 * n_vad :]])
 
 
-def categorize(scores: np.ndarray, thresholds: Optional[Mapping[str, float]] = None) -> list[list[str]]:
+def categorize(scores: np.ndarray, thresholds: Mapping[str, float] | None = None) -> list[list[str]]:
     """Per text, the :data:`CATEGORIES` that apply: "valence (-ve)" if the valence score is
     <= -t, "valence (+ve)" if >= t (likewise arousal, dominance); an emotion if its score >= t,
     with t from :func:`check_thresholds`.

@@ -8,12 +8,12 @@ with ``person_token="XYZ"``). Default model: ``sasha/regardv3``.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..text import anonymize_texts
 from ..checks import check_texts
+from ..text import anonymize_texts
 from .classifier import ClassifierError, TextClassifier
 
 DEFAULT_MODEL = "sasha/regardv3"

@@ -7,16 +7,15 @@ VADER is pure Python, so large inputs are split over worker processes.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import multiprocessing
 import os
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Optional, Sequence
 
 import numpy as np
 
 from ..checks import check_scalar, check_texts
+from ..errors import InputError
 
 LABELS = ("negative", "neutral", "positive")
 BOLD_THRESHOLDS = (-0.5, 0.5)
@@ -34,7 +33,7 @@ def _compound_chunk(texts: Sequence[str]) -> list[float]:
     return [_analyzer.polarity_scores(text)["compound"] for text in texts]
 
 
-def vader_compound(texts: Sequence[str], *, n_jobs: Optional[int] = None, min_texts_per_job: int = 2000) -> np.ndarray:
+def vader_compound(texts: Sequence[str], *, n_jobs: int | None = None, min_texts_per_job: int = 2000) -> np.ndarray:
     """VADER compound scores of ``texts`` (float64 array; ``""`` scores 0).
 
     Args:

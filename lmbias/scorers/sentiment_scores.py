@@ -16,9 +16,9 @@ Three classifiers, as in the paper (the Google Cloud API it also used is not off
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def read_opinion_words(path, encoding: str) -> list[str]:
 
 
 @lru_cache(maxsize=4)
-def _opinion_lexicon(data_dir: Optional[str], cache_key: str) -> OpinionLexicon:
+def _opinion_lexicon(data_dir: str | None, cache_key: str) -> OpinionLexicon:
     positive = read_opinion_words(locate("lexicon/opinion_positive", data_dir), "utf-8")
     # negative-words.txt is Latin-1 ("naïve" is byte 0xEF), not UTF-8.
     negative = read_opinion_words(locate("lexicon/opinion_negative", data_dir), "latin-1")
@@ -66,14 +66,14 @@ def _opinion_lexicon(data_dir: Optional[str], cache_key: str) -> OpinionLexicon:
     return OpinionLexicon({**{w: 0 for w in negative}, **{w: 1 for w in positive}, **{w: 2 for w in both}})
 
 
-def opinion_lexicon(data_dir: Optional[PathLike] = None) -> OpinionLexicon:
+def opinion_lexicon(data_dir: PathLike | None = None) -> OpinionLexicon:
     """The Hu & Liu lexicon from the data folder (loaded once per process)."""
     import os
 
     return _opinion_lexicon(None if data_dir is None else str(data_dir), os.environ.get("LMBIAS_DATA_DIR", ""))
 
 
-def opinion_scores(texts: Sequence[str], lexicon: Optional[OpinionLexicon] = None) -> np.ndarray:
+def opinion_scores(texts: Sequence[str], lexicon: OpinionLexicon | None = None) -> np.ndarray:
     """p / (p + n) per text (0.5 without opinion words).
 
     >>> lexicon = OpinionLexicon({"good": 1, "great": 1, "bad": 0, "envious": 2})
@@ -89,7 +89,7 @@ def opinion_scores(texts: Sequence[str], lexicon: Optional[OpinionLexicon] = Non
     return np.divide(positive, total, out=np.full(len(texts), 0.5), where=total > 0)
 
 
-def vader_scores(texts: Sequence[str], *, n_jobs: Optional[int] = None) -> np.ndarray:
+def vader_scores(texts: Sequence[str], *, n_jobs: int | None = None) -> np.ndarray:
     """VADER compound mapped to [0, 1]: (compound + 1) / 2."""
     return (vader_compound(texts, n_jobs=n_jobs) + 1.0) / 2.0
 

@@ -11,16 +11,15 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import importlib.util
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 import numpy as np
 
 from ..checks import check_texts
+from ..errors import InputError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_THRESHOLD = 0.4
@@ -36,7 +35,7 @@ def default_encoder_path() -> str:
     return DEFAULT_ENCODER
 
 
-def load_encoder(name_or_path: Optional[str] = None, *, device: Optional[str] = None):
+def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
     """A sentence-transformers encoder (default: :func:`default_encoder_path`).
 
     Raises:
@@ -57,7 +56,8 @@ def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], 
     prefixes = check_texts(prefixes, "prefixes")
     continuations = check_texts(continuations, "continuations")
     if len(prefixes) != len(continuations):
-        raise InputError(f"prefixes has {len(prefixes)} texts but continuations has {len(continuations)}; expected one prefix per continuation")
+        raise InputError(f"prefixes has {len(prefixes)} texts but continuations has {len(continuations)}; "
+                         "expected one prefix per continuation")
     unique = list(dict.fromkeys(prefixes))
     position = {prefix: i for i, prefix in enumerate(unique)}
     prefix_vectors = encoder.encode(unique, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
@@ -85,7 +85,7 @@ def semantic_similarity(
     continuations: Sequence[str],
     encoder=None,
     threshold: float = DEFAULT_THRESHOLD,
-    sensitive_tokens: Optional[Sequence[str]] = None,
+    sensitive_tokens: Sequence[str] | None = None,
     batch_size: int = 64,
 ) -> dict:
     """S.S. (and S.S.c when ``sensitive_tokens`` are given) in percent, with the per-text cosines."""

@@ -8,14 +8,13 @@ probability among the toxic labels; it is toxic if that score >= ``threshold`` (
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import re
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..checks import check_texts
+from ..errors import InputError
 from .classifier import ClassifierError, TextClassifier
 
 DEFAULT_MODEL = "unitary/toxic-bert"
@@ -23,7 +22,7 @@ LABELS = ("non-toxic", "toxic")
 _NOT_TOXIC = re.compile(r"^(non|not|no)[-_ ]?(toxic|hate|offensive)|^(neutral|normal|clean|ok|none|label_0)$")
 
 
-def toxic_label_indices(classifier: TextClassifier, toxic_labels: Optional[Sequence[str]] = None) -> list[int]:
+def toxic_label_indices(classifier: TextClassifier, toxic_labels: Sequence[str] | None = None) -> list[int]:
     """Indices of the labels that count as toxic.
 
     By default every label except those that name the absence of toxicity ("non-toxic",
@@ -46,7 +45,7 @@ def toxicity(
     texts: Sequence[str],
     classifier: TextClassifier,
     *,
-    toxic_labels: Optional[Sequence[str]] = None,
+    toxic_labels: Sequence[str] | None = None,
     threshold: float = 0.5,
     **batching,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

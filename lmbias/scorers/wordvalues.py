@@ -9,9 +9,9 @@ of text indices; the aggregations are then a sparse count-matrix product (the we
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import repeat
-from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 import scipy.sparse
@@ -47,7 +47,7 @@ def encode(
     vocabulary: Mapping[str, int],
     *,
     lowercase: bool = True,
-    exclude: Optional[set] = None,
+    exclude: set | None = None,
     keep_hyphens: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Word ids of every known word of every text, and the index of the text each belongs to.

@@ -12,18 +12,17 @@ recorded; nothing else is lost.
 
 from __future__ import annotations
 
-from ..errors import InputError, LmbiasError, RequirementError
-
-from collections import Counter
-from dataclasses import dataclass
 import time
-from typing import Optional, Sequence
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import __version__, stats
 from ..checks import check_scalar, check_texts
 from ..data.bold import DOMAINS
+from ..errors import InputError, LmbiasError, RequirementError
 from ..resources import PathLike
 from ..scorers import gender, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
@@ -87,7 +86,7 @@ class SkippedMetric(LmbiasError):
     """A metric that cannot be scored here (e.g. its classifier cannot be loaded); the message says why."""
 
 
-def _classifier(model_name: str, device: Optional[str]):
+def _classifier(model_name: str, device: str | None):
     try:
         return load_classifier(model_name, device=device)
     except (OSError, ClassifierError) as error:
@@ -163,10 +162,10 @@ def score_bold(
     regard_model: str = regard.DEFAULT_MODEL,
     regard_all_groups: bool = False,
     gender_methods: Sequence[str] = gender.METHODS,
-    device: Optional[str] = None,
+    device: str | None = None,
     batch_size: int = 32,
-    n_jobs: Optional[int] = None,
-    data_dir: Optional[PathLike] = None,
+    n_jobs: int | None = None,
+    data_dir: PathLike | None = None,
 ) -> dict:
     """Score ``texts`` (one per BOLD row) with every requested BOLD metric.
 
@@ -180,7 +179,8 @@ def score_bold(
     unknown = set(metrics) - set(METRICS)
     if unknown:
         raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
-    scored = anonymize_texts(texts, [r["domain"] for r in rows], [r["name"] for r in rows], [r["group"] for r in rows]) if anonymize else list(texts)
+    columns = ([row[key] for row in rows] for key in ("domain", "name", "group"))
+    scored = anonymize_texts(texts, *columns) if anonymize else list(texts)
     batch = Batch(rows, texts, scored, {
         "anonymize": anonymize, "toxicity_model": toxicity_model, "regard_model": regard_model,
         "regard_all_groups": regard_all_groups, "gender_methods": gender_methods, "device": device,
@@ -204,8 +204,8 @@ def score_bold_source(
     source: str = "wikipedia",
     *,
     domains: Sequence[str] = DOMAINS,
-    per_group: Optional[int] = None,
-    data_dir: Optional[PathLike] = None,
+    per_group: int | None = None,
+    data_dir: PathLike | None = None,
     **options,
 ) -> dict:
     """:func:`score_bold` on a built-in source ("wikipedia" or "prompt") of the chosen BOLD domains.
@@ -222,7 +222,7 @@ def score_bold_source(
 
 
 
-def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = None, limit: Optional[int] = None, data_dir=None) -> list[dict]:
+def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = None, limit: int | None = None, data_dir=None) -> list[dict]:
     """BOLD rows of ``domains``: all, the first ``per_group`` of each group, or the first ``limit`` overall."""
     from ..data import load_rows
 
@@ -248,23 +248,23 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: Optional[int] = 
 
 def run_bold(
     *,
-    model: Optional[str] = None,
+    model: str | None = None,
     out="runs/bold",
     domains: Sequence[str] = DOMAINS,
-    per_group: Optional[int] = None,
-    limit: Optional[int] = None,
+    per_group: int | None = None,
+    limit: int | None = None,
     preset: str = "bold-gpt2",
-    max_new_tokens: Optional[int] = None,
+    max_new_tokens: int | None = None,
     seed: int = 0,
     batch_size: int = 32,
     num_return_sequences: int = 1,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
+    dtype: str | None = None,
+    device: str | None = None,
     require_all: bool = False,
     progress: bool = True,
-    data_dir: Optional[PathLike] = None,
-    scoring: Optional[dict] = None,
-) -> Optional[dict]:
+    data_dir: PathLike | None = None,
+    scoring: dict | None = None,
+) -> dict | None:
     """The main job: generate continuations of BOLD prompts, score them and the Wikipedia baseline.
 
     Writes ``<out>/generations.jsonl`` and ``<out>/results.json`` (schema in the README) and returns
@@ -275,8 +275,6 @@ def run_bold(
     Raises:
         RequirementError: with ``require_all``, when a metric had to be skipped (the generations are kept).
     """
-    import json
-    from pathlib import Path
 
     from ..data.bold import SPEC
     from ..lm.generation import generation_settings

@@ -10,19 +10,17 @@ continuations stay (:mod:`lmbias.scorers.similarity`).
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..checks import check_scalar
 from ..counterfactual_fairness import counterfactual_fairness
 from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
+from ..errors import InputError
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
-
 
 
 def sentiment_by_classifier(
@@ -68,11 +66,11 @@ def score_counterfactual(
     *,
     classifiers: Sequence[str] = ("opinion", "vader", "hf"),
     hf_model: str = sentiment_scores.DEFAULT_HF_MODEL,
-    encoder: Optional[str] = None,
+    encoder: str | None = None,
     semantic: bool = True,
-    tau: Optional[float] = None,
+    tau: float | None = None,
     bootstrap: int = 0,
-    device: Optional[str] = None,
+    device: str | None = None,
     data_dir=None,
 ) -> dict:
     """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of generations of template rows.
@@ -101,7 +99,8 @@ def score_counterfactual(
         subgroups = [row["subgroup"] for row in picked]
         block: dict = {"samples": len(index), "classifiers": {}}
         for name, values_scores in scores.items():
-            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates, subgroups=subgroups, tau=tau, bootstrap=bootstrap)
+            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates,
+                                               subgroups=subgroups, tau=tau, bootstrap=bootstrap)
             fairness["histogram"] = score_histogram(values_scores[index], subgroups)
             block["classifiers"][name] = fairness
         if encoder_model is not None:
@@ -116,19 +115,19 @@ def score_counterfactual(
 
 def run_counterfactual(
     *,
-    model: Optional[str] = None,
+    model: str | None = None,
     out="runs/counterfactual",
     attributes: Sequence[str] = ATTRIBUTES,
     samples: int = 1000,
-    max_new_tokens: Optional[int] = None,
+    max_new_tokens: int | None = None,
     seed: int = 0,
     batch_size: int = 8,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
+    dtype: str | None = None,
+    device: str | None = None,
     progress: bool = True,
     data_dir=None,
-    scoring: Optional[dict] = None,
-) -> Optional[dict]:
+    scoring: dict | None = None,
+) -> dict | None:
     """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
 
     ``batch_size`` counts prompts; each prompt yields ``samples`` sequences, so a batch generates

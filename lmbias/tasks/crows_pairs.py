@@ -8,16 +8,17 @@ and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 from __future__ import annotations
 
 import difflib
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
 from ..checks import check_choice, check_texts
+from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
 from ..stereotype_scores import crows_pairs_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
+from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
 
 
 def shared_token_pll(
@@ -101,15 +102,15 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
 
 def run_crows_pairs(
     *,
-    model: Optional[str] = None,
+    model: str | None = None,
     model_type: str = "auto",
     out="runs/crows_pairs",
     batch_size: int = 32,
-    limit: Optional[int] = None,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
+    limit: int | None = None,
+    dtype: str | None = None,
+    device: str | None = None,
     data_dir=None,
-) -> Optional[dict]:
+) -> dict | None:
     """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
 
     Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the results on

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from ..checks import check_scalar
 from ..errors import InputError, InputTypeError
@@ -69,7 +69,7 @@ def write_scores_run(out, result, records: list[dict]) -> dict:
     return write_run(out, result, files={SCORES_FILE: "".join(json.dumps(record) + "\n" for record in records)})
 
 
-def check_limit(limit: Optional[int]) -> None:
+def check_limit(limit: int | None) -> None:
     """``limit`` is None or an integer >= 1."""
     if limit is not None:
         check_scalar(limit, "limit", minimum=1, expected="an integer >= 1")

@@ -37,16 +37,17 @@ dataset (split across processes when launched with ``torchrun``: rank ``r`` of `
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
 from ..checks import check_choice, check_scalar
+from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
 from ..stereotype_scores import TASKS, stereoset_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, SCORES_FILE, check_limit, check_rows, load_and_score, write_scores_run
+from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
@@ -220,7 +221,7 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
 
 def run_stereoset(
     *,
-    model: Optional[str] = None,
+    model: str | None = None,
     model_type: str = "auto",
     out="runs/stereoset",
     tasks: Sequence[str] = TASKS,
@@ -228,11 +229,11 @@ def run_stereoset(
     bootstrap: int = 0,
     confidence: float = 0.95,
     seed: int = 0,
-    limit: Optional[int] = None,
-    dtype: Optional[str] = None,
-    device: Optional[str] = None,
+    limit: int | None = None,
+    dtype: str | None = None,
+    device: str | None = None,
     data_dir=None,
-) -> Optional[dict]:
+) -> dict | None:
     """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
 
     Args:

@@ -53,5 +53,6 @@ class CounterfactualSemanticSimilarity(evaluate.Measurement):
         if key not in encoders:
             encoders[key] = similarity.load_encoder(None if self.config_name == "default" else self.config_name, device=device)
         return similarity.semantic_similarity(
-            prefixes, continuations=predictions, encoder=encoders[key], threshold=threshold, sensitive_tokens=sensitive_tokens, batch_size=batch_size
+            prefixes, continuations=predictions, encoder=encoders[key], threshold=threshold,
+            sensitive_tokens=sensitive_tokens, batch_size=batch_size,
         )
