@@ -1,7 +1,7 @@
 """The ``lmbias`` command line.
 
 Commands:
-    lmbias datasets [--data-dir DIR] [--json]          summary of the four datasets
+    lmbias datasets [--data-dir DIR] [--json]          summary of every dataset
     lmbias export-dataset NAME --out DIR [--data-dir DIR] [--cards DIR]
     lmbias resources [--data-dir DIR]                  where each data file is found
     lmbias score BENCHMARK ...                          score a benchmark's reference texts (BOLD: Wikipedia)
@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     data_dir = argparse.ArgumentParser(add_help=False)
     data_dir.add_argument("--data-dir", help="local data folder (default: LMBIAS_DATA_DIR, the cache, a download)")
 
-    summary = commands.add_parser("datasets", parents=[data_dir], help="summarise the four datasets")
+    summary = commands.add_parser("datasets", parents=[data_dir], help="summarise every dataset")
     summary.add_argument("--json", action="store_true", help="print JSON instead of Markdown tables")
     summary.set_defaults(func=_datasets)
 

@@ -61,9 +61,16 @@ def all_metrics() -> dict:
 def load_plugins() -> list:
     """Register the benchmarks other packages declare under the ``lmbias.benchmarks`` entry-point
     group (each entry point names a :class:`Benchmark`); returns their names."""
+    import warnings
     from importlib.metadata import entry_points
 
-    return [register(entry.load()).name for entry in entry_points(group="lmbias.benchmarks")]
+    loaded = []
+    for entry in entry_points(group="lmbias.benchmarks"):
+        try:  # a broken plugin must not take the built-in benchmarks down with it
+            loaded.append(register(entry.load()).name)
+        except Exception as error:  # noqa: BLE001
+            warnings.warn(f"lmbias: benchmark plugin {entry.name!r} ({entry.value}) was not loaded: {error}", stacklevel=2)
+    return loaded
 
 
 from . import bold, counterfactual, crows_pairs, stereoset  # noqa: E402  (the built-in benchmarks)

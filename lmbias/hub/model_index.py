@@ -26,6 +26,7 @@ import json
 from huggingface_hub import EvalResult, ModelCard
 
 from .. import __version__
+from ..benchmarks import benchmarks
 from ..results import Run, dataset_of, metric_records
 
 TASK_NAMES = {"text-generation": "Text Generation", "fill-mask": "Fill-Mask"}
@@ -45,8 +46,10 @@ def model_records(run: Run) -> tuple[list, list]:
 
 
 def slice_of(record: dict) -> tuple:
-    """(dataset config, metric config) of a record: its domain and its StereoSet task or classifier."""
-    return record["domain"], record.get("task") or record.get("classifier")
+    """(dataset config, metric config) of a record: its domain, and its values of the benchmarks' variant
+    fields joined by "/" (StereoSet's task, the counterfactual classifier; None when it has none)."""
+    fields = dict.fromkeys(variant.field for benchmark in benchmarks() for variant in benchmark.variants)
+    return record["domain"], "/".join(str(record[field]) for field in fields if record.get(field)) or None
 
 
 def task_type(run: Run) -> str:

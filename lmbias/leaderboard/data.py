@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..benchmarks import benchmarks, get_benchmark
+from ..benchmarks import all_metrics, benchmarks, get_benchmark
 from ..errors import InputError
 from ..files import slugify
 from ..results import Run, first_line, metric_records
@@ -193,7 +193,7 @@ def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source
         "overall_notes": {b.name: b.overall_note for b in benchmarks() if b.overall_note},
         "rows": rows, "records": records,
         "metrics": {spec.id: {"name": spec.name, "ideal": spec.ideal, "unit": spec.unit, "description": spec.description}
-                    for b in benchmarks() for spec in b.metrics},
+                    for spec in all_metrics().values()},
     }
 
 

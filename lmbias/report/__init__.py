@@ -45,7 +45,7 @@ def _header(run: Run, label: str, anchor: str) -> list:
             ["benchmark", name], ["run directory", str(run.path)],
             ["data", f"{data['name']} ({data['type']}), split {data['split']}, revision {data['revision'] or 'not recorded'}"],
             ["items", _flat(counts) or "not recorded"], ["configuration", _flat(config) or "not recorded"],
-            ["versions", _flat({k: versions.get(k, "?") for k in ("lmbias", "torch", "transformers", "python")})]]
+            ["versions", _flat({k: versions.get(k, "?") for k in ("lmbias", "torch", "transformers", "accelerate", "python")})]]
     parts = [html.tag("h2", f"Run: {label} ({name})", id=anchor), html.table(["field", "value"], rows), html.missing_box(run.missing)]
     if run.results is None:
         parts.append(html.note("This run has no results.json, so nothing can be plotted for it; finish it first."))
