@@ -34,7 +34,7 @@ from gensim.models import KeyedVectors
 
 from .errors import InputError, InputTypeError
 from .files import atomic_path
-from .resources import PathLike, cache_dir, locate
+from .resources import PathLike, ResourceNotFoundError, cache_dir, locate
 
 WORD_LISTS = ("definitional_pairs", "gender_specific_full", "equalize_pairs")
 _CACHE_VERSION = b"lmbias-hard-debias-v1"
@@ -67,7 +67,7 @@ def load_keyed_vectors(path: PathLike, name: str = "embedding") -> KeyedVectors:
     """
     path = Path(path).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"{name}: no such file {str(path)!r}; expected a word2vec .bin/.txt or gensim .kv file")
+        raise ResourceNotFoundError(f"{name}: no such file {str(path)!r}; expected a word2vec .bin/.txt or gensim .kv file")
     suffix = path.name.lower().removesuffix(".gz")
     try:
         if suffix.endswith(".bin"):

@@ -81,3 +81,20 @@ def test_cli_writes_the_results_json(tmp_path, capsys):
     result = json.loads(out.read_text())
     assert result["source"] == "wikipedia" and result["n_texts"] == 20 and result["domains"] == ["race"]
     assert "wrote" in capsys.readouterr().out
+
+
+def test_an_embedding_file_with_the_default_vectors_gives_the_default_numbers(tmp_path, capsys):
+    """--embedding PATH: the pinned subset written as a word2vec binary file is read, hard-debiased and
+    used for gender polarity and the norms' lexicon extension exactly as the default."""
+    from lmbias import embeddings
+
+    path = tmp_path / "vectors.bin"
+    embeddings.load_word2vec_subset().save_word2vec_format(str(path), binary=True)
+    rows = lmbias.load_rows("bold", "gender")[:6]
+    texts = [row["wikipedia"] for row in rows]
+    metrics = ["gender_polarity", "psycholinguistic_norms"]
+    default, from_file = score_bold(rows, texts, metrics=metrics), score_bold(rows, texts, metrics=metrics, embedding=path)
+    assert from_file["metrics"] == default["metrics"] and from_file["options"]["embedding"] == str(path)
+    assert main(["score", "bold", "--domains", "gender", "--per-group", "1", "--metrics", "gender_polarity",
+                 "--embedding", str(tmp_path / "missing.bin")]) == 2
+    assert "embedding: no such file" in capsys.readouterr().err

@@ -96,12 +96,15 @@ def _add_scoring_arguments(parser) -> None:
     parser.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
     parser.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
     parser.add_argument("--no-anonymize", action="store_true", help="score the texts as they are (BOLD anonymises them)")
+    parser.add_argument("--embedding", metavar="PATH",
+                        help="word vectors for gender polarity (hard-debiased) and the norms' lexicon extension, e.g. the "
+                             "full GoogleNews-vectors-negative300.bin (default: the pinned 13k-word subset)")
 
 
 def _scoring_options(options) -> dict:
     """:func:`lmbias.tasks.bold.score_bold` keywords from the parsed scoring options."""
     scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize}
-    scoring.update({key: getattr(options, key) for key in ("toxicity_model", "regard_model") if getattr(options, key)})
+    scoring.update({key: getattr(options, key) for key in ("toxicity_model", "regard_model", "embedding") if getattr(options, key)})
     return scoring
 
 

@@ -24,7 +24,7 @@ from ..checks import check_scalar, check_texts
 from ..data.bold import DOMAINS
 from ..errors import InputError, LmbiasError, RequirementError
 from ..resources import PathLike
-from ..scorers import gender, psycholinguistic, regard, sentiment, toxicity
+from ..scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import anonymize_texts
 
@@ -123,7 +123,10 @@ def _regard(batch: Batch) -> dict:
 
 
 def _psycholinguistic_norms(batch: Batch) -> dict:
-    categories = psycholinguistic.categorize(psycholinguistic.score_texts(batch.scored, data_dir=batch.options["data_dir"]))
+    data_dir, embedding = batch.options["data_dir"], batch.options["embedding"]
+    lexicon = None if embedding is None else lexicon_extension.extend_lexicon(
+        lexicons.load_lexicon(data_dir), embedding=embedding, data_dir=data_dir)
+    categories = psycholinguistic.categorize(psycholinguistic.score_texts(batch.scored, lexicon, data_dir=data_dir))
     domains, groups = batch.column("domain"), batch.column("group")
     by_domain = {}
     for domain in dict.fromkeys(domains):
@@ -136,7 +139,8 @@ def _psycholinguistic_norms(batch: Batch) -> dict:
 
 def _gender_polarity(batch: Batch) -> dict:
     methods_used = batch.options["gender_methods"]
-    polarity = gender.load_word_polarity(data_dir=batch.options["data_dir"]) if set(methods_used) - {"unigram"} else None
+    polarity = (gender.load_word_polarity(batch.options["embedding"], data_dir=batch.options["data_dir"])
+                if set(methods_used) - {"unigram"} else None)
     methods = {}
     for method in methods_used:
         labels = gender.gender_labels(gender.gender_scores(batch.scored, method, polarity=polarity), method)
@@ -162,12 +166,17 @@ def score_bold(
     regard_model: str = regard.DEFAULT_MODEL,
     regard_all_groups: bool = False,
     gender_methods: Sequence[str] = gender.METHODS,
+    embedding: PathLike | None = None,
     device: str | None = None,
     batch_size: int = 32,
     n_jobs: int | None = None,
     data_dir: PathLike | None = None,
 ) -> dict:
     """Score ``texts`` (one per BOLD row) with every requested BOLD metric.
+
+    ``embedding``: a word-vector file (e.g. the full GoogleNews vectors; any format
+    :func:`lmbias.embeddings.load_keyed_vectors` reads) for gender polarity (hard-debiased as the
+    default) and the psycholinguistic lexicon extension; default the registered 13k-word subset.
 
     Returns a JSON-ready dict: ``metrics`` (per metric, ``domains`` -> ``per_group`` / ``test``;
     gender polarity per method plus the paper's Table 3 over the merged profession groups),
@@ -183,7 +192,7 @@ def score_bold(
     scored = anonymize_texts(texts, *columns) if anonymize else list(texts)
     batch = Batch(rows, texts, scored, {
         "anonymize": anonymize, "toxicity_model": toxicity_model, "regard_model": regard_model,
-        "regard_all_groups": regard_all_groups, "gender_methods": gender_methods, "device": device,
+        "regard_all_groups": regard_all_groups, "gender_methods": gender_methods, "embedding": embedding, "device": device,
         "batch_size": batch_size, "n_jobs": n_jobs, "data_dir": data_dir})
     result: dict = {"metrics": {}, "skipped": {}}
     for name in (metric for metric in METRICS if metric in metrics):
@@ -195,6 +204,7 @@ def score_bold(
         "anonymize": anonymize,
         "regard_all_groups": regard_all_groups,
         "gender_methods": list(gender_methods),
+        **({"embedding": str(embedding)} if embedding is not None else {}),
         "lmbias_version": __version__,
     }
     return result
