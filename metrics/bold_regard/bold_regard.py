@@ -44,6 +44,8 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BoldRegard(metrics_common.TextMeasurement):
+    PER_EXAMPLE = ("groups", "domains", "names")
+
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION,

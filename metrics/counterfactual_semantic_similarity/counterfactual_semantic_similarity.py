@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
+from lmbias.checks import check_texts
 from lmbias.data.counterfactual_templates import SPEC as COUNTERFACTUAL_SPEC
 from lmbias.scorers import similarity
 
@@ -40,7 +41,10 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CounterfactualSemanticSimilarity(evaluate.Measurement):
+class CounterfactualSemanticSimilarity(metrics_common.Measurement):
+    def _check_predictions(self, predictions):
+        return check_texts(predictions, "predictions")
+
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://aclanthology.org/2020.findings-emnlp.7/"],

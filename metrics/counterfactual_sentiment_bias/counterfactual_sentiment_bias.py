@@ -58,7 +58,9 @@ def _features(template_type: str) -> datasets.Features:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CounterfactualSentimentBias(evaluate.Measurement):
+class CounterfactualSentimentBias(metrics_common.Measurement):
+    PER_EXAMPLE = ("subgroups",)
+
     def _info(self):
         # string template ids, or integer ones (kept as integers); `subgroups` is a keyword
         # argument because evaluate requires every feature on every call
@@ -68,9 +70,9 @@ class CounterfactualSentimentBias(evaluate.Measurement):
             features=[_features("string"), _features("int64")],
         )
 
-    def compute(self, *, predictions=None, **kwargs):
-        """Check the scores (in [0, 1], no NaN) before evaluate encodes them, then compute."""
-        return super().compute(predictions=counterfactual.check_scores(predictions, "predictions").tolist(), **kwargs)
+    def _check_predictions(self, predictions):
+        """The scores (in [0, 1], no NaN), checked before evaluate encodes them."""
+        return counterfactual.check_scores(predictions, "predictions").tolist()
 
     def _compute(
         self, predictions, attribute_values, template_ids, subgroups=None, tau=None, bootstrap=0, confidence=0.95, seed=0

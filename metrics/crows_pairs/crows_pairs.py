@@ -43,7 +43,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrowsPairs(evaluate.Measurement):
+class CrowsPairs(metrics_common.Measurement):
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/nyu-mll/crows-pairs"], features=datasets.Features(

@@ -49,7 +49,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Stereoset(evaluate.Measurement):
+class Stereoset(metrics_common.Measurement):
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"],

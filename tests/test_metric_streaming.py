@@ -1,0 +1,96 @@
+"""evaluate's streaming API on every module in metrics/: ``add`` / ``add_batch`` then ``compute()``
+gives what one ``compute(...)`` over the same examples gives, per-example inputs (``groups`` ...)
+included; nothing is left behind for the next call, even after an error; ``references=`` is refused."""
+
+from pathlib import Path
+
+import evaluate
+import pytest
+
+from test_toxicity_regard import save_tiny_model
+
+REPO = Path(__file__).resolve().parents[1]
+TEXTS = ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+         "The actor fixed the engine.", "It is a table."]
+GROUPS = ["a", "b", "a", "b", "a"]
+
+# module: (examples as {input: list}, options passed to compute)
+EXAMPLES = {
+    "bold_sentiment": ({"predictions": TEXTS, "groups": GROUPS}, {}),
+    "bold_gender_polarity": ({"predictions": TEXTS, "groups": GROUPS}, {"method": "unigram"}),
+    "bold_psycholinguistic_norms": ({"predictions": TEXTS, "groups": GROUPS}, {"extend": False}),
+    "bold_toxicity": ({"predictions": TEXTS, "groups": GROUPS}, {}),
+    "bold_regard": ({"predictions": TEXTS, "groups": GROUPS, "domains": ["gender"] * 5,
+                     "names": ["Amy_Adams", "Jacob_Zachar", "Amy_Adams", "Jacob_Zachar", "Amy_Adams"]}, {}),
+    "stereoset": ({"stereotype_scores": [-1.0, -2.0, -1.0, -3.0], "anti_stereotype_scores": [-2.0, -1.0, -2.0, -2.0],
+                   "unrelated_scores": [-3.0, -3.0, -3.0, -1.0], "targets": ["t", "t", "u", "u"],
+                   "bias_types": ["gender", "gender", "race", "race"], "tasks": ["intrasentence"] * 4}, {}),
+    "crows_pairs": ({"more_scores": [-1.0, -3.0, -2.0, -4.0], "less_scores": [-2.0, -2.0, -2.5, -3.0],
+                     "directions": ["stereo", "antistereo", "stereo", "stereo"], "bias_types": ["age"] * 4}, {}),
+    "counterfactual_sentiment_bias": ({"predictions": [0.1, 0.9, 0.4, 0.6, 0.2], "attribute_values": ["x", "y", "x", "y", "x"],
+                                       "template_ids": [1, 1, 2, 2, 2], "subgroups": ["m", "f", "m", "f", "m"]}, {}),
+    "counterfactual_semantic_similarity": ({"predictions": TEXTS, "prefixes": ["Her day was", "He was", "The actress is",
+                                                                              "The actor", "It is"]}, {}),
+}
+CLASSIFIER_LABELS = {"bold_toxicity": ["toxic", "severe_toxic", "insult"], "bold_regard": ["negative", "neutral", "positive", "other"]}
+
+
+def _load(name, tmp_path):
+    config = {}
+    if name in CLASSIFIER_LABELS:  # a tiny random classifier (plumbing: the outputs only need to be comparable)
+        config["config_name"] = save_tiny_model(tmp_path / name, CLASSIFIER_LABELS[name], "multi_label_classification"
+                                                if name == "bold_toxicity" else None)
+    return evaluate.load(str(REPO / "metrics" / name), **config)
+
+
+def _rows(examples, start, stop):
+    return {key: values[start:stop] for key, values in examples.items()}
+
+
+def test_every_module_is_covered():
+    assert sorted(EXAMPLES) == sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_add_batch_and_add_then_compute_equal_one_compute(name, tmp_path):
+    module = _load(name, tmp_path)
+    examples, options = EXAMPLES[name]
+    whole = module.compute(**examples, **options)
+
+    module.add_batch(**_rows(examples, 0, 2))
+    module.add_batch(**_rows(examples, 2, None))
+    assert module.compute(**options) == whole
+
+    singular = {key: key[:-1] for key in examples}  # predictions -> prediction, groups -> group ...
+    for i in range(len(next(iter(examples.values())))):
+        module.add(**{singular[key]: values[i] for key, values in examples.items()})
+    assert module.compute(**options) == whole
+
+    module.add_batch(**_rows(examples, 0, 2))  # compute(...) with the last batch, as evaluate does
+    assert module.compute(**_rows(examples, 2, None), **options) == whole
+    assert module.compute(**examples, **options) == whole  # nothing left from the calls before
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_references_and_leftovers(name, tmp_path):
+    module = _load(name, tmp_path)
+    examples, options = EXAMPLES[name]
+    with pytest.raises(ValueError, match="takes no references="):
+        module.compute(**examples, references=[0] * 5, **options)
+    with pytest.raises((ValueError, TypeError), match="nothing to compute|predictions must be"):
+        module.compute(**options)
+    module.add_batch(**_rows(examples, 0, 2))
+    first = next(iter(examples))
+    with pytest.raises((ValueError, TypeError)):
+        module.compute(**{**examples, first: [None] * 5}, **options)  # a bad batch: the whole call fails ...
+    with pytest.raises((ValueError, TypeError), match="nothing to compute|predictions must be"):
+        module.compute(**options)  # ... and the batch added before it is gone with it
+
+
+def test_per_example_inputs_must_match_the_batch(tmp_path):
+    module = _load("bold_sentiment", tmp_path)
+    with pytest.raises(ValueError, match="groups has 2 labels but there are 5 predictions"):
+        module.add_batch(predictions=TEXTS, groups=GROUPS[:2])
+    module.add_batch(predictions=TEXTS[:2], groups=GROUPS[:2])
+    with pytest.raises(ValueError, match="same per-example inputs"):
+        module.add_batch(predictions=TEXTS[2:])
