@@ -301,3 +301,24 @@ def test_require_all_fails_after_saving_when_a_metric_is_skipped(tiny, tmp_path)
         run_bold(model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2, progress=False,
                  require_all=True, scoring={"metrics": ["sentiment", "toxicity"], "toxicity_model": str(tmp_path / "none")})
     assert (tmp_path / "run" / "generations.jsonl").is_file() and (tmp_path / "run" / "results.json").is_file()
+
+
+def test_model_names_that_cannot_be_loaded_say_why_and_what_to_pass(tmp_path, monkeypatch, capsys):
+    """A mistyped folder fails at once (no Hub request); an unknown Hub id says offline / not found."""
+    from lmbias.cli import main
+    from lmbias.lm.loading import detect_model_type
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelLoadError, match=r"there is no folder or file .*my-model.*\n.*omit --model"):
+        load_causal_lm("./my-model", device="cpu")
+    with pytest.raises(ModelLoadError, match="'gtp2' is not a local folder and not in the Hub cache, and the Hub is off"):
+        detect_model_type("gtp2")
+    folder = tmp_path / "not-a-model"
+    folder.mkdir()
+    with pytest.raises(ModelLoadError, match="exists but is not a model folder"):
+        load_causal_lm(str(folder), device="cpu")
+    for benchmark in ("stereoset", "crows_pairs", "bold"):
+        assert main(["run", benchmark, "--model", "./my-model", "--out", str(tmp_path / benchmark)]) == 2
+        error = capsys.readouterr().err
+        assert "there is no folder or file" in error and "a folder saved with save_pretrained" in error, error
+    assert not (tmp_path / "bold").exists()  # nothing written for a model that cannot be had

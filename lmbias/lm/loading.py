@@ -152,6 +152,39 @@ def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):
     return tokenizer
 
 
+def looks_like_path(model: str) -> bool:
+    """Whether ``model`` is meant as a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, a ``.gguf`` file)
+    rather than a Hub id (``name`` or ``org/name``)."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or model.endswith(".gguf") or os.sep in model.replace("/", "")
+
+
+def model_not_found(model: str, what: str, error: BaseException | None = None) -> ModelLoadError:
+    """The one error every command gives for a model it cannot load: what ``model`` was taken for,
+    why it failed (no such path, offline, or not on the Hub) and what to pass instead."""
+    path = Path(model).expanduser()
+    if looks_like_path(model) or path.exists():
+        reason = (f"{path} exists but is not a model folder saved with save_pretrained (or a .gguf file)"
+                  if path.exists() else f"there is no folder or file {path}")
+    elif os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
+        reason = f"{model!r} is not a local folder and not in the Hub cache, and the Hub is off (HF_HUB_OFFLINE=1)"
+    else:
+        reason = (f"{model!r} is not a local folder, and the Hub has no model of that name or cannot be reached "
+                  "(check the spelling, e.g. gpt2; a gated or private model needs `hf auth login`)")
+    detail = f" ({str(error).splitlines()[0][:200]})" if error is not None and str(error) else ""
+    return ModelLoadError(
+        f"cannot load {what} {model!r}: {reason}{detail}.\n"
+        "Give a Hub id (online, or in the Hub cache), a folder saved with save_pretrained, or a .gguf file; "
+        "omit --model for the embedded default."
+    )
+
+
+def check_model_path(model: str | None, what: str = "causal LM") -> None:
+    """Fail at once, before any Hub request or run directory, when ``model`` is meant as a local path
+    that does not exist (a ``.gguf`` path gets its own error when loaded)."""
+    if model is not None and looks_like_path(model) and not Path(model).expanduser().exists() and not model.endswith(".gguf"):
+        raise model_not_found(model, what)
+
+
 def load_causal_lm(
     model: str | None = None,
     *,
@@ -197,6 +230,7 @@ def load_causal_lm(
         return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
 
     path = Path(model).expanduser()
+    check_model_path(model)  # before any Hub request and its retries
     try:
         if path.suffix == ".gguf":
             if not path.is_file():
@@ -209,12 +243,7 @@ def load_causal_lm(
     except ModelLoadError:
         raise
     except (OSError, ValueError, RuntimeError, KeyError) as error:
-        where = "a local folder" if path.exists() else "a local folder or file (none there) or a Hub id (offline or unknown)"
-        raise ModelLoadError(
-            f"cannot load causal LM {model!r} as {where}: {str(error).splitlines()[0][:300]}\n"
-            "Give a Hub id (online, or cached), a folder saved with save_pretrained, or a .gguf file; "
-            "omit --model for the embedded default."
-        ) from error
+        raise model_not_found(model, "causal LM", error) from error
     return LanguageModel(loaded, prepare_tokenizer(tokenizer), str(model), str(model))
 
 
@@ -230,6 +259,7 @@ def load_masked_lm(
 
     device = device or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
+    check_model_path(model, "masked LM")
     try:
         config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code)
         has_nsp = any(a.endswith("ForPreTraining") or a.endswith("ForNextSentencePrediction") for a in config.architectures or [])
@@ -240,7 +270,7 @@ def load_masked_lm(
         else:
             loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code)
     except (OSError, ValueError, KeyError) as error:
-        raise ModelLoadError(f"cannot load masked LM {model!r}: {str(error).splitlines()[0][:300]}") from error
+        raise model_not_found(model, "masked LM", error) from error
     return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
 
 
@@ -265,9 +295,10 @@ def detect_model_type(model: str | None) -> str:
     if model is None or str(model).endswith(".gguf"):
         return "causal"
     try:
+        check_model_path(model, "model")
         architectures = AutoConfig.from_pretrained(model).architectures or []
     except (OSError, ValueError, KeyError) as error:
-        raise ModelLoadError(f"cannot read the config of {model!r}: {str(error).splitlines()[0][:300]}") from error
+        raise model_not_found(model, "model", error) from error
     for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
         if any(name.endswith(suffixes) for name in architectures):
             return kind

@@ -288,7 +288,7 @@ def run_bold(
 
     from ..data.bold import SPEC
     from ..lm.generation import generation_settings
-    from ..lm.loading import load_causal_lm
+    from ..lm.loading import check_model_path, load_causal_lm
     from ..lm.processes import process_device
     from ..lm.runner import run_generation
     from ..resources import BOLD_COMMIT
@@ -304,6 +304,7 @@ def run_bold(
         return lm
 
     loaded: dict = {}
+    check_model_path(model)
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,

@@ -135,7 +135,7 @@ def run_counterfactual(
     """
     from ..data import load_rows
     from ..lm.generation import generation_settings
-    from ..lm.loading import load_causal_lm
+    from ..lm.loading import check_model_path, load_causal_lm
     from ..lm.processes import process_device
     from ..lm.runner import run_generation
     from ..run_result import RunResult, model_description, write_run
@@ -154,6 +154,7 @@ def run_counterfactual(
         loaded.update(model_description(lm))
         return lm
 
+    check_model_path(model)
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
