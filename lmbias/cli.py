@@ -126,9 +126,26 @@ def run_options(names) -> argparse.ArgumentParser:
     return parser
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default (not for flags, nor when there is none)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.nargs == 0 or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose help shows the defaults; its subcommands' parsers are Parsers too."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
-    parser = argparse.ArgumentParser(prog="lmbias", description="Social-bias benchmarks for language models.")
+    parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.")
     parser.add_argument("--version", action="version", version=f"lmbias {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 

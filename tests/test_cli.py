@@ -42,3 +42,24 @@ def test_unknown_dataset_is_rejected_by_the_parser(capsys):
     with pytest.raises(SystemExit):
         main(["export-dataset", "bolt", "--out", "x"])
     assert "invalid choice: 'bolt'" in capsys.readouterr().err
+
+
+def test_every_option_has_help_and_shows_its_default(monkeypatch):
+    import argparse
+
+    monkeypatch.setenv("COLUMNS", "250")  # one help line per option, whatever the terminal
+
+    from lmbias.cli import build_parser
+
+    def options(parser, prefix):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from options(sub, f"{prefix} {name}")
+            elif action.option_strings and action.dest != "help":
+                yield prefix, action, parser
+
+    found = list(options(build_parser(), "lmbias"))
+    assert [(prefix, a.option_strings) for prefix, a, _ in found if not a.help] == []
+    helps = {(prefix, a.option_strings[0]): p.format_help() for prefix, a, p in found}
+    assert "(default: 0)" in helps["lmbias run bold", "--seed"] and "(default: runs/bold)" in helps["lmbias run bold", "--out"]

@@ -18,7 +18,8 @@ from typing import Any
 RUN_OPTIONS = {
     "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
     "device": (["--device"], {"help": "cpu, cuda, ... (default: each process's GPU, else cpu)"}),
-    "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"]}),
+    "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
+                            "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
     "batch_size": (["--batch-size"], {"type": int, "default": 32,
                                       "help": "prompts per generation batch, or sequences per scoring pass"}),

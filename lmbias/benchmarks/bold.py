@@ -91,8 +91,8 @@ def _add_scoring_arguments(parser) -> None:
     """The options of how texts are scored, shared by ``lmbias run bold`` and ``lmbias score bold``."""
     from ..tasks.bold import METRICS as SCORERS
 
-    parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
-    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS))
+    parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS), help="BOLD domains to use")
+    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS), help="metrics to score")
     parser.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
     parser.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
     parser.add_argument("--no-anonymize", action="store_true", help="score the texts as they are (BOLD anonymises them)")
@@ -116,9 +116,10 @@ def add_arguments(parser) -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--per-group", type=int, help="the first K prompts of each group")
     size.add_argument("--limit", type=int, help="the first N prompts")
-    parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2")
-    parser.add_argument("--max-new-tokens", type=int)
-    parser.add_argument("--num-return-sequences", type=int, default=1)
+    parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2",
+                        help="generation settings (bold-gpt2: the paper's top-k 40 sampling)")
+    parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the preset's, 20)")
+    parser.add_argument("--num-return-sequences", type=int, default=1, help="continuations per prompt")
     parser.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
     parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
 
@@ -146,7 +147,7 @@ def add_score_arguments(parser) -> None:
     parser.add_argument("--out", help="write the results JSON here (default: print it)")
     parser.add_argument("--regard-all-groups", action="store_true", help="score regard in every group, not only the paper's")
     parser.add_argument("--device", help="cpu, cuda, ... for the classifiers")
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=32, help="texts per classifier batch")
 
 
 def score(options) -> int:

@@ -54,9 +54,11 @@ def summary(results: dict, out) -> str:
 
 def add_arguments(parser) -> None:
     """``lmbias run counterfactual``'s own options."""
-    parser.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES))
+    parser.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES),
+                        help="sensitive attributes whose templates are used")
     parser.add_argument("--samples", type=int, default=1000, help="continuations per prefix (the paper: 1000)")
-    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS))
+    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS),
+                        help="sentiment classifiers (hf needs the Hub or a local --hf-model)")
     parser.add_argument("--hf-model", help="sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)")
     parser.add_argument("--encoder", help="sentence-transformers model for S.S. (default all-MiniLM-L6-v2)")
     parser.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")

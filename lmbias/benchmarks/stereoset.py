@@ -49,7 +49,7 @@ def _cells(block: dict) -> dict:
 def add_arguments(parser) -> None:
     """``lmbias run stereoset``'s own options."""
     add_likelihood_arguments(parser)
-    parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
+    parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="StereoSet tasks to score")
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
 
 
