@@ -322,3 +322,15 @@ def test_model_names_that_cannot_be_loaded_say_why_and_what_to_pass(tmp_path, mo
         error = capsys.readouterr().err
         assert "there is no folder or file" in error and "a folder saved with save_pretrained" in error, error
     assert not (tmp_path / "bold").exists()  # nothing written for a model that cannot be had
+
+
+def test_a_resumed_run_says_how_much_was_already_done(tiny, tmp_path, capsys):
+    def crash(batch):
+        if batch == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tiny, tmp_path / "run", after_batch=crash)
+    assert "resuming" not in capsys.readouterr().err  # a fresh run says nothing of the kind
+    run(tiny, tmp_path / "run")
+    assert f"resuming {tmp_path / 'run'}: 4 of {len(PROMPTS)} prompts already done" in capsys.readouterr().err

@@ -131,7 +131,15 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
     auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
     extra = {"gguf_file": gguf_file} if gguf_file else {}
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
-    model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+    from transformers.utils import logging as transformers_logging
+
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every run
+    try:
+        model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()
     return model.to(device).eval(), tokenizer
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -151,6 +152,9 @@ def run_generation(
     check_context(lm, lengths, int(settings["max_new_tokens"]), ids)
     batches = plan_batches(lengths, batch_size)
     done = finished_batches(run_dir)
+    if done and state.is_main_process:
+        already = sum(len(batches[b]) for b in done if b < len(batches))
+        print(f"resuming {run_dir}: {already:,} of {len(prompts):,} prompts already done", file=sys.stderr, flush=True)
     state.wait_for_everyone()  # every rank has read what is done before anyone appends
     mine = [b for b in range(len(batches)) if b % state.num_processes == state.process_index and b not in done]
 
