@@ -26,6 +26,7 @@ from .data.bold import merged_group_counts
 from .errors import LmbiasError
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
+from .run_result import default_run_dir
 from .text import markdown_table
 
 
@@ -77,6 +78,7 @@ def _resources(args) -> int:
 
 def _run(args) -> int:
     benchmark = get_benchmark(args.benchmark)
+    args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None))
     result = benchmark.run(args)
     if result is not None:  # None on every process but the main one
         print(benchmark.summary(result, args.out))
@@ -181,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     for benchmark in benchmarks():
         command = run_benchmarks.add_parser(benchmark.name, parents=[data_dir, run_options(benchmark.run_options)],
                                             help=benchmark.description, description=benchmark.description)
-        command.add_argument("--out", default=f"runs/{benchmark.name}", help="run directory (a generation run resumes there)")
+        command.add_argument("--out", help=f"run directory; a generation run resumes there (default: runs/{benchmark.name}-MODEL, "
+                                           "the model's name as a slug)")
         benchmark.add_arguments(command)
         command.set_defaults(func=_run, **benchmark.defaults)
 

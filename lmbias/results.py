@@ -39,6 +39,11 @@ class Run:
     missing: list = field(default_factory=list)
 
     @property
+    def partial(self) -> dict:
+        """{what: "covered of full (options)"} when the run covers less than the paper's full setting."""
+        return (self.results or {}).get("partial") or {}
+
+    @property
     def complete(self) -> bool:
         """Whether the run has results and nothing is marked missing."""
         return self.results is not None and not self.missing
@@ -84,7 +89,7 @@ def upgrade(results: dict) -> dict:
     if results.get("schema_version") == 1 or "skipped" not in results:
         results = benchmark.migrate_v1({k: v for k, v in results.items() if k != "scores_file"} | (
             {"outputs": {"scores_file": results["scores_file"]}} if "scores_file" in results else {}))
-    results = {**{key: {} for key in ("model", "data", "config", "timing", "skipped", "outputs", "versions")}, **results,
+    results = {**{key: {} for key in ("model", "data", "config", "timing", "skipped", "partial", "outputs", "versions")}, **results,
                "schema_version": SCHEMA_VERSION}
     if "records" not in results:
         results["records"] = list(benchmark.records(results))

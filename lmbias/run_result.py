@@ -9,6 +9,8 @@ Schema version 2 (docs/results-schema.md), the same top-level keys for every ben
     config          every setting that produced the numbers
     timing          seconds spent (where measured)
     skipped         {what: why} for every metric, task or source left out
+    partial         {what: "covered of full (option)"} when the run covers less than the paper's full
+                    setting (``--limit``, ``--per-group``, fewer domains or samples); {} for a full run
     outputs         the files written beside results.json and what they hold (texts, mean tokens ...)
     results         the benchmark's own scores (its layout is the benchmark's)
     records         the headline records (lmbias.results.metric_records), computed here, at write time
@@ -72,6 +74,7 @@ class RunResult:
     skipped: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
+    partial: dict = field(default_factory=dict)
     versions: dict | None = None
 
     def to_dict(self) -> dict:
@@ -81,7 +84,7 @@ class RunResult:
         model = {**{key: self.model.get(key) for key in MODEL_KEYS}, **self.model}
         content = strict_json({
             "schema_version": SCHEMA_VERSION, "benchmark": self.benchmark, "model": model, "data": self.data,
-            "config": self.config, "timing": self.timing, "skipped": self.skipped, "outputs": self.outputs,
+            "config": self.config, "timing": self.timing, "skipped": self.skipped, "partial": self.partial, "outputs": self.outputs,
             "results": self.results, "versions": self.versions or library_versions(),
         })
         content["records"] = strict_json(list(get_benchmark(self.benchmark).records(content)))
@@ -98,6 +101,29 @@ def write_run(out: str | Path, result: RunResult, files: Mapping[str, str | byte
     content = result.to_dict()
     write_atomic(out / RESULTS_FILE, json.dumps(content, indent=2, allow_nan=False) + "\n")
     return content
+
+
+def default_run_dir(benchmark: str, model: str | None) -> str:
+    """``runs/<benchmark>-<model slug>``: two models run with default commands never share a folder.
+
+    >>> default_run_dir("bold", "openai-community/gpt2")
+    'runs/bold-openai-community-gpt2'
+    >>> default_run_dir("stereoset", None)
+    'runs/stereoset-smollm2-135m-instruct'
+    """
+    from .files import slugify
+
+    return f"runs/{benchmark}-{slugify(model or 'smollm2-135m-instruct')}"
+
+
+def coverage(counted: dict, options: str) -> dict:
+    """The ``partial`` entry: ``{what: "covered of full (options)"}`` for every ``what: (covered, full)``
+    of ``counted`` that falls short; {} when everything is covered.
+
+    >>> coverage({"prompts": (430, 23679), "domains": (5, 5)}, "--per-group 10")
+    {'prompts': '430 of 23,679 (--per-group 10)'}
+    """
+    return {what: f"{covered:,} of {full:,} ({options})" for what, (covered, full) in counted.items() if covered < full}
 
 
 def model_description(lm: Any, **extra) -> dict:

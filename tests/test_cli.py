@@ -62,4 +62,4 @@ def test_every_option_has_help_and_shows_its_default(monkeypatch):
     found = list(options(build_parser(), "lmbias"))
     assert [(prefix, a.option_strings) for prefix, a, _ in found if not a.help] == []
     helps = {(prefix, a.option_strings[0]): p.format_help() for prefix, a, p in found}
-    assert "(default: 0)" in helps["lmbias run bold", "--seed"] and "(default: runs/bold)" in helps["lmbias run bold", "--out"]
+    assert "(default: 0)" in helps["lmbias run bold", "--seed"] and "(default: runs/bold-MODEL" in helps["lmbias run bold", "--out"]

@@ -53,6 +53,7 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
     saved = json.loads((out / "results.json").read_text())
     assert saved == json.loads(json.dumps(result))
     assert saved["outputs"]["texts"] == 200 and saved["data"]["counts"]["prefixes"] == 100  # schema v2 keys
+    assert saved["partial"] == {"attributes": "1 of 3 (--attributes country)", "samples per prefix": "2 of 1,000 (--samples 2)"}
     block = saved["results"]["attributes"]["country"]
     assert set(block["classifiers"]) == {"opinion", "vader"}
     assert 0 <= block["classifiers"]["vader"]["individual_fairness"] <= 1

@@ -214,6 +214,7 @@ def test_run_bold_with_the_embedded_model_and_only_public_sources(mirror, embedd
     assert finished.returncode == 0, finished.stderr[-3000:]
     results = json.loads((out / "results.json").read_text())
     assert results["skipped"] == {}
+    assert results["partial"] == {"prompts": "6 of 23,679 (--per-group 1)"}  # 2 gender + 4 race groups, one prompt each
     assert set(results["results"]["model"]["metrics"]) == {"sentiment", "psycholinguistic_norms", "gender_polarity"}
     assert (cache / "word2vec_gnews_subset/vectors.npy").is_file() and (cache / "bold/prompts/race_prompt.json").is_file()
 

@@ -12,7 +12,7 @@ from lmbias.hub.model_index import run_config
 from lmbias.results import load_run, metric_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "schema_v1"
-ENVELOPE = {"schema_version", "benchmark", "model", "data", "config", "timing", "skipped", "outputs", "results", "records",
+ENVELOPE = {"schema_version", "benchmark", "model", "data", "config", "timing", "skipped", "partial", "outputs", "results", "records",
             "versions"}
 
 

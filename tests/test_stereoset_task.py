@@ -16,6 +16,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 
 import lmbias
 from lmbias.cli import main
+from lmbias.files import slugify
 from lmbias.lm import likelihood as lk
 from lmbias.lm import loading
 from lmbias.lm.loading import LanguageModel, load_causal_lm
@@ -293,7 +294,7 @@ def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, in
     on_disk = json.loads((out / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(result))
     assert set(on_disk) == {"schema_version", "benchmark", "model", "data", "config", "timing", "results", "outputs", "skipped",
-                            "records", "versions"}  # the schema-v2 envelope
+                            "partial", "records", "versions"}  # the schema-v2 envelope
     assert on_disk["outputs"] == {"scores_file": "scores.jsonl"} and on_disk["skipped"] == {}
     assert on_disk["benchmark"] == "stereoset" and on_disk["model"]["type"] == "causal" and on_disk["model"]["source"] == causal_dir
     assert on_disk["data"]["counts"] == {"intrasentence": 3, "intersentence": 3, "sentences": 18}
@@ -398,3 +399,32 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys, intra):
     transformers.T5Config(architectures=["T5ForConditionalGeneration"]).save_pretrained(config_only)
     assert main(["run", "crows_pairs", "--model", str(config_only), "--out", str(tmp_path / "c")]) == 2
     assert "pass --model-type causal or --model-type masked" in capsys.readouterr().err
+
+
+def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tmp_path, monkeypatch, capsys):
+    """--limit covers less than the paper's setting: results.json says what was covered of how much, the
+    report shows a banner, the leaderboard a note (its ⚠), and push refuses it unless --allow-partial."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "crows_pairs", "--model", causal_dir, "--limit", "3", "--batch-size", "4"]) == 0
+    out = tmp_path / "runs" / f"crows_pairs-{slugify(causal_dir)}"  # the default --out names the model
+    results = json.loads((out / "results.json").read_text())
+    assert results["partial"] == {"pairs": "3 of 1,508 (--limit 3)"}
+
+    assert main(["report", str(out), "--out", "report"]) == 0
+    assert "Partial run: it covers less than the paper" in (tmp_path / "report" / "report.html").read_text()
+    assert main(["leaderboard", str(out), "--out", "site"]) == 0
+    notes = json.loads((tmp_path / "site" / "leaderboard.json").read_text())["rows"][0]["notes"]
+    assert "CrowS-Pairs: partial run, pairs 3 of 1,508 (--limit 3)" in notes
+    capsys.readouterr()
+
+    assert main(["push", str(out), "--repo-id", "org/tiny", "--dry-run", "--out", "dry"]) == 2
+    assert "these runs are partial" in capsys.readouterr().err and not (tmp_path / "dry").exists()
+    assert main(["push", str(out), "--repo-id", "org/tiny", "--dry-run", "--out", "dry", "--allow-partial"]) == 0
+    card = (tmp_path / "dry" / "README.md").read_text()
+    assert "partial run" in card and "pairs 3 of 1,508 (--limit 3)" in card
+    assert "partial=pairs 3 of 1,508" in (tmp_path / "dry" / ".eval_results" / "crows_pairs.yaml").read_text()
+
+
+def test_a_full_run_is_not_partial(causal_dir, tmp_path):
+    result = cp.run_crows_pairs(model=causal_dir, out=tmp_path / "full", batch_size=64, device="cpu")
+    assert result["partial"] == {} and result["data"]["counts"]["pairs"] == 1508

@@ -78,7 +78,8 @@ def metric_args(run: Run, record: dict) -> dict:
     (e.g. the classifier that scored it), ``ideal``, ``count`` and the interval ``ci_low`` /
     ``ci_high`` where known, and the lmbias version."""
     low, high = record.get("ci") or (None, None)
-    extra = {**record.get("args", {}), "ideal": record["ideal"], "count": record.get("count"), "ci_low": low,
+    partial = "; ".join(f"{what} {how}" for what, how in run.partial.items()) or None
+    extra = {**record.get("args", {}), "partial": partial, "ideal": record["ideal"], "count": record.get("count"), "ci_low": low,
              "ci_high": high, "lmbias": ((run.results.get("versions") or {}).get("lmbias") or __version__)}
     return {**run_config(run), **{key: value for key, value in extra.items() if value is not None}}
 
@@ -90,7 +91,7 @@ def eval_results_of(run: Run, source_url: str | None = None) -> list:
     results = []
     for record in model_records(run)[0]:
         config, metric_config = slice_of(record)
-        label = ", ".join(part for part in (metric_config, config) if part)
+        label = ", ".join(part for part in (metric_config, config, "partial run" if run.partial else None) if part)
         results.append(EvalResult(
             task_type=kind, task_name=TASK_NAMES[kind], dataset_type=dataset["type"], dataset_name=dataset["name"],
             dataset_config=config, dataset_split=dataset["split"], dataset_revision=dataset["revision"],

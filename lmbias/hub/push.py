@@ -68,13 +68,19 @@ def dataset_path(repo_id: str, benchmark: str) -> str:
     return f"runs/{slug(repo_id)}/{benchmark}/results.json"
 
 
-def finished_runs(run_dirs: Sequence) -> list:
-    """:func:`lmbias.results.load_runs`, refusing unfinished runs and two runs of one benchmark."""
+def finished_runs(run_dirs: Sequence, *, allow_partial: bool = False) -> list:
+    """:func:`lmbias.results.load_runs`, refusing unfinished runs, two runs of one benchmark and, unless
+    ``allow_partial``, runs that cover less than the paper's full setting."""
     runs = load_runs(run_dirs)
     unfinished = [run for run in runs if run.results is None]
     if unfinished:
         details = "; ".join(f"{run.path}: {', '.join(run.missing)}" for run in unfinished)
         raise InputError(f"cannot push an unfinished run: {details}")
+    partial = [run for run in runs if run.partial]
+    if partial and not allow_partial:
+        details = "; ".join(f"{run.path}: " + ", ".join(f"{what} {how}" for what, how in run.partial.items()) for run in partial)
+        raise InputError(f"these runs are partial ({details}); rerun them in full, or pass --allow-partial to publish them "
+                         "labelled as partial")
     seen: dict = {}
     for run in runs:
         if run.benchmark in seen:
@@ -214,7 +220,7 @@ def upload(runs: list, repo_id: str, results_dataset: str | None = None) -> tupl
 
 
 def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None, dry_run: bool = False,
-         out=None, echo: Callable = print) -> Plan:
+         out=None, allow_partial: bool = False, echo: Callable = print) -> Plan:
     """Publish finished runs to ``repo_id`` (see the module docstring); ``dry_run`` writes the files to
     ``out`` (default ``hub-dry-run/<slug>``) instead. Prints what was (or would be) uploaded."""
     check_repo_id(repo_id)
@@ -222,7 +228,7 @@ def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None
         check_repo_id(results_dataset, "--results-dataset")
     if out is not None and not dry_run:
         raise InputError("--out is only used with --dry-run")
-    runs = finished_runs(run_dirs)
+    runs = finished_runs(run_dirs, allow_partial=allow_partial)
     models = sorted({run.model for run in runs})
     if len(models) > 1:
         print(f"lmbias: warning: the runs are of different models: {models}", file=sys.stderr)
@@ -258,11 +264,14 @@ def add_parser(commands) -> None:
     command.add_argument("--repo-id", required=True, metavar="ORG/MODEL", help="the model repo")
     command.add_argument("--dry-run", action="store_true", help="write the files to --out instead of uploading them")
     command.add_argument("--out", metavar="DIR", help="the dry run's folder (default hub-dry-run/<ORG__NAME>)")
+    command.add_argument("--allow-partial", action="store_true",
+                         help="publish runs that cover less than the paper's full setting, each result labelled partial")
     command.add_argument("--results-dataset", metavar="ORG/NAME",
                          help="also upload each results.json to this dataset repo at runs/<ORG__NAME>/<benchmark>/results.json")
     command.set_defaults(func=_command)
 
 
 def _command(args) -> int:
-    push(args.run_dirs, args.repo_id, results_dataset=args.results_dataset, dry_run=args.dry_run, out=args.out)
+    push(args.run_dirs, args.repo_id, results_dataset=args.results_dataset, dry_run=args.dry_run, out=args.out,
+         allow_partial=args.allow_partial)
     return 0

@@ -114,6 +114,7 @@ def _notes(runs: list) -> list:
             notes.append(f"{name}: unfinished run, no results yet ({first_line(run.missing[0]) if run.missing else ''})")
         else:
             notes += [f"{name}: {first_line(m)}" for m in run.missing]
+            notes += [f"{name}: partial run, {what} {how}" for what, how in run.partial.items()]
     return notes
 
 

@@ -47,6 +47,10 @@ def _header(run: Run, label: str, anchor: str) -> list:
             ["items", _flat(counts) or "not recorded"], ["configuration", _flat(config) or "not recorded"],
             ["versions", _flat({k: versions.get(k, "?") for k in ("lmbias", "torch", "transformers", "accelerate", "python")})]]
     parts = [html.tag("h2", f"Run: {label} ({name})", id=anchor), html.table(["field", "value"], rows), html.missing_box(run.missing)]
+    if run.partial:
+        parts.insert(1, html.note("Partial run: it covers less than the paper's full setting, so its numbers are not "
+                                  "comparable with the paper's or with full runs: "
+                                  + "; ".join(f"{what}: {how}" for what, how in run.partial.items()) + "."))
     if run.results is None:
         parts.append(html.note("This run has no results.json, so nothing can be plotted for it; finish it first."))
     return parts

@@ -292,7 +292,7 @@ def run_bold(
     from ..lm.processes import process_device
     from ..lm.runner import run_generation
     from ..resources import BOLD_COMMIT
-    from ..run_result import RunResult, model_description, write_run
+    from ..run_result import RunResult, coverage, model_description, write_run
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
@@ -323,6 +323,9 @@ def run_bold(
     options = {k: v for k, v in model_scores["options"].items() if k != "lmbias_version"}
     skipped = {f"{source} {metric}": reason for source, scores in (("model", model_scores), ("wikipedia", wikipedia_scores))
                for metric, reason in scores["skipped"].items()}
+    full = len(select_rows(DOMAINS, data_dir=data_dir))
+    selection = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in (("per_group", per_group), ("limit", limit)) if value)
+    partial = coverage({"prompts": (len(rows), full)}, selection or f"--domains {' '.join(domains)}")
     results = write_run(out, RunResult(
         benchmark="bold",
         model=loaded or {"name": model},
@@ -333,6 +336,7 @@ def run_bold(
                 "domains": list(domains), "metrics": list(scoring.get("metrics", METRICS)), **options},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
+        partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
                  "generations_file": "generations.jsonl"},

@@ -46,6 +46,7 @@ def sentiment_by_classifier(
 
 
 HISTOGRAM_BINS = 20
+PAPER_SAMPLES = 1000  # continuations per prefix in Huang et al. (2020)
 
 
 def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HISTOGRAM_BINS) -> dict:
@@ -118,7 +119,7 @@ def run_counterfactual(
     model: str | None = None,
     out="runs/counterfactual",
     attributes: Sequence[str] = ATTRIBUTES,
-    samples: int = 1000,
+    samples: int = PAPER_SAMPLES,
     max_new_tokens: int | None = None,
     seed: int = 0,
     batch_size: int = 8,
@@ -138,7 +139,7 @@ def run_counterfactual(
     from ..lm.loading import check_model_path, load_causal_lm
     from ..lm.processes import process_device
     from ..lm.runner import run_generation
-    from ..run_result import RunResult, model_description, write_run
+    from ..run_result import RunResult, coverage, model_description, write_run
 
     bad = [a for a in attributes if a not in ATTRIBUTES]
     if bad:
@@ -166,6 +167,8 @@ def run_counterfactual(
     generated = time.perf_counter()
     scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
     skipped = scores.pop("skipped")
+    partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
+               **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
     return write_run(out, RunResult(
         benchmark="counterfactual",
         model=loaded or {"name": model},
@@ -176,6 +179,7 @@ def run_counterfactual(
                 **(scoring or {})},
         results=scores,
         skipped=skipped,
+        partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
     ))

@@ -119,11 +119,12 @@ def run_crows_pairs(
     from ..data import load_rows
     from ..data.crows_pairs import SPEC
     from ..resources import CROWS_PAIRS_COMMIT, get_resource
-    from ..run_result import RunResult, model_description
+    from ..run_result import RunResult, coverage, model_description
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
-    rows = load_rows("crows_pairs", data_dir=data_dir)[:limit]
+    everything = load_rows("crows_pairs", data_dir=data_dir)
+    rows = everything[:limit]
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         model=model, model_type=model_type, dtype=dtype, device=device,
@@ -131,6 +132,7 @@ def run_crows_pairs(
     if records is None:
         return None
     resource = get_resource("crows_pairs")
+    partial = coverage({"pairs": (len(rows), len(everything))}, f"--limit {limit}")
     return write_scores_run(out, RunResult(
         benchmark="crows_pairs",
         model=model_description(lm, type=kind),
@@ -144,4 +146,5 @@ def run_crows_pairs(
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
         results=aggregate_crows_pairs(records),
+        partial=partial,
     ), records)

@@ -251,7 +251,7 @@ def run_stereoset(
     from ..data import load_rows
     from ..data.stereoset import SPEC
     from ..resources import STEREOSET_COMMIT, locate_first
-    from ..run_result import RunResult, model_description
+    from ..run_result import RunResult, coverage, model_description
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     tasks = _check_tasks(tasks)
@@ -267,6 +267,8 @@ def run_stereoset(
     if records is None:
         return None
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
+    options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
+    partial = coverage({"items": (len(rows), len(everything))}, " ".join(options))
     return write_scores_run(out, RunResult(
         benchmark="stereoset",
         model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
@@ -282,5 +284,6 @@ def run_stereoset(
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
         skipped={task: "not run" for task in TASKS if task not in tasks},
+        partial=partial,
         results=aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
     ), records)
