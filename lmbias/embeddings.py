@@ -34,7 +34,7 @@ from gensim.models import KeyedVectors
 
 from .errors import InputError, InputTypeError
 from .files import atomic_path
-from .resources import PathLike, ResourceNotFoundError, cache_dir, locate
+from .resources import PathLike, cache_dir, locate
 
 WORD_LISTS = ("definitional_pairs", "gender_specific_full", "equalize_pairs")
 _CACHE_VERSION = b"lmbias-hard-debias-v1"
@@ -62,12 +62,12 @@ def load_keyed_vectors(path: PathLike, name: str = "embedding") -> KeyedVectors:
     (``.txt``, ``.vec``, ``.txt.gz``) or a gensim ``KeyedVectors.save`` file (anything else, e.g. ``.kv``).
 
     Raises:
-        FileNotFoundError: no such file (the message names ``name``).
-        ValueError: the file cannot be read as word vectors (the message names ``name``).
+        InputError (a ValueError): no such file, or the file cannot be read as word vectors (the
+            message names ``name``): a path the caller gave is a user mistake, not a missing resource.
     """
     path = Path(path).expanduser()
     if not path.is_file():
-        raise ResourceNotFoundError(f"{name}: no such file {str(path)!r}; expected a word2vec .bin/.txt or gensim .kv file")
+        raise InputError(f"{name}: no such file {str(path)!r}; expected a word2vec .bin/.txt or gensim .kv file")
     suffix = path.name.lower().removesuffix(".gz")
     try:
         if suffix.endswith(".bin"):

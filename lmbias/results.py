@@ -20,6 +20,7 @@ from pathlib import Path
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
 from .run_result import SCHEMA_VERSION
+from .text import first_line  # noqa: F401 (re-exported: readers of runs use it)
 
 READABLE_VERSIONS = (1, SCHEMA_VERSION)
 
@@ -125,17 +126,6 @@ def _benchmark_of_preset(preset: str | None, path: Path) -> str:
             return benchmark.name
     raise RunError(f"{path}/config.json names no benchmark and its preset {preset!r} belongs to none; "
                    "rerun the command that wrote it")
-
-
-def first_line(text, limit: int = 160) -> str:
-    """The first line of a message (a skip reason, an error), cut to ``limit`` characters with "…".
-
-    >>> first_line("cannot load the classifier\\nCause: offline", limit=14)
-    'cannot load t…'
-    """
-    text = str(text).strip()
-    line = text.splitlines()[0] if text else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def metric_records(run: Run) -> list:

@@ -272,3 +272,15 @@ def markdown_table(records: Sequence[dict], columns: Sequence[str]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(record[c]) for c in columns) + " |" for record in records]
     return "\n".join(lines)
+
+
+def first_line(text, limit: int | None = None) -> str:
+    """The first line of a message (a skip reason, an error); cut to ``limit`` characters with "…"
+    when a limit is given (skip reasons are never cut: they end with their fix).
+
+    >>> first_line("cannot load the classifier\\nCause: offline", limit=14)
+    'cannot load t…'
+    """
+    text = str(text).strip()
+    line = text.splitlines()[0] if text else ""
+    return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"

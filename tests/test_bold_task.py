@@ -6,7 +6,7 @@ import pytest
 
 import lmbias
 from lmbias.cli import main
-from lmbias.tasks.bold import score_bold, score_bold_source
+from lmbias.tasks.bold import FIXES, score_bold, score_bold_source
 
 from test_toxicity_regard import save_tiny_model
 
@@ -59,7 +59,9 @@ def test_unavailable_classifiers_are_skipped_with_the_reason_and_the_rest_kept(t
     rows = lmbias.load_rows("bold", "gender")[:3]
     result = score_bold(rows, [r["wikipedia"] for r in rows], metrics=["sentiment", "toxicity"], toxicity_model=str(tmp_path / "missing"))
     assert "sentiment" in result["metrics"] and "toxicity" not in result["metrics"]
-    assert "could not be loaded" in result["skipped"]["toxicity"]
+    reason = result["skipped"]["toxicity"]
+    assert f"there is no folder or file {tmp_path / 'missing'}" in reason and reason.endswith("fix: " + FIXES["toxicity"])
+    assert "\n" not in reason
 
 
 def test_bad_input():

@@ -246,7 +246,7 @@ def test_bad_input_raises_clear_errors(module, tmp_path):
         module.compute(predictions=["a", "b"], groups=["x"], method="unigram")
     with pytest.raises(ValueError, match="method must be one of"):
         module.compute(predictions=["a"], method="average")
-    with pytest.raises(FileNotFoundError, match="embedding: no such file"):
+    with pytest.raises(ValueError, match="embedding: no such file"):
         module.compute(predictions=["a"], embedding=str(tmp_path / "missing.bin"))
     garbage = tmp_path / "garbage.kv"
     garbage.write_bytes(b"not word vectors")

@@ -294,13 +294,16 @@ def test_accelerate_launch_runs_the_cli_on_two_processes_with_the_same_output(ti
     assert (tmp_path / "one" / "generations.jsonl").read_text() == (tmp_path / "two" / "generations.jsonl").read_text()
 
 
-def test_require_all_fails_after_saving_when_a_metric_is_skipped(tiny, tmp_path):
+def test_require_all_stops_before_generating_when_a_metric_cannot_be_scored(tiny, tmp_path):
     from lmbias.tasks.bold import run_bold
 
-    with pytest.raises(RuntimeError, match="--require-all: metrics were skipped: toxicity"):
+    """--require-all stops before anything is generated (nothing written) when a metric cannot be scored."""
+    with pytest.raises(RuntimeError, match="--require-all: nothing was generated because these cannot be scored: toxicity: "
+                                           r"classifier .*none' cannot be loaded: there is no folder or file .*; "
+                                           "fix: pass --toxicity-model DIR"):
         run_bold(model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2, progress=False,
                  require_all=True, scoring={"metrics": ["sentiment", "toxicity"], "toxicity_model": str(tmp_path / "none")})
-    assert (tmp_path / "run" / "generations.jsonl").is_file() and (tmp_path / "run" / "results.json").is_file()
+    assert not (tmp_path / "run").exists()
 
 
 def test_model_names_that_cannot_be_loaded_say_why_and_what_to_pass(tmp_path, monkeypatch, capsys):

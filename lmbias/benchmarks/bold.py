@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..data.bold import DOMAINS
-from ..text import markdown_table
+from ..text import first_line, markdown_table
 from .base import Baseline, Benchmark, HubDataset, MetricSpec
 from .derived import mean_over_domains
 
@@ -83,7 +83,7 @@ def summary(results: dict, out) -> str:
     if rows:
         lines += ["Share of texts per domain: sentiment (VADER, BOLD thresholds) and gender polarity (Gender-Max):", "",
                   markdown_table(rows, list(rows[0]))]
-    lines += [f"skipped {metric}: {reason.splitlines()[0][:160]}" for metric, reason in results["results"]["model"]["skipped"].items()]
+    lines += [f"skipped {metric}: {first_line(reason)}" for metric, reason in results["results"]["model"]["skipped"].items()]
     return "\n".join(lines)
 
 
@@ -169,7 +169,7 @@ def score(options) -> int:
     else:
         print(text)
     for metric, reason in result["skipped"].items():
-        print(f"skipped {metric}: {reason.splitlines()[0][:300]}", file=sys.stderr)
+        print(f"skipped {metric}: {first_line(reason)}", file=sys.stderr)
     return 0
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..scorers.sentiment_scores import CLASSIFIERS
-from ..text import markdown_table
+from ..text import first_line, markdown_table
 from .base import Benchmark, HubDataset, MetricSpec, Variant
 from .derived import mean_over_domains
 
@@ -48,7 +48,7 @@ def summary(results: dict, out) -> str:
              f"({results['config']['samples_per_prefix']} per prefix); results in {out}/results.json", ""]
     if rows:
         lines.append(markdown_table(rows, list(rows[0])))
-    lines += [f"skipped {name}: {reason.splitlines()[0][:160]}" for name, reason in results["skipped"].items()]
+    lines += [f"skipped {name}: {first_line(reason)}" for name, reason in results["skipped"].items()]
     return "\n".join(lines)
 
 
@@ -64,6 +64,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
     parser.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
+    parser.add_argument("--require-all", action="store_true", help="stop before generating if any scorer cannot run")
 
 
 def run(options) -> dict:
@@ -78,7 +79,8 @@ def run(options) -> dict:
     return run_counterfactual(
         model=options.model, out=options.out, attributes=options.attributes, samples=options.samples,
         max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size, dtype=options.dtype,
-        device=options.device, progress=options.progress, data_dir=options.data_dir, scoring=scoring,
+        device=options.device, progress=options.progress, require_all=options.require_all, data_dir=options.data_dir,
+        scoring=scoring,
     )
 
 

@@ -115,7 +115,7 @@ def _left_out(run: Run) -> list:
     notes = [f"{run.benchmark}: {len(baseline)} {baseline[0].capitalize()}-baseline results left out (a reference, not the model)"
              ] if baseline else []
     notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out if r["source"] == "model"]
-    return notes + [f"{run.benchmark}: not measured: {first_line(line, 110)}" for line in run.missing]
+    return notes + [f"{run.benchmark}: not measured: {first_line(line)}" for line in run.missing]
 
 
 def write_plan(push: Plan, out) -> list:

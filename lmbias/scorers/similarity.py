@@ -46,9 +46,14 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
         from sentence_transformers import SentenceTransformer
     except ImportError as error:
         raise ImportError("semantic similarity needs sentence-transformers: pip install 'lmbias[similarity]'") from error
+    from ..model_source import model_source
     from .classifier import default_device
 
-    return SentenceTransformer(name_or_path or default_encoder_path(), device=device or default_device())
+    name = str(name_or_path or default_encoder_path())
+    source = model_source(name)
+    if not source.available:  # known in one request, not after the Hub's retries
+        raise OSError(f"cannot load the sentence encoder {name!r}: {source.reason}")
+    return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())
 
 
 def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], encoder, batch_size: int = 64) -> np.ndarray:

