@@ -102,6 +102,18 @@ def _relaunch(num_processes: int, argv: Sequence[str]) -> int:
     return subprocess.call(command)
 
 
+def _set_threads(requested: int | None) -> None:
+    """torch's CPU threads for a run (:func:`lmbias.lm.processes.cpu_threads`)."""
+    import torch
+
+    from .checks import check_scalar
+    from .lm.processes import cpu_threads
+
+    if requested is not None:
+        check_scalar(requested, "--threads", minimum=1)
+    torch.set_num_threads(cpu_threads(requested))
+
+
 def _leaderboard(args) -> int:
     from .leaderboard import leaderboard_command
 
@@ -220,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
             return _relaunch(args.num_processes, argv)
+        if hasattr(args, "threads"):
+            _set_threads(args.threads)
         return args.func(args)
     except LmbiasError as error:
         print(f"lmbias: error: {error}", file=sys.stderr)

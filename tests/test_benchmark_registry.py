@@ -92,3 +92,14 @@ def test_unregistered_benchmark_is_gone(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["run", "toy"])
     assert "invalid choice: 'toy'" in capsys.readouterr().err
+
+
+def test_each_benchmark_names_its_split_as_its_dataset_and_the_hub_do():
+    """One split name everywhere: the lmbias dataset (``load_dataset``, the exported Parquet, the card),
+    the report and the model-index use the split of the Hub dataset the numbers are reported against."""
+    from lmbias.benchmarks import benchmarks
+    from lmbias.data import DATASETS
+
+    assert {b.name: (DATASETS[b.dataset].split, b.hub_dataset.split) for b in benchmarks()} == {
+        "bold": ("train", "train"), "stereoset": ("validation", "validation"), "crows_pairs": ("test", "test"),
+        "counterfactual": ("test", "test")}

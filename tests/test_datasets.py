@@ -58,7 +58,7 @@ def test_bold_merged_profession_groups_equal_table_3(bold_rows):
 def test_bold_domain_config_is_the_slice_of_all(bold_rows):
     gender = lmbias.load_dataset("bold", "gender")
     assert isinstance(gender, datasets.Dataset)
-    assert gender.num_rows == 3_204 and str(gender.split) == "test"
+    assert gender.num_rows == 3_204 and str(gender.split) == "train"  # as AlexaAI/bold names it
     assert gender.to_list() == [row for row in bold_rows if row["domain"] == "gender"]
     assert collections.Counter(gender["group"]) == {"American_actors": 2_048, "American_actresses": 1_156}
 

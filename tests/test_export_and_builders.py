@@ -64,7 +64,7 @@ def test_export_errors_name_the_card_and_the_configs(tmp_path):
     with pytest.raises(ValueError, match="no YAML front matter"):
         export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)
     (tmp_path / "bold" / "README.md").write_text(
-        "---\nconfigs:\n- config_name: all\n  data_files:\n  - split: test\n    path: all.parquet\n---\n"
+        "---\nconfigs:\n- config_name: all\n  data_files:\n  - split: train\n    path: all.parquet\n---\n"
     )
     with pytest.raises(ValueError, match=r"lists configs \['all'\], but dataset 'bold' has"):
         export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)

@@ -26,6 +26,9 @@ RUN_OPTIONS = {
     "num_processes": (["--num-processes"], {"type": int, "default": 1,
                                             "help": "processes (via torchrun); or launch with accelerate / torchrun"}),
     "progress": (["--no-progress"], {"dest": "progress", "action": "store_false", "help": "no progress bar"}),
+    "threads": (["--threads"], {"type": int, "help": "CPU threads per process (default: the free CPUs, from the CPUs this "
+                                                     "process may use less the load average, split among the processes; "
+                                                     "OMP_NUM_THREADS when set)"}),
 }
 
 

@@ -107,7 +107,7 @@ SPEC = DatasetSpec(
         "all": "all five domains",
         **{domain: f"the {domain.replace('_', ' ')} domain" for domain in DOMAINS},
     },
-    split="test",
+    split="train",  # as AlexaAI/bold on the Hub names it (BOLD has no other split: every prompt is for evaluation)
     features=FEATURES,
     load_rows=load_rows,
     group_column="group",

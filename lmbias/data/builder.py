@@ -6,7 +6,7 @@ builder classes still work when instantiated directly::
     from datasets_scripts.bold import Bold
     builder = Bold(config_name="gender", data_dir="/data/lmbias")
     builder.download_and_prepare()
-    ds = builder.as_dataset(split="test")
+    ds = builder.as_dataset(split="train")  # the split of Bold.SPEC (BOLD: "train", as on the Hub)
 
 The Hub way to publish is Parquet plus ``configs:`` in the card: see :mod:`lmbias.data.export`.
 """

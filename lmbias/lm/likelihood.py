@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError, InputTypeError
 from .loading import context_length
@@ -382,17 +383,19 @@ def _batches(
     import torch
 
     order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i]["input_ids"]))
-    for start in range(0, len(order), batch_size):
-        index = order[start : start + batch_size]
-        chosen = [encodings[i] for i in index]
-        width = len(chosen[0]["input_ids"])
-        batch = {}
-        for key in chosen[0]:
-            fill = pad_id if key == "input_ids" else 0
-            batch[key] = torch.tensor([e[key] + [fill] * (width - len(e[key])) for e in chosen], device=device)
-        lengths = [len(e["input_ids"]) for e in chosen]
-        batch["attention_mask"] = torch.tensor([[1] * n + [0] * (width - n) for n in lengths], device=device)
-        yield index, batch
+    with progress.bar(len(order), "likelihood", unit="seq") as shown:
+        for start in range(0, len(order), batch_size):
+            index = order[start : start + batch_size]
+            chosen = [encodings[i] for i in index]
+            width = len(chosen[0]["input_ids"])
+            batch = {}
+            for key in chosen[0]:
+                fill = pad_id if key == "input_ids" else 0
+                batch[key] = torch.tensor([e[key] + [fill] * (width - len(e[key])) for e in chosen], device=device)
+            lengths = [len(e["input_ids"]) for e in chosen]
+            batch["attention_mask"] = torch.tensor([[1] * n + [0] * (width - n) for n in lengths], device=device)
+            yield index, batch
+            shown.update(len(index))
 
 
 @contextlib.contextmanager

@@ -18,6 +18,29 @@ def process_state() -> Any:
     return PartialState(cpu=not torch.cuda.is_available())
 
 
+def cpu_threads(requested: int | None = None) -> int:
+    """The CPU threads torch should use in this process.
+
+    ``requested`` wins; then ``OMP_NUM_THREADS`` (torchrun sets 1 for several processes); otherwise
+    the CPUs this process may run on less those other programs keep busy now (the machine's CPU use
+    over a quarter of a second, while this process waits; a load average would count this
+    process's own earlier work), divided among the run's processes (``WORLD_SIZE``), and at least 1.
+    On a shared machine more threads than free cores make every thread wait: one thread scored
+    1.6x faster than two with one of two cores busy (benchmarks/cpu_threads.py, RESULTS.md).
+    """
+    import os
+
+    import psutil  # a dependency of accelerate
+
+    if requested is not None:
+        return requested
+    if os.environ.get("OMP_NUM_THREADS", "").strip().isdigit():
+        return max(1, int(os.environ["OMP_NUM_THREADS"]))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    busy = round(psutil.cpu_percent(interval=0.25) / 100 * (psutil.cpu_count() or cpus))
+    return max(1, (cpus - min(busy, cpus - 1)) // max(1, int(os.environ.get("WORLD_SIZE", "1"))))
+
+
 def process_device(state: Any, requested: str | None = None) -> str:
     """``requested``, else this process's accelerator (``cuda:<local rank>``), else ``"cpu"``."""
     if requested:

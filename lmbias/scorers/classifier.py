@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError
 
@@ -70,7 +71,7 @@ class TextClassifier:
         max_length = min(max_length, getattr(self.model.config, "max_position_embeddings", max_length) or max_length)
         order = np.argsort([len(text) for text in texts], kind="stable")
         out = np.empty((len(texts), len(self.labels)), dtype=np.float32)
-        with torch.inference_mode():
+        with torch.inference_mode(), progress.bar(len(texts), f"classifier {self.name}") as shown:
             for start in range(0, len(texts), batch_size):
                 index = order[start : start + batch_size]
                 encoded = self.tokenizer(
@@ -79,6 +80,7 @@ class TextClassifier:
                 logits = self.model(**encoded).logits.float()
                 probs = torch.sigmoid(logits) if use_sigmoid else torch.softmax(logits, dim=-1)
                 out[index] = probs.cpu().numpy()
+                shown.update(len(index))
         return out
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import progress
 from ..checks import check_texts
 from ..errors import InputError
 
@@ -66,7 +67,8 @@ def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], 
     unique = list(dict.fromkeys(prefixes))
     position = {prefix: i for i, prefix in enumerate(unique)}
     prefix_vectors = encoder.encode(unique, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
-    continuation_vectors = encoder.encode(list(continuations), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    continuation_vectors = encoder.encode(list(continuations), batch_size=batch_size, normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=progress.enabled())
     index = np.fromiter((position[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
     return np.einsum("ij,ij->i", prefix_vectors[index], continuation_vectors).astype(np.float64)
 

@@ -24,6 +24,7 @@ from ..checks import check_scalar, check_texts
 from ..data.bold import DOMAINS
 from ..errors import InputError, LmbiasError, RequirementError
 from ..model_source import model_source
+from ..progress import showing
 from ..resources import PathLike, ResourceNotFoundError
 from ..scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
@@ -408,8 +409,10 @@ def run_bold(
     texts = [g["prompt"] + g["continuation"] for g in generations]
     generated = time.perf_counter()
     classifiers: dict = {}  # each classifier loaded once, for both sources
-    model_scores = score_bold(sample_rows, texts, data_dir=data_dir, loaded=classifiers, **to_score)
-    wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, loaded=classifiers, **to_score)
+    with showing(progress, "BOLD model texts"):
+        model_scores = score_bold(sample_rows, texts, data_dir=data_dir, loaded=classifiers, **to_score)
+    with showing(progress, "BOLD Wikipedia"):
+        wikipedia_scores = score_bold(rows, source_texts(rows, "wikipedia"), data_dir=data_dir, loaded=classifiers, **to_score)
     for scores in (model_scores, wikipedia_scores):
         scores["skipped"] = {metric: ({**unavailable, **scores["skipped"]})[metric] for metric in METRICS
                              if metric in unavailable or metric in scores["skipped"]}

@@ -20,6 +20,7 @@ from ..checks import check_scalar
 from ..counterfactual_fairness import counterfactual_fairness
 from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..errors import InputError
+from ..progress import showing
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import first_line
@@ -223,7 +224,8 @@ def run_counterfactual(
     if generations is None:
         return None
     generated = time.perf_counter()
-    scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **to_score)
+    with showing(progress, "counterfactual"):
+        scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **to_score)
     skipped = {**unavailable, **scores.pop("skipped")}
     partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
                **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}

@@ -109,6 +109,7 @@ def run_crows_pairs(
     limit: int | None = None,
     dtype: str | None = None,
     device: str | None = None,
+    progress: bool = True,
     data_dir=None,
 ) -> dict | None:
     """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
@@ -127,7 +128,7 @@ def run_crows_pairs(
     rows = everything[:limit]
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
-        model=model, model_type=model_type, dtype=dtype, device=device,
+        model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="CrowS-Pairs",
     )
     if records is None:
         return None

@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Sequence
 
+from .. import progress
 from ..checks import check_scalar
 from ..errors import InputError, InputTypeError
 
@@ -39,10 +40,12 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 
-def load_and_score(score, rows: list[dict], *, model, model_type: str, dtype, device) -> tuple:
+def load_and_score(score, rows: list[dict], *, model, model_type: str, dtype, device, show_progress: bool = True,
+                   label: str = "") -> tuple:
     """The shared start of a likelihood run: load the model (the main process first, as it may fill
     the converted-model cache), score ``rows`` split across the processes with
-    ``score(lm, kind, part)`` and gather the records. Returns ``(lm, kind, state, records, seconds)``;
+    ``score(lm, kind, part)`` (a progress bar on the main process with ``show_progress``, ``label``
+    naming the benchmark) and gather the records. Returns ``(lm, kind, state, records, seconds)``;
     ``records`` (in row order) is None on processes other than the main one."""
     from accelerate.utils import gather_object
 
@@ -53,7 +56,7 @@ def load_and_score(score, rows: list[dict], *, model, model_type: str, dtype, de
     with state.main_process_first():
         lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device=process_device(state, device))
     started = time.perf_counter()
-    with state.split_between_processes(rows) as mine:
+    with state.split_between_processes(rows) as mine, progress.showing(show_progress and state.is_main_process, label):
         records = score(lm, kind, mine) if mine else []
     if state.num_processes > 1:
         records = gather_object(records)

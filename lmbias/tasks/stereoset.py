@@ -232,6 +232,7 @@ def run_stereoset(
     limit: int | None = None,
     dtype: str | None = None,
     device: str | None = None,
+    progress: bool = True,
     data_dir=None,
 ) -> dict | None:
     """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
@@ -244,6 +245,7 @@ def run_stereoset(
         bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
         limit: only the first ``limit`` items of each task (a quick look).
         dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
+        progress: a progress bar over the scored sequences (main process only).
 
     Returns:
         The results (schema in docs/results-schema.md) on rank 0; None on other ranks.
@@ -262,7 +264,7 @@ def run_stereoset(
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
-        model=model, model_type=model_type, dtype=dtype, device=device,
+        model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="StereoSet",
     )
     if records is None:
         return None
