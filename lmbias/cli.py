@@ -238,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LmbiasError as error:
         print(f"lmbias: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\nlmbias: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

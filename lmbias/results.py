@@ -114,8 +114,15 @@ def _unfinished_run(path: Path) -> Run:
     saved = json.loads(config_file.read_text()) if config_file.exists() else {}
     config = saved.get("config", {})
     benchmark = saved.get("benchmark") or _benchmark_of_preset(config.get("preset"), path)
-    done = sum(1 for shard in shards for line in shard.read_text(encoding="utf-8").splitlines() if line.strip())
-    missing = [f"results.json: the run did not finish ({done} generations written); rerun the same command to resume it"]
+    if "prompts" in config:  # a generation run: count the generations its shards hold (a line is a batch)
+        from .lm.runner import finished_batches
+
+        done = sum(len(items) for items in finished_batches(path).values())
+        total = config["prompts"] * config.get("num_return_sequences", 1)
+        progress = f"{done:,} of {total:,} generations written"
+    else:
+        progress = "nothing is kept of an unfinished likelihood run"
+    missing = [f"results.json: the run did not finish ({progress}); rerun the same command to resume it"]
     return Run(path, benchmark, config.get("model", path.name), None, missing)
 
 

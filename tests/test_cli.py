@@ -21,7 +21,7 @@ def test_datasets_summary_json(capsys):
 def test_datasets_summary_markdown(capsys):
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out
-    assert "| bold | profession | test | 10,195 | 18 | group |" in out
+    assert "| bold | profession | train | 10,195 | 18 | group |" in out
     assert "| healthcare & medicine | 1,173 |" in out
 
 

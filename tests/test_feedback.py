@@ -4,13 +4,14 @@ import os
 
 import numpy as np
 import pytest
-from tiny_lm import save_tiny_causal_lm
 
 from lmbias import progress
 from lmbias.cli import main
 from lmbias.lm import processes
 from lmbias.lm.likelihood import token_logprobs
 from lmbias.lm.loading import load_causal_lm
+
+from tiny_lm import save_tiny_causal_lm
 
 
 @pytest.fixture(scope="module")

@@ -433,11 +433,11 @@ def test_runs_must_be_given_finished_and_one_per_benchmark(runs, tmp_path, capsy
         push([], REPO_ID, dry_run=True, out=tmp_path / "out")
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
-    (unfinished / "config.json").write_text(json.dumps({"config": {"model": "tiny", "preset": "bold-gpt2"}}))
-    (unfinished / "shard-0.jsonl").write_text('{"id": 1}\n{"id": 2}\n')
+    (unfinished / "config.json").write_text(json.dumps({"config": {"model": "tiny", "preset": "bold-gpt2", "prompts": 4}}))
+    (unfinished / "shard-0.jsonl").write_text('{"batch": 0, "items": [{"id": "x"}, {"id": "y"}]}\n')
     assert main(["push", str(runs[1]), str(unfinished), "--repo-id", REPO_ID, "--dry-run", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "cannot push an unfinished run" in err and str(unfinished) in err and "2 generations written" in err
+    assert "cannot push an unfinished run" in err and str(unfinished) in err and "2 of 4 generations written" in err
     assert not (tmp_path / "out").exists()
     second = write_run(tmp_path / "second", copy.deepcopy(BOLD))
     assert main(["push", str(runs[0]), str(second), "--repo-id", REPO_ID, "--dry-run", "--out", str(tmp_path / "out")]) == 2

@@ -14,9 +14,10 @@ import sys
 import threading
 
 import pytest
-from tiny_lm import save_tiny_causal_lm
 
 from lmbias.tasks.bold import FIXES
+
+from tiny_lm import save_tiny_causal_lm
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -227,7 +227,7 @@ def test_extension_is_deterministic_and_checks_its_inputs(synthetic):
         lexicon_extension.extend_lexicon(lexicons.Lexicon(["zzz"], np.full((1, 8), 3.0)), embedding, cache=False)
     with pytest.raises(TypeError, match="embedding must be"):
         lexicon_extension.extend_lexicon(lexicon, 300, cache=False)
-    with pytest.raises(FileNotFoundError, match="embedding: no such file 'no/such/vectors.bin'"):
+    with pytest.raises(ValueError, match="embedding: no such file 'no/such/vectors.bin'"):
         lexicon_extension.extend_lexicon(lexicon, "no/such/vectors.bin", cache=False)
 
 

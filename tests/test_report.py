@@ -228,10 +228,11 @@ def test_other_benchmarks(tmp_path):
 def test_unfinished_run_is_marked(tmp_path):
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
-    (unfinished / "config.json").write_text(json.dumps({"config": {"model": "gpt2", "preset": "bold-gpt2"}, "versions": VERSIONS}))
-    (unfinished / "shard-0.jsonl").write_text('{"id": "x"}\n{"id": "y"}\n')
+    (unfinished / "config.json").write_text(json.dumps({"config": {"model": "gpt2", "preset": "bold-gpt2", "prompts": 4},
+                                                            "versions": VERSIONS}))
+    (unfinished / "shard-0.jsonl").write_text('{"batch": 0, "items": [{"id": "x"}, {"id": "y"}]}\n')
     text = build_report([unfinished, bold_run(tmp_path / "bold")], tmp_path / "report", dpi=30).read_text()
-    assert "<td>unfinished</td>" in text and "results.json: the run did not finish (2 generations written)" in text
+    assert "<td>unfinished</td>" in text and "results.json: the run did not finish (2 of 4 generations written)" in text
     assert "nothing can be plotted for it" in text and "preset=bold-gpt2" in text
     assert "Sources: model-a, Wikipedia." in text
 

@@ -73,11 +73,12 @@ def test_stereoset_crows_and_counterfactual_records(tmp_path):
 def test_unfinished_run_has_no_records_and_says_what_is_missing(tmp_path):
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"config": {"model": "gpt2", "preset": "counterfactual"}}))
-    (folder / "shard-0.jsonl").write_text('{"id": 1}\n{"id": 2}\n')
+    (folder / "config.json").write_text(json.dumps({"config": {"model": "gpt2", "preset": "counterfactual", "prompts": 3,
+                                                               "num_return_sequences": 2}}))
+    (folder / "shard-0.jsonl").write_text('{"batch": 0, "items": [{"id": "x"}, {"id": "y"}]}\n{"batch": 1, "items": []}\n')
     run = load_run(folder)
     assert (run.benchmark, run.model, run.results, metric_records(run)) == ("counterfactual", "gpt2", None, [])
-    assert "2 generations written" in run.missing[0]
+    assert "(2 of 6 generations written)" in run.missing[0]  # the items, not the shard lines
 
 
 @pytest.mark.parametrize(

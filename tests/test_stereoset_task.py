@@ -352,7 +352,8 @@ def test_two_processes_give_the_scores_of_one(causal_dir, tmp_path):
         a, b = json.loads(a), json.loads(b)
         assert all(a[o] == pytest.approx(b[o], abs=1e-4) for o in OPTIONS)
     results = json.loads((tmp_path / "two" / "results.json").read_text())
-    assert results["config"]["processes"] == 2 and sorted(p.name for p in (tmp_path / "two").iterdir()) == ["results.json", "scores.jsonl"]
+    assert results["config"]["processes"] == 2 and sorted(p.name for p in (tmp_path / "two").iterdir()) == [
+        "config.json", "results.json", "scores.jsonl"]  # no lock left behind
 
 
 def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):

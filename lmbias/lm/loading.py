@@ -9,6 +9,7 @@ is converted once to safetensors in the lmbias cache; later loads take well unde
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -132,16 +133,23 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
     auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
     extra = {**hub, **({"gguf_file": gguf_file} if gguf_file else {})}
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
+    with quiet_loading():
+        model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+    return model.to(device).eval(), tokenizer
+
+
+@contextlib.contextmanager
+def quiet_loading():
+    """No transformers "Loading weights" bar inside the block: lmbias loads models on every run."""
     from transformers.utils import logging as transformers_logging
 
     shown = transformers_logging.is_progress_bar_enabled()
-    transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every run
+    transformers_logging.disable_progress_bar()
     try:
-        model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+        yield
     finally:
         if shown:
             transformers_logging.enable_progress_bar()
-    return model.to(device).eval(), tokenizer
 
 
 def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):

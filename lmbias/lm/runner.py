@@ -30,6 +30,7 @@ from typing import Any
 from ..checks import check_scalar, check_texts
 from ..errors import InputError, LmbiasError
 from ..files import write_atomic
+from ..run_lock import LOCK_FILE
 from ..run_result import library_versions
 from .generation import batch_seed, check_context, generate_batch, plan_batches, prompt_lengths
 from .loading import LanguageModel
@@ -64,7 +65,7 @@ def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | No
                     f"{run_dir} holds a run with another configuration ({details}). "
                     "Use another --out directory, or the same settings to resume."
                 )
-        elif run_dir.is_dir() and any(run_dir.iterdir()):
+        elif run_dir.is_dir() and any(entry.name != LOCK_FILE for entry in run_dir.iterdir()):
             raise RunConfigError(f"{run_dir} is not empty and holds no {CONFIG_FILE}: it is not an lmbias run directory")
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -86,11 +87,17 @@ def finished_batches(run_dir: Path) -> dict[int, list[dict]]:
     """Batch index -> its results, from every shard of the run (a truncated last line is ignored)."""
     done: dict[int, list[dict]] = {}
     for shard in sorted(run_dir.glob("shard-*.jsonl")):
-        for line in shard.read_text(encoding="utf-8").splitlines():
+        lines = shard.read_text(encoding="utf-8", errors="replace").splitlines()
+        for number, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
-                continue  # the partial line of a killed process
+                if number == len(lines):
+                    continue  # the partial last line of a killed process
+                record = None
+            if not (isinstance(record, dict) and isinstance(record.get("batch"), int) and isinstance(record.get("items"), list)):
+                raise RunConfigError(f"{shard} line {number} is not a batch record of an lmbias run (edited, or another "
+                                     "program's file); move the run directory away and run again")
             done.setdefault(record["batch"], record["items"])
     return done
 

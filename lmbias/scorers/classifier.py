@@ -114,6 +114,7 @@ def load_classifier(
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from ..lm.loading import quiet_loading
     from ..model_source import model_source
 
     device = device or default_device()
@@ -123,10 +124,11 @@ def load_classifier(
         raise OSError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
                       "save_pretrained, or a Hub id the Hub can serve")
     try:
-        model, info = AutoModelForSequenceClassification.from_pretrained(
-            name_or_path, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code, output_loading_info=True,
-            **source.load_kwargs()
-        )
+        with quiet_loading():
+            model, info = AutoModelForSequenceClassification.from_pretrained(
+                name_or_path, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code, output_loading_info=True,
+                **source.load_kwargs()
+            )
     except OSError as error:
         raise OSError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}") from error
     missing = sorted(info.get("missing_keys", []))

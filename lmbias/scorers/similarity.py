@@ -54,7 +54,10 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
     source = model_source(name)
     if not source.available:  # known in one request, not after the Hub's retries
         raise OSError(f"cannot load the sentence encoder {name!r}: {source.reason}")
-    return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())
+    from ..lm.loading import quiet_loading
+
+    with quiet_loading():
+        return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())
 
 
 def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], encoder, batch_size: int = 64) -> np.ndarray:

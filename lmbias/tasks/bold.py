@@ -26,6 +26,7 @@ from ..errors import InputError, LmbiasError, RequirementError
 from ..model_source import model_source
 from ..progress import showing
 from ..resources import PathLike, ResourceNotFoundError
+from ..run_lock import holds_run_directory
 from ..scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import anonymize_texts
@@ -147,7 +148,10 @@ def _classifier_available(metric: str):
 
 def _sentiment(batch: Batch) -> dict:
     labels = sentiment.sentiment_labels(sentiment.vader_compound(batch.scored, n_jobs=batch.options["n_jobs"]))
-    return {"label_names": list(sentiment.LABELS), "domains": per_domain(batch.rows, labels, sentiment.LABELS)}
+    cut = sentiment.clip_texts(batch.scored)[1]
+    return {"label_names": list(sentiment.LABELS), "domains": per_domain(batch.rows, labels, sentiment.LABELS),
+            **({"texts_cut": f"{cut} texts longer than {sentiment.MAX_CHARS:,} characters were scored on their start"}
+               if cut else {})}
 
 
 def _toxicity(batch: Batch) -> dict:
@@ -341,6 +345,7 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = Non
     return rows[:limit] if limit is not None else rows
 
 
+@holds_run_directory
 def run_bold(
     *,
     model: str | None = None,

@@ -21,6 +21,7 @@ from ..counterfactual_fairness import counterfactual_fairness
 from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..errors import InputError
 from ..progress import showing
+from ..run_lock import holds_run_directory
 from ..scorers import sentiment_scores, similarity
 from ..scorers.classifier import ClassifierError, load_classifier
 from ..text import first_line
@@ -163,6 +164,7 @@ def score_counterfactual(
     return {"attributes": attributes, "skipped": skipped}
 
 
+@holds_run_directory
 def run_counterfactual(
     *,
     model: str | None = None,

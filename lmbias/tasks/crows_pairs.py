@@ -17,6 +17,7 @@ from ..checks import check_choice, check_texts
 from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
+from ..run_lock import holds_run_directory
 from ..stereotype_scores import crows_pairs_scores
 from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
 
@@ -100,6 +101,7 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
 # --------------------------------------------------------------------------- run
 
 
+@holds_run_directory
 def run_crows_pairs(
     *,
     model: str | None = None,
@@ -128,6 +130,7 @@ def run_crows_pairs(
     rows = everything[:limit]
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
+        out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
         model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="CrowS-Pairs",
     )
     if records is None:

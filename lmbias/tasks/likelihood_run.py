@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .. import progress
 from ..checks import check_scalar
@@ -40,19 +41,24 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 
-def load_and_score(score, rows: list[dict], *, model, model_type: str, dtype, device, show_progress: bool = True,
-                   label: str = "") -> tuple:
-    """The shared start of a likelihood run: load the model (the main process first, as it may fill
-    the converted-model cache), score ``rows`` split across the processes with
+def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model, model_type: str, dtype, device,
+                   show_progress: bool = True, label: str = "") -> tuple:
+    """The shared start of a likelihood run: check the run directory ``out`` (a new one gets
+    ``config.json`` with ``benchmark`` and ``run_config``; one holding another benchmark's run or
+    other settings is refused, before anything is written or loaded), load the model (the main
+    process first, as it may fill the converted-model cache), score ``rows`` split across the processes with
     ``score(lm, kind, part)`` (a progress bar on the main process with ``show_progress``, ``label``
     naming the benchmark) and gather the records. Returns ``(lm, kind, state, records, seconds)``;
     ``records`` (in row order) is None on processes other than the main one."""
     from accelerate.utils import gather_object
 
-    from ..lm.loading import load_scoring_model
+    from ..lm.loading import check_model_path, load_scoring_model
     from ..lm.processes import process_device, process_state
+    from ..lm.runner import prepare_run_dir
 
     state = process_state()
+    check_model_path(model, "model")
+    prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config}, state, benchmark)
     with state.main_process_first():
         lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device=process_device(state, device))
     started = time.perf_counter()

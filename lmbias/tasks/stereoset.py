@@ -46,6 +46,7 @@ from ..checks import check_choice, check_scalar
 from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
+from ..run_lock import holds_run_directory
 from ..stereotype_scores import TASKS, stereoset_scores
 from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
 
@@ -219,6 +220,7 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
 # --------------------------------------------------------------------------- run
 
 
+@holds_run_directory
 def run_stereoset(
     *,
     model: str | None = None,
@@ -264,6 +266,8 @@ def run_stereoset(
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
+        out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
+                                                    "bootstrap": bootstrap, "confidence": confidence, "seed": seed},
         model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="StereoSet",
     )
     if records is None:
