@@ -14,6 +14,7 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -100,6 +101,28 @@ def _relaunch(num_processes: int, argv: Sequence[str]) -> int:
         "--master_addr", "127.0.0.1", "--master_port", str(port), "--module", "lmbias", *rest,
     ]
     return subprocess.call(command)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _stop_cleanly_on_sigterm():
+    """Within the block SIGTERM (``kill``, a scheduler's time limit) stops like Ctrl-C: finished work
+    stays, temporary files and the run directory's lock are removed, and the run resumes when
+    started again. The previous handler is restored after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _set_threads(requested: int | None) -> None:
@@ -234,7 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _relaunch(args.num_processes, argv)
         if hasattr(args, "threads"):
             _set_threads(args.threads)
-        return args.func(args)
+        with _stop_cleanly_on_sigterm():
+            return args.func(args)
     except LmbiasError as error:
         print(f"lmbias: error: {error}", file=sys.stderr)
         return 2

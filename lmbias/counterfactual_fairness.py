@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_groups
+from .checks import check_groups, check_scalar
 from .errors import InputError, InputTypeError
 
 
@@ -281,10 +281,10 @@ def counterfactual_fairness(
     layout = _Layout(scores, attribute_values, template_ids)
     labels, codes = _subgroup_codes(attribute_values if subgroups is None else subgroups, scores.size)
     codes = codes[layout.order]
-    if tau is not None and not 0.0 <= tau <= 1.0:
-        raise InputError(f"tau must be a threshold in [0, 1], got {tau}")
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
-        raise InputError(f"bootstrap must be a non-negative integer (number of resamples), got {bootstrap!r}")
+    if tau is not None:
+        check_scalar(tau, "tau", minimum=0.0, maximum=1.0, integer=False, expected="a threshold in [0, 1]")
+    check_scalar(bootstrap, "bootstrap", minimum=0, expected="a non-negative integer (number of resamples)")
+    check_scalar(confidence, "confidence", minimum=0.0, maximum=1.0, integer=False, expected="a number in (0, 1)")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
 

@@ -182,7 +182,7 @@ def model_not_found(model: str, what: str, error: BaseException | None = None) -
         reason = f"{model!r} could not be loaded from the Hub"
     detail = f" ({str(error).splitlines()[0][:200]})" if error is not None and str(error) else ""
     return ModelLoadError(
-        f"cannot load {what} {model!r}: {reason}{detail}.\n"
+        f"cannot load {what} {model!r}: {reason}{detail}. "
         "Give a Hub id (online, or in the Hub cache), a folder saved with save_pretrained, or a .gguf file; "
         "omit --model for the embedded default."
     )

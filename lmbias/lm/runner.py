@@ -141,6 +141,7 @@ def run_generation(
     if len(ids) != len(prompts) or len(set(ids)) != len(ids):
         raise InputError(f"ids must be {len(prompts)} unique ids, one per prompt; got {len(ids)} ids, {len(set(ids))} unique")
     check_scalar(num_return_sequences, "num_return_sequences", minimum=1)
+    check_scalar(batch_size, "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
     run_dir = Path(run_dir)
     config = {

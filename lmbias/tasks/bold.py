@@ -394,8 +394,9 @@ def run_bold(
         return lm
 
     loaded: dict = {}
-    check_model_path(model)
     scoring = dict(scoring or {})
+    check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
+    check_model_path(model)
     requested = list(scoring.get("metrics", METRICS))
     unavailable = check_scoring(requested, data_dir=data_dir, **{
         key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring})

@@ -210,8 +210,9 @@ def run_counterfactual(
         loaded.update(model_description(lm))
         return lm
 
-    check_model_path(model)
     scoring = dict(scoring or {})
+    check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
+    check_model_path(model)
     unavailable = check_scoring(scoring.get("classifiers", sentiment_scores.CLASSIFIERS), data_dir=data_dir, **{
         key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
     announce_unavailable(unavailable, require_all=require_all)

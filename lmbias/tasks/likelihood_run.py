@@ -56,6 +56,7 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     from ..lm.processes import process_device, process_state
     from ..lm.runner import prepare_run_dir
 
+    check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
     check_model_path(model, "model")
     prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config}, state, benchmark)

@@ -1,0 +1,156 @@
+"""Nothing finished is overwritten, a run directory has one process, a refused command writes
+nothing, interrupts stop cleanly, and one long text cannot hang a scorer (issue 14 §1, §3, §4)."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import lmbias
+from lmbias.cli import main
+from lmbias.run_lock import LOCK_FILE
+from lmbias.scorers import sentiment
+
+from tiny_lm import save_tiny_causal_lm
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return save_tiny_causal_lm(tmp_path_factory.mktemp("tiny"))
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# --- §1 finished work is never overwritten -------------------------------------------------------
+
+def test_every_run_refuses_another_benchmarks_run_or_other_settings_tiny_model_plumbing(tiny, tmp_path, capsys):
+    out = tmp_path / "crows"
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 0
+    finished = _files(out)
+    capsys.readouterr()
+    for command, message in [
+        (["run", "stereoset", "--limit", "2"], "holds a crows_pairs run, not stereoset"),
+        (["run", "bold", "--per-group", "1", "--metrics", "sentiment"], "holds a crows_pairs run, not bold"),
+        (["run", "counterfactual", "--samples", "1", "--attributes", "country"], "holds a crows_pairs run, not counterfactual"),
+        (["run", "crows_pairs", "--limit", "3"], "another configuration (limit: recorded 2, now 3)"),
+    ]:
+        assert main([*command, "--model", tiny, "--no-progress", "--out", str(out)]) == 2
+        errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+        assert len(errors) == 1 and message in errors[0], errors
+        assert _files(out) == finished  # results.json, scores.jsonl and config.json untouched
+    # the same command again is allowed and gives the same numbers
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 0
+    assert (out / "scores.jsonl").read_bytes() == finished["scores.jsonl"]
+
+
+def test_a_second_process_on_the_same_directory_is_refused_and_a_dead_holders_lock_is_free(tiny, tmp_path, capsys):
+    out = tmp_path / "run"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom lmbias.run_lock import locked\n"
+         "with locked(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n", str(out)],
+        stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} is in use by PID {holder.pid} on host {socket.gethostname()}" in err
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # the refused run wrote nothing
+    finally:
+        holder.send_signal(signal.SIGKILL)  # dies holding the lock: the OS releases it
+        holder.wait()
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "results.json", "scores.jsonl"]
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "bold", "--batch-size", "0"],
+    ["run", "bold", "--score-batch-size", "0"],
+    ["run", "bold", "--per-group", "0"],
+    ["run", "crows_pairs", "--batch-size", "0"],
+    ["run", "stereoset", "--batch-size", "0"],
+    ["run", "stereoset", "--bootstrap", "-1"],
+    ["run", "counterfactual", "--samples", "0"],
+    ["run", "counterfactual", "--bootstrap", "-1"],
+    ["run", "crows_pairs", "--model", "./no-such-model"],
+])
+def test_a_refused_command_writes_nothing(tiny, tmp_path, capsys, command):
+    model = [] if "--model" in command else ["--model", tiny]
+    assert main([*command, *model, "--no-progress", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()  # skip notices may come first; the error is one line
+    assert err[-1].startswith("lmbias: error: ") and all(line.startswith("lmbias: ") for line in err)
+    assert not (tmp_path / "run").exists()
+
+
+def test_out_that_is_a_file_or_cannot_be_created_is_one_line(tiny, tmp_path, capsys):
+    a_file = tmp_path / "results.json"
+    a_file.write_text("{}")
+    for out, message in ((a_file, "is a file, not a directory"), ("/proc/lmbias-run", "cannot be created")):
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+    assert a_file.read_text() == "{}"
+
+
+# --- §3 interrupts and corrupt run files ---------------------------------------------------------
+
+def test_sigint_stops_cleanly_and_the_same_command_resumes(embedded_model, tmp_path):
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "lmbias", "run", "bold", "--per-group", "3", "--batch-size", "2", "--max-new-tokens", "8",
+               "--metrics", "sentiment", "--no-progress", "--out", str(out)]
+    process = subprocess.Popen(command, env=embedded_model.env(), stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    shard = out / "shard-0.jsonl"
+    deadline = time.time() + 240
+    while not (shard.is_file() and shard.read_text().count("\n") >= 2) and time.time() < deadline:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    err = process.communicate(timeout=120)[1]
+    assert process.returncode == 130, err[-2000:]
+    assert err.strip().splitlines()[-1] == "lmbias: interrupted; rerun the same command to resume" and "Traceback" not in err
+    assert not (out / LOCK_FILE).exists() and not (out / "results.json").exists()
+    done = sum(len(json.loads(line)["items"]) for line in shard.read_text().splitlines())
+    finished = subprocess.run(command, env=embedded_model.env(), capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    assert f"{done} of 129 prompts already done" in finished.stderr
+    ids = [json.loads(line)["id"] for line in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 129
+
+
+def test_a_shard_line_that_is_not_a_record_names_the_file_and_line(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"benchmark": "bold", "config": {"prompts": 4, "preset": "bold-gpt2"}}))
+    (run / "shard-0.jsonl").write_text('{"batch": 0, "items": []}\n[1, 2]\n{"batch": 1, "items": []}\n')
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{run / 'shard-0.jsonl'} line 2 is not a batch record" in err[0]
+
+
+# --- §4 one long text cannot hang a scorer -------------------------------------------------------
+
+def test_vader_scores_a_very_long_text_on_its_start():
+    assert sentiment.clip_texts(["short", "one two three", "abcdefghij"], max_chars=8) == (["short", "one two", "abcdefgh"], 2)
+    long = "What a wonderful, happy day. " * 4000  # 116,000 characters: about a minute for VADER whole
+    start = sentiment.clip_texts([long])[0][0]
+    assert len(start) <= sentiment.MAX_CHARS and long.startswith(start)
+    scores = sentiment.vader_compound([long, "terrible"], n_jobs=1)
+    assert np.array_equal(scores, sentiment.vader_compound([start, "terrible"], n_jobs=1, max_chars=None))
+    with pytest.raises(ValueError, match="max_chars must be >= 1"):
+        sentiment.clip_texts(["x"], max_chars=0)
+
+
+def test_bold_says_how_many_texts_were_cut():
+    from lmbias.tasks.bold import score_bold
+
+    rows = lmbias.load_rows("bold", "gender")[:2]
+    result = score_bold(rows, ["Fine. " * 3000, rows[1]["wikipedia"]], metrics=["sentiment"])
+    assert result["metrics"]["sentiment"]["texts_cut"] == "1 texts longer than 10,000 characters were scored on their start"
