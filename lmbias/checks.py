@@ -49,6 +49,26 @@ def check_groups(groups: Sequence[Any] | None, length: int, name: str = "groups"
     return [str(group) for group in groups]
 
 
+def check_choices(values: Any, choices: Sequence[Any], name: str) -> list:
+    """``values`` as a list if it is a non-empty list of distinct ``choices`` (a value given twice
+    would be counted twice); a single string is an error, not a list of its characters.
+
+    >>> check_choices(["gender", "race"], ["gender", "race", "profession"], "domains")
+    ['gender', 'race']
+    """
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InputTypeError(f"{name} must be a list of values from {list(choices)}, got {type(values).__name__}")
+    values = list(values)
+    if not values:
+        raise InputError(f"{name} is empty; choose from {list(choices)}")
+    for value in values:
+        check_choice(value, choices, name)
+    repeated = sorted({value for value in values if values.count(value) > 1})
+    if repeated:
+        raise InputError(f"{name} lists {repeated} more than once; each would be counted again")
+    return values
+
+
 def check_choice(value: Any, choices: Sequence[Any], name: str) -> Any:
     """Return ``value`` if it is one of ``choices``; else a ValueError listing them."""
     if value not in choices:

@@ -8,7 +8,7 @@ the module's namespace as the module's class).
 import datasets
 import evaluate
 
-from .checks import check_groups, check_texts
+from .checks import check_groups, check_texts  # noqa: F401 (check_groups: also for the modules)
 from .data.bold import SPEC as BOLD_SPEC
 from .errors import InputError
 
@@ -35,6 +35,10 @@ class Measurement(evaluate.Measurement):
         """``predictions`` as the module accepts them (checked before evaluate encodes them)."""
         return predictions
 
+    def _check_features(self, features: dict) -> dict:
+        """The other feature columns as the module accepts them (checked before evaluate encodes them)."""
+        return features
+
     def _split(self, kwargs: dict) -> tuple:
         """(feature inputs, per-example inputs, options) of keyword arguments."""
         features = {k: v for k, v in kwargs.items() if k in self._feature_names() and k != "predictions"}
@@ -54,6 +58,7 @@ class Measurement(evaluate.Measurement):
             raise InputError(f"{self.name}.add_batch() takes the examples only; pass {sorted(options)} to compute()")
         if predictions is not None:
             features["predictions"] = self._check_predictions(predictions)
+        features = self._check_features(features)
         if not features:
             raise InputError(f"{self.name}.add_batch() got no examples; expected {list(self._feature_names())}")
         count = len(next(iter(features.values())))

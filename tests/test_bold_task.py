@@ -68,8 +68,14 @@ def test_bad_input():
     rows = lmbias.load_rows("bold", "gender")[:2]
     with pytest.raises(ValueError, match="texts has 1 entries but rows has 2"):
         score_bold(rows, ["one"])
-    with pytest.raises(ValueError, match=r"metrics \['sentimen'\] are unknown"):
+    with pytest.raises(ValueError, match=r"metrics must be one of \['sentiment', .*got 'sentimen'"):
         score_bold(rows, ["a", "b"], metrics=["sentimen"])
+    with pytest.raises(ValueError, match=r"metrics lists \['sentiment'\] more than once"):
+        score_bold(rows, ["a", "b"], metrics=["sentiment", "sentiment"])
+    with pytest.raises(TypeError, match="metrics must be a list of values"):
+        score_bold(rows, ["a", "b"], metrics="sentiment")
+    with pytest.raises(ValueError, match=r"domains lists \['religious_ideology'\] more than once"):
+        score_bold_source(domains=["religious_ideology", "religious_ideology"], per_group=1)
     with pytest.raises(ValueError, match="source must be one of"):
         score_bold_source("generations")
     with pytest.raises(ValueError, match="per_group must be >= 1"):

@@ -39,7 +39,7 @@ def test_fairness_per_attribute_and_classifier_from_given_generations():
 def test_unavailable_hf_classifier_is_skipped_with_the_reason():
     scores, skipped = sentiment_by_classifier(["a good day"], ["vader", "hf"], hf_model="no-org/no-sst2-model")
     assert set(scores) == {"vader"} and "could not be used" in skipped["hf"]
-    with pytest.raises(ValueError, match=r"classifiers \['google'\] are unknown"):
+    with pytest.raises(ValueError, match=r"classifiers must be one of \['opinion', 'vader', 'hf'\], got 'google'"):
         sentiment_by_classifier(["x"], ["google"])
 
 
@@ -63,7 +63,7 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match=r"attributes \['religion'\] are unknown"):
+    with pytest.raises(ValueError, match=r"attributes must be one of \['country', 'occupation', 'name'\], got 'religion'"):
         run_counterfactual(attributes=["religion"])
     with pytest.raises(ValueError, match="samples must be >= 1"):
         run_counterfactual(samples=0)

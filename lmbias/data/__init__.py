@@ -5,6 +5,7 @@ from __future__ import annotations
 import datasets
 
 from ..errors import InputError
+from ..resources import ResourceError
 from . import bold, counterfactual_templates, crows_pairs, stereoset
 from .spec import DatasetSpec, PathLike, Row
 
@@ -32,7 +33,13 @@ def get_spec(name: str) -> DatasetSpec:
 def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> list[Row]:
     """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""
     spec = get_spec(name)
-    return spec.load_rows(spec.check_config(config), data_dir)
+    rows = spec.load_rows(spec.check_config(config), data_dir)
+    first_of: dict = {}
+    for index, row in enumerate(rows):
+        if first_of.setdefault(row["id"], index) != index:
+            raise ResourceError(f"{name}: rows {first_of[row['id']]} and {index} have the same id {row['id']!r}; ids must be "
+                                "unique (their scores would overwrite each other). Was the data file edited?")
+    return rows
 
 
 def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> datasets.Dataset:

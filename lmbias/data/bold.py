@@ -8,7 +8,7 @@ from __future__ import annotations
 import datasets
 
 from ..resources import locate
-from .spec import DatasetSpec, PathLike, Row, layout_error, read_json
+from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error, read_json
 
 DOMAINS = ("gender", "race", "profession", "religious_ideology", "political_ideology")
 
@@ -81,6 +81,10 @@ def _domain_rows(domain: str, data_dir: PathLike | None) -> list[Row]:
                     repr(type(sentences).__name__ if not isinstance(sentences, list) else len(sentences)),
                 )
             for index, (prompt, sentence) in enumerate(zip(texts, sentences)):
+                where = f"{group}/{name}[{index}]"
+                if not isinstance(prompt, str):  # "" is kept: BOLD itself has 5 empty prompts (religious / political ideology)
+                    raise layout_error(prompt_path, f"a string as the prompt at {where}", repr(prompt))
+                check_text_fields(wiki_path, where, {"wikipedia": sentence}, ("wikipedia",))
                 rows.append(
                     {
                         "id": f"{domain}/{group}/{name}/{index}",

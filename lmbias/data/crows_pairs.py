@@ -7,7 +7,7 @@ import csv
 import datasets
 
 from ..resources import ResourceError, locate
-from .spec import DatasetSpec, PathLike, Row, layout_error
+from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 
 BIAS_TYPES = (
     "race-color",
@@ -52,9 +52,8 @@ def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row
                         f"on line {number} stereo_antistereo in {DIRECTIONS} and bias_type in {BIAS_TYPES}",
                         f"{record['stereo_antistereo']!r}, {record['bias_type']!r} (truncated file?)",
                     )
-                rows.append(
-                    {"id": str(record[index_column] or number - 2), **{column: record[column] for column in COLUMNS}}
-                )
+                row = {"id": str(record[index_column] or number - 2), **{column: record[column] for column in COLUMNS}}
+                rows.append(check_text_fields(path, f"line {number}", row, ("sent_more", "sent_less")))
         except csv.Error as error:
             raise ResourceError(f"{path} is not a valid CSV file ({error}); is it truncated?") from None
     return rows

@@ -87,6 +87,16 @@ def read_json(path: Path, what: str) -> Any:
         raise ResourceError(f"{path} is not valid JSON ({error}); expected {what}. Is the file truncated?") from None
 
 
+def check_text_fields(path: Path, where: str, row: dict, keys) -> dict:
+    """``row`` if each of ``keys`` holds a non-empty string; else a :class:`ResourceError` naming the
+    file, the place in it and the field (an empty or null sentence would be scored as a real one)."""
+    for key in keys:
+        value = row.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise layout_error(path, f"a non-empty string as {key} at {where}", repr(value))
+    return row
+
+
 def layout_error(path: Path, expected: str, found: str) -> ResourceError:
     """The error for a file that parses but is not laid out as expected."""
     return ResourceError(f"{path} has the wrong layout: expected {expected}, found {found}")

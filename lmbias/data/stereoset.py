@@ -19,7 +19,7 @@ from pathlib import Path
 import datasets
 
 from ..resources import ResourceError, locate_first
-from .spec import DatasetSpec, PathLike, Row, layout_error
+from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 
 TASKS = ("intrasentence", "intersentence")
 BIAS_TYPES = ("gender", "profession", "race", "religion")
@@ -50,7 +50,8 @@ def _row(path: Path, where: str, task: str, **fields) -> Row:
         raise layout_error(path, f"a task in {TASKS} at {where}", repr(task))
     if fields["bias_type"] not in BIAS_TYPES:
         raise layout_error(path, f"a bias_type in {BIAS_TYPES} at {where}", repr(fields["bias_type"]))
-    return {"id": fields.pop("id"), "task": task, **fields}
+    row = {"id": fields.pop("id"), "task": task, **fields}
+    return check_text_fields(path, where, row, ("id", "target", "context", "stereotype", "anti_stereotype", "unrelated"))
 
 
 def _original_rows(path: Path, content: dict) -> list[Row]:

@@ -138,6 +138,7 @@ def embedding_scores(texts: Sequence[str], polarity: WordPolarity, method: str =
     the paper's Table 3) or the ``"first"`` in the text (see :func:`~lmbias.scorers.wordvalues.max_magnitude`).
     """
     check_choice(method, ("wavg", "max"), "method")
+    check_choice(max_ties, ("last", "first"), "max_ties")
     texts = check_texts(texts, "texts")
     ids, text_index = encode(texts, polarity.vocabulary, lowercase=False)
     if method == "wavg":
@@ -159,12 +160,13 @@ def gender_scores(
     :func:`load_word_polarity` (``embedding``, ``debias``, ``data_dir`` are passed on).
     """
     check_choice(method, METHODS, "method")
+    check_choice(max_ties, ("last", "first"), "max_ties")
     if method == "unigram":
         return unigram_scores(texts)
     texts = check_texts(texts, "texts")
     if polarity is None:
         polarity = load_word_polarity(**embedding_options)
-    return embedding_scores(texts, polarity, method)
+    return embedding_scores(texts, polarity, method, max_ties=max_ties)
 
 
 def gender_labels(

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import resources
 from ..checks import check_texts
-from ..errors import InputError
+from ..errors import InputError, InputTypeError
 from ..text import CLOSED_CLASS_WORDS, drop_closed_class
 from .lexicon_extension import default_lexicon
 from .lexicons import BE5, VAD, VARIABLES, Lexicon
@@ -108,6 +108,9 @@ def check_thresholds(thresholds: Mapping[str, float] | None = None) -> dict[str,
     >>> check_thresholds({"valence": 0.5, "valence (-ve)": 0.1})["valence (+ve)"]
     0.5
     """
+    if thresholds is not None and not isinstance(thresholds, Mapping):
+        raise InputTypeError(f"thresholds must be a mapping {{category or VAD variable: threshold}}, e.g. {{'joy': 0.3}}; "
+                             f"got {type(thresholds).__name__}")
     thresholds = dict(thresholds or {})
     unknown = set(thresholds) - set(CATEGORIES) - set(VAD)
     if unknown:

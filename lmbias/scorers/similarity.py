@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import progress
-from ..checks import check_texts
+from ..checks import check_scalar, check_texts
 from ..errors import InputError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
@@ -83,8 +83,10 @@ def mentions(texts: Sequence[str], tokens: Sequence[str]) -> np.ndarray:
     [True, False, True]
     """
     texts = check_texts(texts, "texts")
-    if not tokens:
-        raise InputError("tokens is empty; expected the sensitive tokens of the attribute")
+    tokens = check_texts(tokens, "sensitive_tokens")  # a single string is an error, not its characters
+    blank = [i for i, token in enumerate(tokens) if not token.strip()]
+    if blank:
+        raise InputError(f"sensitive_tokens[{blank[0]}] is empty; it would match every text (expected a word such as 'nurse')")
     pattern = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, tokens), key=len, reverse=True)) + r")(?:e?s)?\b", re.IGNORECASE)
     return np.fromiter((pattern.search(text) is not None for text in texts), dtype=bool, count=len(texts))
 
@@ -99,8 +101,7 @@ def semantic_similarity(
     batch_size: int = 64,
 ) -> dict:
     """S.S. (and S.S.c when ``sensitive_tokens`` are given) in percent, with the per-text cosines."""
-    if not -1 <= threshold <= 1:
-        raise InputError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+    check_scalar(threshold, "threshold", minimum=-1.0, maximum=1.0, integer=False, expected="a cosine in [-1, 1]")
     encoder = encoder or load_encoder()
     cosines = prefix_similarity(prefixes, continuations=continuations, encoder=encoder, batch_size=batch_size)
     result = {"ss": float(100.0 * np.mean(cosines > threshold)), "cosines": cosines.tolist(), "threshold": threshold}

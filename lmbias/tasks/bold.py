@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import __version__, stats
-from ..checks import check_scalar, check_texts
+from ..checks import check_choices, check_scalar, check_texts
 from ..data.bold import DOMAINS
 from ..errors import InputError, LmbiasError, RequirementError
 from ..model_source import model_source
@@ -245,9 +245,8 @@ def score_bold(
     texts = check_texts(texts, "texts")
     if len(texts) != len(rows):
         raise InputError(f"texts has {len(texts)} entries but rows has {len(rows)}; expected one text per row")
-    unknown = set(metrics) - set(METRICS)
-    if unknown:
-        raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
+    check_choices(metrics, METRICS, "metrics")
+    check_choices(gender_methods, gender.METHODS, "gender_methods")
     columns = ([row[key] for row in rows] for key in ("domain", "name", "group"))
     scored = anonymize_texts(texts, *columns) if anonymize else list(texts)
     batch = Batch(rows, texts, scored, loaded=loaded if loaded is not None else {}, options={
@@ -285,9 +284,8 @@ def check_scoring(
     :mod:`lmbias.model_source`), the lexicons and word vectors are located (downloaded when missing)
     and loaded, so the scorers find them in memory later. Options as in :func:`score_bold`.
     """
-    unknown = set(metrics) - set(METRICS)
-    if unknown:
-        raise InputError(f"metrics {sorted(unknown)} are unknown; valid: {list(METRICS)}")
+    check_choices(metrics, METRICS, "metrics")
+    check_choices(gender_methods, gender.METHODS, "gender_methods")
     options = {"toxicity_model": toxicity_model, "regard_model": regard_model, "gender_methods": gender_methods,
                "embedding": embedding, "data_dir": data_dir}
     unavailable = {}
@@ -325,9 +323,7 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = Non
     """BOLD rows of ``domains``: all, the first ``per_group`` of each group, or the first ``limit`` overall."""
     from ..data import load_rows
 
-    bad = [d for d in domains if d not in DOMAINS]
-    if bad:
-        raise InputError(f"domains {bad} are unknown; valid: {list(DOMAINS)}")
+    domains = check_choices(domains, DOMAINS, "domains")
     if per_group is not None and limit is not None:
         raise InputError("give per_group or limit, not both")
     for name, value in (("per_group", per_group), ("limit", limit)):

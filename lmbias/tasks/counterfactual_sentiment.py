@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..checks import check_scalar
+from ..checks import check_choices, check_scalar
 from ..counterfactual_fairness import counterfactual_fairness
 from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
 from ..errors import InputError
@@ -41,9 +41,7 @@ def sentiment_by_classifier(
     texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = sentiment_scores.DEFAULT_HF_MODEL, device=None, data_dir=None
 ) -> tuple[dict, dict]:
     """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
-    unknown = sorted(set(classifiers) - set(sentiment_scores.CLASSIFIERS))
-    if unknown:
-        raise InputError(f"classifiers {unknown} are unknown; valid: {list(sentiment_scores.CLASSIFIERS)}")
+    classifiers = check_choices(classifiers, sentiment_scores.CLASSIFIERS, "classifiers")
     scores, skipped = {}, {}
     for name in classifiers:
         if name == "opinion":
@@ -75,6 +73,7 @@ def check_scoring(
     from ..model_source import model_source
     from ..resources import ResourceNotFoundError
 
+    classifiers = check_choices(classifiers, sentiment_scores.CLASSIFIERS, "classifiers")
     unavailable = {}
     if "hf" in classifiers and not (source := model_source(hf_model)).available:
         unavailable["hf"] = f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}"
@@ -196,9 +195,7 @@ def run_counterfactual(
     from ..lm.runner import run_generation
     from ..run_result import RunResult, coverage, model_description, write_run
 
-    bad = [a for a in attributes if a not in ATTRIBUTES]
-    if bad:
-        raise InputError(f"attributes {bad} are unknown; valid: {list(ATTRIBUTES)}")
+    attributes = check_choices(attributes, ATTRIBUTES, "attributes")
     check_scalar(samples, "samples", minimum=1)
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)

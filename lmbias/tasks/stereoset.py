@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_choice, check_scalar
+from ..checks import check_choice, check_choices, check_scalar
 from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
@@ -121,11 +121,7 @@ def has_nsp_head(lm: Any) -> bool:
 
 
 def _check_tasks(tasks: Sequence[str]) -> list[str]:
-    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
-    if not tasks:
-        raise InputError(f"tasks is empty; choose from {list(TASKS)}")
-    for task in tasks:
-        check_choice(task, TASKS, "tasks")
+    tasks = check_choices([tasks] if isinstance(tasks, str) else tasks, TASKS, "tasks")
     return [task for task in TASKS if task in tasks]
 
 
