@@ -255,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
             return _relaunch(args.num_processes, argv)
+        if getattr(args, "device", None):
+            from .lm.loading import check_device
+
+            check_device(args.device)
         if hasattr(args, "threads"):
             _set_threads(args.threads)
         with _stop_cleanly_on_sigterm():

@@ -64,13 +64,15 @@ def load_run(path) -> Run:
     results_file = path / "results.json"
     if not results_file.exists():
         return _unfinished_run(path)
-    try:
-        results = json.loads(results_file.read_text())
-    except json.JSONDecodeError as error:
-        raise RunError(f"{results_file} is not valid JSON ({error}); rerun the command that wrote it") from None
+    results = _read_json(results_file)
     if not isinstance(results, dict) or results.get("benchmark") not in names():
         raise RunError(f"{results_file} is not an lmbias results file: 'benchmark' must be one of {names()}")
     version = results.get("schema_version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise RunError(f"{results_file} has schema_version {version!r}; expected an integer (this lmbias reads "
+                       f"{list(READABLE_VERSIONS)}): the file was edited or is not an lmbias results file")
+    if not isinstance(results.get("results"), dict):
+        raise RunError(f"{results_file} has no 'results' object: the file was edited or cut short; rerun the command that wrote it")
     if version not in READABLE_VERSIONS:
         hint = ("it predates schema versions; rerun it with this lmbias" if version is None or version < min(READABLE_VERSIONS)
                 else "it was written by a newer lmbias; upgrade lmbias to read it")
@@ -106,12 +108,24 @@ def load_runs(paths: Sequence) -> list:
     return [load_run(p) for p in paths]
 
 
+def _read_json(path: Path):
+    """The JSON content of a run file; a binary, cut-short or invalid file is a :class:`RunError` naming it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RunError(f"{path} is not valid JSON text ({type(error).__name__}: {str(error)[:120]}); "
+                       "rerun the command that wrote it") from None
+
+
 def _unfinished_run(path: Path) -> Run:
     config_file = path / "config.json"
     shards = sorted(path.glob("shard-*.jsonl"))
     if not config_file.exists() and not shards:
         raise RunError(f"{path} has no results.json and is not an unfinished lmbias run (no config.json or shards)")
-    saved = json.loads(config_file.read_text()) if config_file.exists() else {}
+    saved = _read_json(config_file) if config_file.exists() else {}
+    if not isinstance(saved, dict) or not isinstance(saved.get("config", {}), dict):
+        raise RunError(f"{config_file} is not an lmbias run configuration (expected an object with 'config'); "
+                       "move the directory away and rerun")
     config = saved.get("config", {})
     benchmark = saved.get("benchmark") or _benchmark_of_preset(config.get("preset"), path)
     if "prompts" in config:  # a generation run: count the generations its shards hold (a line is a batch)

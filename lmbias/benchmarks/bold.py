@@ -155,9 +155,14 @@ def score(options) -> int:
     domain and group (:func:`lmbias.tasks.bold.score_bold_source`), printed or written to ``--out``."""
     import json
     import sys
+    from pathlib import Path
 
+    from ..errors import InputError
     from ..files import write_atomic
     from ..tasks.bold import score_bold_source
+
+    if options.out and Path(options.out).is_dir():
+        raise InputError(f"--out {options.out} is a directory; lmbias score writes one JSON file (e.g. {Path(options.out) / 'wiki.json'})")
 
     result = score_bold_source(options.source, domains=options.domains, per_group=options.per_group, data_dir=options.data_dir,
                                regard_all_groups=options.regard_all_groups, device=options.device,

