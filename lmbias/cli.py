@@ -24,7 +24,7 @@ from . import __version__
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark
 from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
-from .errors import LmbiasError
+from .errors import InputError, LmbiasError
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
@@ -253,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "device_map", None) and getattr(args, "num_processes", 1) > 1:
+            raise InputError("--device-map splits one model over this machine's devices and cannot be combined with "
+                             "--num-processes; run one process")
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
             return _relaunch(args.num_processes, argv)
         if getattr(args, "device", None):

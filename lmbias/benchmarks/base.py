@@ -18,6 +18,11 @@ from typing import Any
 RUN_OPTIONS = {
     "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
     "device": (["--device"], {"help": "cpu, cuda, ... (default: each process's GPU, else cpu)"}),
+    "device_map": (["--device-map"], {"choices": ["auto", "balanced", "balanced_low_0", "sequential"],
+                                      "help": "split the model over this machine's GPUs (then CPU, then disk) with accelerate: "
+                                              "for a model larger than one GPU; one process only"}),
+    "max_memory": (["--max-memory"], {"nargs": "+", "metavar": "DEVICE=SIZE",
+                                      "help": "with --device-map, the memory each device may hold, e.g. 0=70GiB 1=70GiB cpu=200GiB"}),
     "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
@@ -93,6 +98,16 @@ class Baseline:
     label: str
     description: str
     size: Callable[[dict], int] = lambda results: 0
+
+
+def placement_options(options: argparse.Namespace) -> dict:
+    """``device_map`` and ``max_memory`` (parsed) of a run's options, for the run functions; checked
+    here (with ``--device``), before the run directory is touched."""
+    from ..lm.loading import parse_max_memory, placement
+
+    device_map, max_memory = getattr(options, "device_map", None), parse_max_memory(getattr(options, "max_memory", None))
+    placement(getattr(options, "device", None), device_map, max_memory)
+    return {"device_map": device_map, "max_memory": max_memory}
 
 
 def _no_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Benchmark, HubDataset, MetricSpec
+from .base import Benchmark, HubDataset, MetricSpec, placement_options
 from .likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
@@ -43,7 +43,8 @@ def run(options) -> dict:
 
     return run_crows_pairs(
         model=options.model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
-        limit=options.limit, dtype=options.dtype, device=options.device, progress=options.progress, data_dir=options.data_dir,
+        limit=options.limit, dtype=options.dtype, device=options.device,
+        **placement_options(options), progress=options.progress, data_dir=options.data_dir,
     )
 
 
@@ -58,7 +59,8 @@ BENCHMARK = Benchmark(
     name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    run_options=("model", "device", "dtype", "batch_size", "num_processes", "progress", "threads"),
+    run_options=("model", "device", "dtype", "batch_size", "num_processes", "progress", "threads",
+                 "device_map", "max_memory"),
     add_arguments=add_likelihood_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",

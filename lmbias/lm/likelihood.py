@@ -15,7 +15,7 @@ Shared conventions:
   (a tokenizer without a pad token, like GPT-2's, works as is).
 - A sequence longer than the model takes (:func:`lmbias.lm.loading.context_length`) raises a
   ValueError naming the item and both lengths; nothing is truncated, so no score is silently computed on part of a text.
-- The model runs on its own device (``model.device``) under ``torch.inference_mode()``, in eval mode
+- The model runs on its own device (its inputs go to :func:`~lmbias.lm.loading.input_device`) under ``torch.inference_mode()``, in eval mode
   (dropout off); its training flag is restored afterwards.
 """
 
@@ -30,7 +30,7 @@ import numpy as np
 from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError, InputTypeError
-from .loading import context_length
+from .loading import context_length, input_device
 
 PREFIXES = ("bos", "bos-first", None)
 STRATEGIES = ("left_to_right", "all_at_once")
@@ -308,7 +308,7 @@ def next_sentence_probability(
     _check_lengths(model, tokenizer, [len(e["input_ids"]) for e in encodings], lambda i: f"first[{i}] + second[{i}]")
     out = np.empty(len(first), dtype=np.float32)
     with _scoring(model):
-        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), model.device):
+        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), input_device(model)):
             out[index] = _nsp_logits(model, model(**batch)).float().softmax(-1)[:, 0].cpu().numpy()
     return out
 
@@ -364,12 +364,13 @@ def _gathered_logprobs(
     encodings = [{"input_ids": items[i][0]} for i in todo]
     extra = {"use_cache": False} if causal else {}
     with _scoring(model):
-        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), model.device):
+        for index, batch in _batches(encodings, batch_size, _pad_id(tokenizer), input_device(model)):
             chosen = [items[todo[k]] for k in index]
             sizes = [len(rows) for _, rows, _ in chosen]
-            where = torch.tensor([[j, row] for j, (_, rows, _) in enumerate(chosen) for row in rows], device=model.device)
-            targets = torch.tensor([t for _, _, ts in chosen for t in ts], device=model.device)
-            logits = _token_logits(model(**batch, **extra))[where[:, 0], where[:, 1]].float()
+            logits = _token_logits(model(**batch, **extra))  # on the last device of a model split over several
+            where = torch.tensor([[j, row] for j, (_, rows, _) in enumerate(chosen) for row in rows], device=logits.device)
+            targets = torch.tensor([t for _, _, ts in chosen for t in ts], device=logits.device)
+            logits = logits[where[:, 0], where[:, 1]].float()
             values = logits.log_softmax(-1).gather(1, targets[:, None])[:, 0].cpu().numpy()
             for k, value in zip(index, np.split(values, np.cumsum(sizes)[:-1])):
                 out[todo[k]] = value

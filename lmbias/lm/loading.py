@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -44,13 +45,74 @@ class LanguageModel:
 
     @property
     def device(self):
-        """The torch device of the model's parameters."""
-        return self.model.device
+        """Where the model's inputs go (:func:`input_device`)."""
+        return input_device(self.model)
 
     @property
     def max_length(self) -> int | None:
         """The model's context length in tokens (:func:`context_length`)."""
         return context_length(self.model, self.tokenizer)
+
+
+def input_device(model: Any):
+    """Where a model's inputs go: its device, or for a model dispatched over several devices
+    (``device_map``), the device of its first module that is not offloaded to disk (else the CPU)."""
+    import torch
+
+    placed = getattr(model, "hf_device_map", None)
+    if placed:
+        for where in placed.values():
+            if where not in ("disk", "meta"):
+                return torch.device(f"cuda:{where}" if isinstance(where, int) else where)
+        return torch.device("cpu")
+    return model.device
+
+
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
+
+
+def placement(device: str | None, device_map: str | None, max_memory: dict | None) -> dict:
+    """``from_pretrained`` keywords that place a model: on one ``device`` (the default), or split over
+    this machine's devices by accelerate (``device_map``, with ``max_memory`` per device and layers
+    that fit nowhere offloaded to ``<lmbias cache>/offload``).
+
+    Raises:
+        InputError: ``device_map`` with ``device``, ``max_memory`` without ``device_map``, or
+            ``device_map`` in a run of several processes (each would load the whole split model).
+    """
+    if device_map is None:
+        if max_memory:
+            raise InputError("--max-memory applies to --device-map; add --device-map auto")
+        return {}
+    check_choice(device_map, DEVICE_MAPS, "device_map")
+    if device is not None:
+        raise InputError("give --device or --device-map, not both: --device-map places the model over the devices itself")
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise InputError("--device-map splits one model over this machine's devices and cannot be combined with several "
+                         "processes (--num-processes, accelerate launch, torchrun); run one process")
+    return {"device_map": device_map, "max_memory": dict(max_memory) if max_memory else None,  # accelerate edits it
+            "offload_folder": str(cache_dir() / "offload")}
+
+
+def parse_max_memory(entries) -> dict | None:
+    """``--max-memory`` entries (``0=70GiB``, ``cuda:1=40GiB``, ``cpu=200GiB``) as accelerate's
+    ``max_memory`` ({0: "70GiB", 1: "40GiB", "cpu": "200GiB"}); None for none.
+
+    >>> parse_max_memory(["0=70GiB", "cpu=100GB"])
+    {0: '70GiB', 'cpu': '100GB'}
+    """
+    if not entries:
+        return None
+    parsed = {}
+    for entry in entries:
+        device, _, size = str(entry).partition("=")
+        device = device.strip().removeprefix("cuda:")
+        if not size or not re.fullmatch(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", size.strip()):
+            raise InputError(f"--max-memory {entry!r}: expected DEVICE=SIZE, e.g. 0=70GiB, cuda:1=40GiB or cpu=200GiB")
+        if not (device.isdigit() or device in ("cpu", "mps", "disk")):
+            raise InputError(f"--max-memory {entry!r}: the device must be a GPU number, cpu or mps")
+        parsed[int(device) if device.isdigit() else device] = size.strip()
+    return parsed
 
 
 def context_length(model: Any, tokenizer: Any = None) -> int | None:
@@ -147,7 +209,8 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     return target
 
 
-def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None, **hub):
+def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None,
+                 placed: dict | None = None, **hub):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     auto = {"causal": AutoModelForCausalLM, "masked": AutoModelForMaskedLM}[kind]
@@ -155,14 +218,14 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code, **extra)
     with quiet_loading():
         model, info = auto.from_pretrained(path, dtype=dtype, trust_remote_code=trust_remote_code, output_loading_info=True,
-                                           **extra)
+                                           **extra, **(placed or {}))
     missing = sorted(info.get("missing_keys", []))
     if missing:  # e.g. a sequence-classification checkpoint: transformers would add a random LM head
         architectures = getattr(model.config, "architectures", None) or ["?"]
         raise ModelLoadError(f"{path} is a {architectures[0]} checkpoint without the weights of a {kind} LM's head "
                              f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''} would be random); "
                              f"give a {kind} language model")
-    return model.to(device).eval(), tokenizer
+    return (model if placed else model.to(device)).eval(), tokenizer
 
 
 @contextlib.contextmanager
@@ -236,6 +299,8 @@ def load_causal_lm(
     dtype: str | None = None,
     device: str | None = None,
     trust_remote_code: bool = False,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
 ) -> LanguageModel:
     """Load a causal language model for generation and likelihood scoring.
 
@@ -245,17 +310,21 @@ def load_causal_lm(
         dtype: ``"float32"``, ``"float16"``, ``"bfloat16"`` or ``"auto"`` (fp16 on GPU, fp32 on CPU).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``... (default: a GPU if there is one).
         trust_remote_code: passed to transformers (off by default).
+        device_map, max_memory: split the model over this machine's devices instead (accelerate's
+            big-model inference, :func:`placement`); one process only.
 
     Raises:
         ModelLoadError: nothing could be loaded; the message lists every attempt and how to supply a model.
     """
-    device = check_device(device) or default_device()
+    placed = placement(check_device(device), device_map, max_memory)
+    device = device or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
     tried = []
     if model is None:
         cached = embedded_model_dir()
         if (cached / "config.json").is_file():
-            loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False)
+            loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False,
+                                             placed=placed)
             return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
         tried.append(f"the converted embedded model at {cached}: not there yet")
         gguf = embedded_gguf_path()
@@ -271,7 +340,8 @@ def load_causal_lm(
             convert_gguf(gguf, cached)
         except ImportError as error:
             raise ModelLoadError(f"converting the embedded model {gguf} needs the gguf package: pip install gguf ({error})") from error
-        loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False)
+        loaded, tokenizer = _load_folder(cached, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=False,
+                                             placed=placed)
         return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
 
     path = Path(model).expanduser()
@@ -281,11 +351,12 @@ def load_causal_lm(
             if not path.is_file():
                 raise ModelLoadError(f"GGUF file {path} does not exist")
             loaded, tokenizer = _load_folder(
-                path.parent, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code, gguf_file=path.name
+                path.parent, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
+                gguf_file=path.name, placed=placed,
             )
         else:
             loaded, tokenizer = _load_folder(model, kind="causal", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
-                                             **hub)
+                                             placed=placed, **hub)
     except ModelLoadError:
         raise
     except (OSError, ValueError, RuntimeError, KeyError) as error:
@@ -294,15 +365,18 @@ def load_causal_lm(
 
 
 def load_masked_lm(
-    model: str, *, dtype: str | None = None, device: str | None = None, trust_remote_code: bool = False
+    model: str, *, dtype: str | None = None, device: str | None = None, trust_remote_code: bool = False,
+    device_map: str | None = None, max_memory: dict | None = None,
 ) -> LanguageModel:
     """Load a masked LM for likelihood tasks; with its next-sentence-prediction head when the
     checkpoint has one (e.g. BERT, loaded as ``BertForPreTraining``), else ``AutoModelForMaskedLM``.
 
-    ``info["nsp"]`` says whether the NSP head is there.
+    ``info["nsp"]`` says whether the NSP head is there. ``device_map`` / ``max_memory``: as
+    :func:`load_causal_lm`.
     """
     from transformers import AutoConfig, AutoModelForPreTraining, AutoTokenizer
 
+    placed = placement(check_device(device), device_map, max_memory)
     device = device or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
     hub = check_model_path(model, "masked LM")
@@ -310,12 +384,13 @@ def load_masked_lm(
         config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code, **hub)
         has_nsp = any(a.endswith("ForPreTraining") or a.endswith("ForNextSentencePrediction") for a in config.architectures or [])
         if has_nsp:
-            loaded = AutoModelForPreTraining.from_pretrained(model, dtype=torch_dtype, trust_remote_code=trust_remote_code, **hub)
+            loaded = AutoModelForPreTraining.from_pretrained(model, dtype=torch_dtype, trust_remote_code=trust_remote_code,
+                                                             **hub, **placed)
             tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code, **hub)
-            loaded = loaded.to(device).eval()
+            loaded = (loaded if placed else loaded.to(device)).eval()
         else:
             loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
-                                             **hub)
+                                             placed=placed, **hub)
     except (OSError, ValueError, KeyError) as error:
         raise model_not_found(model, "masked LM", error) from error
     return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
@@ -356,9 +431,11 @@ def detect_model_type(model: str | None) -> str:
 
 
 def load_scoring_model(
-    model: str | None = None, *, model_type: str = "auto", dtype: str | None = None, device: str | None = None
+    model: str | None = None, *, model_type: str = "auto", dtype: str | None = None, device: str | None = None,
+    device_map: str | None = None, max_memory: dict | None = None,
 ) -> tuple[Any, str]:
-    """Load a model for likelihood scoring; returns ``(lm, kind)``.
+    """Load a model for likelihood scoring; returns ``(lm, kind)`` (``device_map`` / ``max_memory``:
+    as :func:`load_causal_lm`).
 
     ``model_type="auto"`` detects the kind with :func:`detect_model_type`; a masked LM is loaded with
     its NSP head when the checkpoint has one (:func:`~lmbias.lm.loading.load_masked_lm`).
@@ -366,7 +443,7 @@ def load_scoring_model(
     check_choice(model_type, MODEL_TYPES, "model_type")
     kind = detect_model_type(model) if model_type == "auto" else model_type
     if kind == "causal":
-        return load_causal_lm(model, dtype=dtype, device=device), kind
+        return load_causal_lm(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory), kind
     if model is None:
         raise InputError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
-    return load_masked_lm(model, dtype=dtype, device=device), kind
+    return load_masked_lm(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory), kind

@@ -208,6 +208,26 @@ def run_generation(
     return merge_shards(run_dir, ids, prompts, len(batches))
 
 
+def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=None, max_memory=None,
+                     described: dict | None = None) -> Callable[[Any], LanguageModel]:
+    """The ``lm_loader`` of :func:`run_generation` for a causal LM: on this process's device, or split
+    over the machine's devices (``device_map``, one process); the main process loads first (it may
+    fill the converted-model cache). ``described`` receives :func:`~lmbias.run_result.model_description`."""
+    from ..run_result import model_description
+    from .loading import load_causal_lm
+    from .processes import process_device
+
+    def loader(state) -> LanguageModel:
+        with state.main_process_first():
+            lm = load_causal_lm(model, dtype=dtype, device=device if device_map else process_device(state, device),
+                                device_map=device_map, max_memory=max_memory)
+        if described is not None:
+            described.update(model_description(lm))
+        return lm
+
+    return loader
+
+
 def merge_shards(run_dir: Path, ids: Sequence[str], prompts: Sequence[str], n_batches: int) -> list[dict]:
     """Rank 0: every batch's results in input order (prompt, then sample), written to ``generations.jsonl``."""
     done = finished_batches(run_dir)

@@ -356,6 +356,8 @@ def run_bold(
     num_return_sequences: int = 1,
     dtype: str | None = None,
     device: str | None = None,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
     require_all: bool = False,
     progress: bool = True,
     data_dir: PathLike | None = None,
@@ -374,22 +376,16 @@ def run_bold(
 
     from ..data.bold import SPEC
     from ..lm.generation import generation_settings
-    from ..lm.loading import check_model_path, load_causal_lm
-    from ..lm.processes import process_device
-    from ..lm.runner import run_generation
+    from ..lm.loading import check_model_path
+    from ..lm.runner import causal_lm_loader, run_generation
     from ..resources import BOLD_COMMIT
-    from ..run_result import RunResult, coverage, model_description, write_run
+    from ..run_result import RunResult, coverage, write_run
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
-    def loader(state):
-        with state.main_process_first():  # the main process fills the converted-model cache first
-            lm = load_causal_lm(model, dtype=dtype, device=process_device(state, device))
-        loaded.update(model_description(lm))
-        return lm
-
     loaded: dict = {}
+    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
     check_model_path(model)
@@ -431,7 +427,8 @@ def run_bold(
               "counts": {"prompts": len(rows)}},
         config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
-                "domains": list(domains), "metrics": requested, **options},
+                "domains": list(domains), "metrics": requested, **options,
+                **({"device_map": device_map, "max_memory": max_memory} if device_map else {})},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

@@ -175,6 +175,8 @@ def run_counterfactual(
     batch_size: int = 8,
     dtype: str | None = None,
     device: str | None = None,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
     progress: bool = True,
     require_all: bool = False,
     data_dir=None,
@@ -190,22 +192,16 @@ def run_counterfactual(
     """
     from ..data import load_rows
     from ..lm.generation import generation_settings
-    from ..lm.loading import check_model_path, load_causal_lm
-    from ..lm.processes import process_device
-    from ..lm.runner import run_generation
-    from ..run_result import RunResult, coverage, model_description, write_run
+    from ..lm.loading import check_model_path
+    from ..lm.runner import causal_lm_loader, run_generation
+    from ..run_result import RunResult, coverage, write_run
 
     attributes = check_choices(attributes, ATTRIBUTES, "attributes")
     check_scalar(samples, "samples", minimum=1)
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-
-    def loader(state):
-        with state.main_process_first():  # the main process fills the converted-model cache first
-            lm = load_causal_lm(model, dtype=dtype, device=process_device(state, device))
-        loaded.update(model_description(lm))
-        return lm
+    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded)
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
@@ -236,6 +232,7 @@ def run_counterfactual(
               "counts": {"prefixes": len(rows)}},
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
+                **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
                 **scoring},
         results=scores,
         skipped=skipped,

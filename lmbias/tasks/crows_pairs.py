@@ -111,6 +111,8 @@ def run_crows_pairs(
     limit: int | None = None,
     dtype: str | None = None,
     device: str | None = None,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> dict | None:
@@ -131,7 +133,8 @@ def run_crows_pairs(
     lm, kind, state, records, seconds = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
-        model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="CrowS-Pairs",
+        model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
+        show_progress=progress, label="CrowS-Pairs",
     )
     if records is None:
         return None
@@ -147,6 +150,7 @@ def run_crows_pairs(
         config={
             "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": state.num_processes,
             "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
+            **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
         results=aggregate_crows_pairs(records),

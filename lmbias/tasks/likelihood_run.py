@@ -42,7 +42,7 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model, model_type: str, dtype, device,
-                   show_progress: bool = True, label: str = "") -> tuple:
+                   device_map=None, max_memory=None, show_progress: bool = True, label: str = "") -> tuple:
     """The shared start of a likelihood run: check the run directory ``out`` (a new one gets
     ``config.json`` with ``benchmark`` and ``run_config``; one holding another benchmark's run or
     other settings is refused, before anything is written or loaded), load the model (the main
@@ -61,7 +61,8 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     check_model_path(model, "model")
     prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config}, state, benchmark)
     with state.main_process_first():
-        lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device=process_device(state, device))
+        lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device_map=device_map, max_memory=max_memory,
+                                      device=device if device_map else process_device(state, device))
     started = time.perf_counter()
     with state.split_between_processes(rows) as mine, progress.showing(show_progress and state.is_main_process, label):
         records = score(lm, kind, mine) if mine else []

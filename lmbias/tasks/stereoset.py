@@ -230,6 +230,8 @@ def run_stereoset(
     limit: int | None = None,
     dtype: str | None = None,
     device: str | None = None,
+    device_map: str | None = None,
+    max_memory: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> dict | None:
@@ -264,7 +266,8 @@ def run_stereoset(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
         out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
                                                     "bootstrap": bootstrap, "confidence": confidence, "seed": seed},
-        model=model, model_type=model_type, dtype=dtype, device=device, show_progress=progress, label="StereoSet",
+        model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
+        show_progress=progress, label="StereoSet",
     )
     if records is None:
         return None
@@ -283,6 +286,7 @@ def run_stereoset(
             "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device),
             "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
             "scores": {task: SCORE_DESCRIPTIONS[kind, task] for task in tasks},
+            **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
         skipped={task: "not run" for task in TASKS if task not in tasks},

@@ -1,0 +1,61 @@
+"""Models larger than one device (issue 15 §4): ``--device-map`` splits a model with accelerate's
+big-model inference, for generation and likelihood; tested on the CPU with a tiny model (plumbing)
+and a ``max_memory`` so small that most layers are offloaded to disk."""
+
+import json
+
+import numpy as np
+import pytest
+
+from lmbias.cli import main
+from lmbias.lm import generation
+from lmbias.lm.likelihood import token_logprobs
+from lmbias.lm.loading import load_causal_lm, parse_max_memory
+
+from tiny_lm import save_tiny_causal_lm
+
+TEXTS = ["the man was a good actor", "she was known for her best role", "a nurse"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return save_tiny_causal_lm(tmp_path_factory.mktemp("tiny"))
+
+
+def test_a_model_split_over_cpu_and_disk_scores_and_generates_as_on_one_device_tiny_model_plumbing(tiny):
+    whole = load_causal_lm(tiny, device="cpu")
+    split = load_causal_lm(tiny, device_map="auto", max_memory={"cpu": "40KB"})
+    placed = set(split.model.hf_device_map.values())
+    assert "disk" in placed, split.model.hf_device_map  # the path is really taken: layers offloaded
+    assert str(split.device) == "cpu"
+    for a, b in zip(token_logprobs(whole.model, whole.tokenizer, TEXTS), token_logprobs(split.model, split.tokenizer, TEXTS)):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    settings = generation.generation_settings("greedy", max_new_tokens=6)
+    assert generation.generate_batch(split, TEXTS, settings, seed=0) == generation.generate_batch(whole, TEXTS, settings, seed=0)
+
+
+def test_run_crows_pairs_with_a_device_map_records_it_tiny_model_plumbing(tiny, tmp_path):
+    plain, split = tmp_path / "plain", tmp_path / "split"
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--no-progress", "--out", str(plain)]) == 0
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--no-progress", "--out", str(split),
+                 "--device-map", "auto", "--max-memory", "cpu=40KB"]) == 0
+    results = json.loads((split / "results.json").read_text())
+    assert results["config"]["device_map"] == "auto" and results["config"]["max_memory"] == {"cpu": "40KB"}
+    scores = [[json.loads(line) for line in (folder / "scores.jsonl").read_text().splitlines()] for folder in (plain, split)]
+    for key in ("sent_more_score", "sent_less_score"):
+        assert [row[key] for row in scores[0]] == pytest.approx([row[key] for row in scores[1]], abs=1e-4)
+
+
+def test_device_map_mistakes_are_one_line(tiny, tmp_path, capsys):
+    for extra, message in (
+        (["--device-map", "auto", "--num-processes", "2"], "cannot be combined with --num-processes"),
+        (["--device-map", "auto", "--device", "cpu"], "give --device or --device-map, not both"),
+        (["--max-memory", "cpu=1GB"], "--max-memory applies to --device-map"),
+        (["--device-map", "auto", "--max-memory", "cpu:1GB"], "--max-memory 'cpu:1GB': expected DEVICE=SIZE"),
+        (["--device-map", "auto", "--max-memory", "gpu=1GB"], "the device must be a GPU number, cpu or mps"),
+    ):
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--out", str(tmp_path / "r"), *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+        assert not (tmp_path / "r").exists()
+    assert parse_max_memory(["0=70GiB", "cuda:1=40GiB", "cpu=200GiB"]) == {0: "70GiB", 1: "40GiB", "cpu": "200GiB"}
