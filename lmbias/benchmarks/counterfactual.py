@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..scorers.sentiment_scores import CLASSIFIERS
 from ..text import first_line, markdown_table
-from .base import Benchmark, HubDataset, MetricSpec, Variant, placement_options
+from .base import Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
 from .derived import mean_over_domains
 
 METRICS = (
@@ -79,9 +79,8 @@ def run(options) -> dict:
     return run_counterfactual(
         model=options.model, out=options.out, attributes=options.attributes, samples=options.samples,
         max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size, dtype=options.dtype,
-        device=options.device,
-        **placement_options(options), progress=options.progress, require_all=options.require_all, data_dir=options.data_dir,
-        scoring=scoring,
+        device=options.device, **placement_options(options), **backend_options(options), progress=options.progress,
+        require_all=options.require_all, data_dir=options.data_dir, scoring=scoring,
     )
 
 

@@ -53,6 +53,13 @@ class LanguageModel:
         """The model's context length in tokens (:func:`context_length`)."""
         return context_length(self.model, self.tokenizer)
 
+    def generate(self, prompts, settings: dict, *, seed: int, num_return_sequences: int = 1, ids=None) -> list[dict]:
+        """The backend interface (:mod:`lmbias.lm.backends`): :func:`lmbias.lm.generation.generate_batch`
+        (the batch is seeded as a whole, so ``ids`` are not needed)."""
+        from .generation import generate_batch
+
+        return generate_batch(self, prompts, settings, seed=seed, num_return_sequences=num_return_sequences)
+
 
 def input_device(model: Any):
     """Where a model's inputs go: its device, or for a model dispatched over several devices

@@ -32,7 +32,7 @@ from ..errors import InputError, LmbiasError
 from ..files import write_atomic
 from ..run_lock import LOCK_FILE
 from ..run_result import library_versions
-from .generation import batch_seed, check_context, generate_batch, plan_batches, prompt_lengths
+from .generation import batch_seed, check_context, plan_batches, prompt_lengths
 from .loading import LanguageModel
 from .processes import process_state
 
@@ -124,6 +124,7 @@ def run_generation(
     progress: bool = True,
     after_batch: Callable[[int], None] | None = None,
     benchmark: str | None = None,
+    backend: str = "hf",
 ) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
@@ -139,6 +140,8 @@ def run_generation(
         after_batch: called with the batch index after each batch is saved (tests use it to stop mid-run).
         benchmark: the benchmark the run belongs to, recorded in ``config.json`` (so that an unfinished
             run is never guessed from its preset).
+        backend: the inference backend (:mod:`lmbias.lm.backends`); recorded, so that a run is never
+            resumed on another backend (their samples differ).
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -160,6 +163,7 @@ def run_generation(
         "num_return_sequences": num_return_sequences,
         "prompts": len(prompts),
         "prompt_ids_digest": ids_digest(ids),
+        **({"backend": backend} if backend != "hf" else {}),
     }
     prepare_run_dir(run_dir, config, state, benchmark)
     lm = lm_loader(state)
@@ -183,9 +187,8 @@ def run_generation(
     started, new_tokens = time.perf_counter(), 0
     with open(shard, "a", encoding="utf-8") as handle:
         for b in mine:
-            items = generate_batch(
-                lm, [prompts[i] for i in batches[b]], settings, seed=batch_seed(seed, b), num_return_sequences=num_return_sequences
-            )
+            items = lm.generate([prompts[i] for i in batches[b]], settings, seed=batch_seed(seed, b),
+                                num_return_sequences=num_return_sequences, ids=[ids[i] for i in batches[b]])
             records = [
                 {"id": ids[i], "sample": k, **items[j * num_return_sequences + k]}
                 for j, i in enumerate(batches[b])
@@ -209,18 +212,28 @@ def run_generation(
 
 
 def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=None, max_memory=None,
-                     described: dict | None = None) -> Callable[[Any], LanguageModel]:
+                     described: dict | None = None, backend: str = "hf", engine_options: dict | None = None,
+                     seed: int = 0) -> Callable[[Any], LanguageModel]:
     """The ``lm_loader`` of :func:`run_generation` for a causal LM: on this process's device, or split
-    over the machine's devices (``device_map``, one process); the main process loads first (it may
+    over the machine's devices (``device_map``, one process), or a vLLM engine (``backend="vllm"``,
+    ``engine_options``: :data:`lmbias.lm.backends.VLLM_OPTIONS`); the main process loads first (it may
     fill the converted-model cache). ``described`` receives :func:`~lmbias.run_result.model_description`."""
     from ..run_result import model_description
     from .loading import load_causal_lm
     from .processes import process_device
 
     def loader(state) -> LanguageModel:
-        with state.main_process_first():
-            lm = load_causal_lm(model, dtype=dtype, device=device if device_map else process_device(state, device),
-                                device_map=device_map, max_memory=max_memory)
+        if backend == "vllm":
+            from .backends.vllm import load_vllm
+
+            if state.num_processes > 1:
+                raise InputError("--backend vllm runs its own workers (--data-parallel-size, --tensor-parallel-size); "
+                                 "start one lmbias process")
+            lm = load_vllm(model, dtype=dtype, seed=seed, **(engine_options or {}))
+        else:
+            with state.main_process_first():
+                lm = load_causal_lm(model, dtype=dtype, device=device if device_map else process_device(state, device),
+                                    device_map=device_map, max_memory=max_memory)
         if described is not None:
             described.update(model_description(lm))
         return lm

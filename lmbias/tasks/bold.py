@@ -358,6 +358,8 @@ def run_bold(
     device: str | None = None,
     device_map: str | None = None,
     max_memory: dict | None = None,
+    backend: str = "hf",
+    engine_options: dict | None = None,
     require_all: bool = False,
     progress: bool = True,
     data_dir: PathLike | None = None,
@@ -375,6 +377,7 @@ def run_bold(
     """
 
     from ..data.bold import SPEC
+    from ..lm.backends import check_backend
     from ..lm.generation import generation_settings
     from ..lm.loading import check_model_path
     from ..lm.runner import causal_lm_loader, run_generation
@@ -385,7 +388,9 @@ def run_bold(
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
     loaded: dict = {}
-    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded)
+    engine_options = check_backend(backend, engine_options, device_map=device_map)
+    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
+                              backend=backend, engine_options=engine_options, seed=seed)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
     check_model_path(model)
@@ -398,7 +403,7 @@ def run_bold(
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
-        num_return_sequences=num_return_sequences, progress=progress, benchmark="bold",
+        num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", backend=backend,
     )
     if generations is None:
         return None
@@ -428,7 +433,8 @@ def run_bold(
         config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
                 "domains": list(domains), "metrics": requested, **options,
-                **({"device_map": device_map, "max_memory": max_memory} if device_map else {})},
+                **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
+                **({"backend": backend, **engine_options} if backend != "hf" else {})},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

