@@ -253,9 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
-        if getattr(args, "backend", "hf") == "vllm" and getattr(args, "num_processes", 1) > 1:
-            raise InputError("--backend vllm runs its own workers (--data-parallel-size, --tensor-parallel-size) and cannot "
-                             "be combined with --num-processes")
+        if getattr(args, "backend", "hf") != "hf" and getattr(args, "num_processes", 1) > 1:
+            raise InputError(f"--backend {args.backend} runs its own workers and cannot be combined with --num-processes")
         if getattr(args, "device_map", None) and getattr(args, "num_processes", 1) > 1:
             raise InputError("--device-map splits one model over this machine's devices and cannot be combined with "
                              "--num-processes; run one process")

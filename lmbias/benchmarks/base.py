@@ -23,15 +23,20 @@ RUN_OPTIONS = {
                                               "for a model larger than one GPU; one process only"}),
     "max_memory": (["--max-memory"], {"nargs": "+", "metavar": "DEVICE=SIZE",
                                       "help": "with --device-map, the memory each device may hold, e.g. 0=70GiB 1=70GiB cpu=200GiB"}),
-    "backend": (["--backend"], {"choices": ["hf", "vllm"], "default": "hf",
+    "backend": (["--backend"], {"choices": ["hf", "vllm", "openai"], "default": "hf",
                                 "help": "hf: transformers in this process; vllm: vLLM's engine (continuous batching, its own "
-                                        "parallelism; needs vLLM installed)"}),
+                                        "parallelism; needs vLLM installed); openai: an OpenAI-compatible server (--base-url)"}),
     "tensor_parallel_size": (["--tensor-parallel-size"], {"type": int, "help": "vllm: GPUs each model copy is split over"}),
     "pipeline_parallel_size": (["--pipeline-parallel-size"], {"type": int, "help": "vllm: pipeline stages"}),
     "data_parallel_size": (["--data-parallel-size"], {"type": int, "help": "vllm: model copies"}),
     "gpu_memory_utilization": (["--gpu-memory-utilization"], {"type": float,
                                                               "help": "vllm: share of each GPU's memory the engine may use"}),
     "max_model_len": (["--max-model-len"], {"type": int, "help": "vllm: context length of the engine (default: the model's)"}),
+    "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
+    "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
+                                                                   "(default OPENAI_API_KEY; the key is never printed or written)"}),
+    "tokenizer": (["--tokenizer"], {"help": "openai: the served model's tokenizer (Hub id or folder; default: --model)"}),
+    "concurrency": (["--concurrency"], {"type": int, "help": "openai: requests in flight at once (default 8)"}),
     "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
@@ -120,11 +125,11 @@ def placement_options(options: argparse.Namespace) -> dict:
 
 
 def backend_options(options: argparse.Namespace) -> dict:
-    """``backend`` and ``engine_options`` (the vLLM options given) of a generation run's options."""
-    from ..lm.backends import VLLM_OPTIONS
+    """``backend`` and ``engine_options`` (the vLLM or server options given) of a generation run's options."""
+    from ..lm.backends import SERVER_OPTIONS, VLLM_OPTIONS
 
     return {"backend": getattr(options, "backend", "hf"),
-            "engine_options": {key: getattr(options, key, None) for key in VLLM_OPTIONS}}
+            "engine_options": {key: getattr(options, key, None) for key in VLLM_OPTIONS + SERVER_OPTIONS}}
 
 
 def _no_arguments(parser: argparse.ArgumentParser) -> None:

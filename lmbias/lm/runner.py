@@ -217,19 +217,24 @@ def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=N
     """The ``lm_loader`` of :func:`run_generation` for a causal LM: on this process's device, or split
     over the machine's devices (``device_map``, one process), or a vLLM engine (``backend="vllm"``,
     ``engine_options``: :data:`lmbias.lm.backends.VLLM_OPTIONS`); the main process loads first (it may
-    fill the converted-model cache). ``described`` receives :func:`~lmbias.run_result.model_description`."""
+    fill the converted-model cache), or a model on an OpenAI-compatible server (``backend="openai"``,
+    ``engine_options``: :data:`lmbias.lm.backends.SERVER_OPTIONS`). ``described`` receives
+    :func:`~lmbias.run_result.model_description`."""
     from ..run_result import model_description
     from .loading import load_causal_lm
     from .processes import process_device
 
     def loader(state) -> LanguageModel:
+        if backend != "hf" and state.num_processes > 1:
+            raise InputError(f"--backend {backend} runs its own workers; start one lmbias process")
         if backend == "vllm":
             from .backends.vllm import load_vllm
 
-            if state.num_processes > 1:
-                raise InputError("--backend vllm runs its own workers (--data-parallel-size, --tensor-parallel-size); "
-                                 "start one lmbias process")
             lm = load_vllm(model, dtype=dtype, seed=seed, **(engine_options or {}))
+        elif backend == "openai":
+            from .backends.openai import connect
+
+            lm = connect(model=model, seed=seed, **(engine_options or {}))
         else:
             with state.main_process_first():
                 lm = load_causal_lm(model, dtype=dtype, device=device if device_map else process_device(state, device),

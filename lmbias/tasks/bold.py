@@ -388,12 +388,13 @@ def run_bold(
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map)
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
     loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
                               backend=backend, engine_options=engine_options, seed=seed)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
-    check_model_path(model)
+    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
+        check_model_path(model)
     requested = list(scoring.get("metrics", METRICS))
     unavailable = check_scoring(requested, data_dir=data_dir, **{
         key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring})

@@ -204,13 +204,14 @@ def run_counterfactual(
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map)
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
     loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
                               backend=backend, engine_options=engine_options, seed=seed)
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    check_model_path(model)
+    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
+        check_model_path(model)
     unavailable = check_scoring(scoring.get("classifiers", sentiment_scores.CLASSIFIERS), data_dir=data_dir, **{
         key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
     announce_unavailable(unavailable, require_all=require_all)

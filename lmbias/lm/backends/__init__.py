@@ -9,23 +9,29 @@ sample, ``continuation``, ``num_tokens`` and ``stop_reason``.
   split over several (``--device-map``), or one copy per process (``--num-processes``).
 * ``vllm``: vLLM's engine (:mod:`lmbias.lm.backends.vllm`), continuous batching with its own tensor /
   pipeline / data parallelism; generation benchmarks (BOLD, counterfactual).
+* ``openai``: any OpenAI-compatible server's ``/v1/completions`` (:mod:`lmbias.lm.backends.openai`);
+  generation benchmarks.
 """
 
 from __future__ import annotations
 
-BACKENDS = ("hf", "vllm")
+BACKENDS = ("hf", "vllm", "openai")
 # Options that only the vLLM engine reads (``lmbias run ... --backend vllm``).
 VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
                 "max_model_len")
+# Options that only a served model reads (``--backend openai``).
+SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency")
 
 
-def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None) -> dict:
+def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None,
+                  model: str | None = None) -> dict:
     """Check a run's backend and its options before anything is written; returns the vLLM engine
     options that were given (None values dropped).
 
     Raises:
-        InputError: an unknown backend, a vLLM option with ``hf`` (or ``device_map`` with ``vllm``),
-            an option out of range, or ``vllm`` without vLLM installed.
+        InputError: an unknown backend, an option of another backend (a vLLM option with ``hf``,
+            ``device_map`` with ``vllm`` ...), an option out of range, ``vllm`` without vLLM
+            installed, ``openai`` without ``--base-url`` or a model name.
     """
     import importlib.util
 
@@ -34,11 +40,22 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
 
     check_choice(backend, BACKENDS, "backend")
     given = {key: value for key, value in (engine_options or {}).items() if value is not None}
-    unknown = set(given) - set(VLLM_OPTIONS)
+    unknown = set(given) - set(VLLM_OPTIONS) - set(SERVER_OPTIONS)
     if unknown:
-        raise InputError(f"engine options {sorted(unknown)} are unknown; valid: {list(VLLM_OPTIONS)}")
-    if backend == "hf" and given:
-        raise InputError(f"--{next(iter(given)).replace('_', '-')} applies to --backend vllm, not hf")
+        raise InputError(f"engine options {sorted(unknown)} are unknown; valid: {list(VLLM_OPTIONS + SERVER_OPTIONS)}")
+    for key in given:
+        owner = "vllm" if key in VLLM_OPTIONS else "openai"
+        if owner != backend:
+            raise InputError(f"--{key.replace('_', '-')} applies to --backend {owner}, not {backend}")
+    if backend == "openai":
+        if model is None:
+            raise InputError("--backend openai needs --model: the name the server serves the model under")
+        if device_map:
+            raise InputError("--device-map is for --backend hf; the server places the model itself")
+        if not given.get("base_url"):
+            raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+        if given.get("concurrency") is not None:
+            check_scalar(given["concurrency"], "--concurrency", minimum=1)
     if backend == "vllm":
         if device_map:
             raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "

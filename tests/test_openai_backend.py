@@ -1,0 +1,100 @@
+"""The OpenAI-compatible backend against a real server: ``vllm serve`` on 127.0.0.1, started and
+stopped here, serving the embedded SmolLM2-135M in float32 with an API key (issue 15 §3). Runs in
+the vLLM environment (``make test`` runs ``pytest -m vllm`` in .venv-vllm)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from lmbias.cli import main
+from lmbias.lm.backends.openai import ServerError, connect
+from lmbias.lm.loading import embedded_model_dir
+from lmbias.tasks.bold import run_bold
+
+pytestmark = pytest.mark.vllm
+SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
+SERVED = "smollm2"
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
+        "scoring": {"metrics": ["sentiment"]}}
+
+
+@pytest.fixture(scope="module")
+def server(embedded_model, tmp_path_factory):
+    """``vllm serve`` of the converted embedded model, with an API key; its base URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path_factory.mktemp("server") / "vllm-serve.log"
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
+    command = [os.path.join(os.path.dirname(sys.executable), "vllm"), "serve", str(embedded_model.model_dir),
+               "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "512",
+               "--served-model-name", SERVED, "--api-key", SENTINEL, "--seed", "0"]
+    with open(log, "w") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.time() + 420
+    while time.time() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"vllm serve exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/models", headers={"Authorization": f"Bearer {SENTINEL}"}, timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(2)
+    else:
+        process.terminate()
+        pytest.fail(f"vllm serve did not answer within 420 s: {log.read_text()[-2000:]}")
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture
+def key(monkeypatch, embedded_model_cache):
+    monkeypatch.setenv("OPENAI_API_KEY", SENTINEL)
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "1")
+
+
+def _generations(out):
+    return [{k: g[k] for k in ("id", "sample", "continuation", "stop_reason", "num_tokens")}
+            for g in map(json.loads, (out / "generations.jsonl").read_text().splitlines())]
+
+
+@pytest.mark.parametrize("preset", ["greedy", "bold-gpt2"])
+def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
+    served, local = tmp_path / "served", tmp_path / "local"
+    run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
+             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **BOLD)
+    run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
+             engine_options={"max_model_len": 512}, **BOLD)
+    assert _generations(served) == _generations(local) and len(_generations(served)) == 12
+    written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
+    assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
+
+
+def test_server_mistakes_are_one_line_and_the_key_is_never_shown(server, key, tmp_path, capsys, monkeypatch):
+    common = ["run", "bold", "--backend", "openai", "--per-group", "1", "--domains", "gender", "--metrics", "sentiment",
+              "--max-new-tokens", "4", "--no-progress"]
+    for extra, message in (
+        (["--model", "no-such-model", "--base-url", server], f"--model 'no-such-model' is not served by {server}; it serves ['smollm2']"),
+        (["--model", SERVED, "--base-url", "http://127.0.0.1:9/v1"], "the server cannot be reached"),
+        (["--model", SERVED], "--backend openai needs --base-url"),
+        (["--model", SERVED, "--base-url", server, "--api-key-env", "NO_SUCH_KEY_VARIABLE"], "the server refused the API key"),
+    ):
+        assert main([*common, *extra, "--out", str(tmp_path / "r")]) == 2
+        captured = capsys.readouterr()
+        errors = [line for line in captured.err.splitlines() if line.startswith("lmbias: error: ")]
+        assert len(errors) == 1 and message in errors[0], errors
+        assert SENTINEL not in captured.out + captured.err
+    with pytest.raises(ServerError, match="refused the API key"):
+        connect(server, SERVED, api_key_env="NO_SUCH_KEY_VARIABLE")
