@@ -20,6 +20,8 @@ def tiny(tmp_path_factory):
     (["--tensor-parallel-size", "2"], "--tensor-parallel-size applies to --backend vllm, not hf"),
     (["--backend", "vllm", "--device-map", "auto"], "--device-map is for --backend hf"),
     (["--backend", "vllm", "--num-processes", "2"], "--backend vllm runs its own workers"),
+    (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1"], "the server cannot be reached"),
+    (["--concurrency", "4"], "--concurrency applies to --backend openai, not hf"),
 ])
 def test_backend_option_mistakes_are_one_line_and_write_nothing(tiny, tmp_path, capsys, extra, message):
     assert main(["run", "bold", "--model", tiny, "--per-group", "1", "--metrics", "sentiment", "--out", str(tmp_path / "r"),
@@ -38,8 +40,14 @@ def test_vllm_not_installed_is_one_line(tiny, tmp_path, capsys):
 
 def test_engine_options_are_checked():
     assert check_backend("hf") == {}
-    with pytest.raises(ValueError, match=r"backend must be one of \['hf', 'vllm'\]"):
+    with pytest.raises(ValueError, match=r"backend must be one of \['hf', 'vllm', 'openai'\], got 'tgi'"):
         check_backend("tgi")
+    with pytest.raises(ValueError, match="--base-url applies to --backend openai, not vllm"):
+        check_backend("vllm", {"base_url": "http://127.0.0.1:8000/v1"})
+    with pytest.raises(ValueError, match="--backend openai needs --model"):
+        check_backend("openai", {"base_url": "http://127.0.0.1:8000/v1"})
+    with pytest.raises(ValueError, match="--backend openai needs --base-url"):
+        check_backend("openai", {}, model="m")
     with pytest.raises(ValueError, match="engine options \\['tp'\\] are unknown"):
         check_backend("vllm", {"tp": 2})
     if importlib.util.find_spec("vllm") is not None:

@@ -32,7 +32,8 @@ def server(embedded_model, tmp_path_factory):
         port = probe.getsockname()[1]
     log = tmp_path_factory.mktemp("server") / "vllm-serve.log"
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
-    command = [os.path.join(os.path.dirname(sys.executable), "vllm"), "serve", str(embedded_model.model_dir),
+    # `vllm serve` asks for the distribution "vllm", which vllm-cpu is not named: start its server module instead
+    command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(embedded_model.model_dir),
                "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "512",
                "--served-model-name", SERVED, "--api-key", SENTINEL, "--seed", "0"]
     with open(log, "w") as output:

@@ -56,6 +56,9 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
             raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
         if given.get("concurrency") is not None:
             check_scalar(given["concurrency"], "--concurrency", minimum=1)
+        from .openai import check_served
+
+        check_served(given["base_url"], model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY")
     if backend == "vllm":
         if device_map:
             raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "

@@ -143,6 +143,22 @@ def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_
     Raises:
         ServerError: the server is unreachable, refuses the key, or does not serve ``model``.
     """
+    base_url = base_url.rstrip("/")
+    api_key = check_served(base_url, model, api_key_env=api_key_env, timeout=timeout)
+    tokens = _tokenizer(tokenizer or model)
+    limit = getattr(tokens, "model_max_length", None)
+    limit = limit if isinstance(limit, int) and 0 < limit < 10**8 else None
+    return OpenAIModel(base_url, model, tokens, limit, seed, api_key, concurrency, timeout,
+                       info={"backend": "openai", "base_url": base_url})
+
+
+def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 30.0) -> str | None:
+    """Check that the server at ``base_url`` answers, accepts the key in ``api_key_env`` and serves
+    ``model`` (one ``/v1/models`` request); returns the key (None without one).
+
+    Raises:
+        ServerError: unreachable, the key refused, not an OpenAI-compatible server, or ``model`` not served.
+    """
     import httpx
 
     api_key = os.environ.get(api_key_env) or None
@@ -160,11 +176,7 @@ def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_
     served = [entry.get("id") for entry in response.json().get("data", [])]
     if model not in served:
         raise ServerError(f"--model {model!r} is not served by {base_url}; it serves {served}")
-    tokens = _tokenizer(tokenizer or model)
-    limit = getattr(tokens, "model_max_length", None)
-    limit = limit if isinstance(limit, int) and 0 < limit < 10**8 else None
-    return OpenAIModel(base_url, model, tokens, limit, seed, api_key, concurrency, timeout,
-                       info={"backend": "openai", "base_url": base_url})
+    return api_key
 
 
 class _CharacterCounter:
@@ -175,9 +187,15 @@ class _CharacterCounter:
 
 
 def _tokenizer(name: str):
+    """The tokenizer of ``name`` (a folder, the Hub cache or the Hub, asked once), else a character counter."""
     from transformers import AutoTokenizer
 
+    from ...model_source import model_source
+
+    source = model_source(name)
+    if not source.available:
+        return _CharacterCounter()
     try:
-        return AutoTokenizer.from_pretrained(name)
-    except Exception:
+        return AutoTokenizer.from_pretrained(name, **source.load_kwargs())
+    except (OSError, ValueError):
         return _CharacterCounter()
