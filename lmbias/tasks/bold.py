@@ -379,7 +379,6 @@ def run_bold(
     from ..data.bold import SPEC
     from ..lm.backends import check_backend
     from ..lm.generation import generation_settings
-    from ..lm.loading import check_model_path
     from ..lm.runner import causal_lm_loader, run_generation
     from ..resources import BOLD_COMMIT
     from ..run_result import RunResult, coverage, write_run
@@ -393,8 +392,6 @@ def run_bold(
                               backend=backend, engine_options=engine_options, seed=seed)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
-    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
-        check_model_path(model)
     requested = list(scoring.get("metrics", METRICS))
     unavailable = check_scoring(requested, data_dir=data_dir, **{
         key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring})

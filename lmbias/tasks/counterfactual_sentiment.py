@@ -195,7 +195,6 @@ def run_counterfactual(
     from ..data import load_rows
     from ..lm.backends import check_backend
     from ..lm.generation import generation_settings
-    from ..lm.loading import check_model_path
     from ..lm.runner import causal_lm_loader, run_generation
     from ..run_result import RunResult, coverage, write_run
 
@@ -210,8 +209,6 @@ def run_counterfactual(
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
-        check_model_path(model)
     unavailable = check_scoring(scoring.get("classifiers", sentiment_scores.CLASSIFIERS), data_dir=data_dir, **{
         key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
     announce_unavailable(unavailable, require_all=require_all)

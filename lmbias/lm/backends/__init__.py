@@ -25,8 +25,9 @@ SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency")
 
 def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None,
                   model: str | None = None) -> dict:
-    """Check a run's backend and its options before anything is written; returns the vLLM engine
-    options that were given (None values dropped).
+    """Check a run's backend, its options and the model (:func:`lmbias.lm.loading.check_model_path`;
+    for ``openai``, the server) before anything is written; returns the engine or server options
+    that were given (None values dropped).
 
     Raises:
         InputError: an unknown backend, an option of another backend (a vLLM option with ``hf``,
@@ -39,6 +40,10 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
     from ...errors import InputError
 
     check_choice(backend, BACKENDS, "backend")
+    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
+        from ..loading import check_model_path
+
+        check_model_path(model)
     given = {key: value for key, value in (engine_options or {}).items() if value is not None}
     unknown = set(given) - set(VLLM_OPTIONS) - set(SERVER_OPTIONS)
     if unknown:
