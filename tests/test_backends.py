@@ -1,7 +1,11 @@
 """The backend options (issue 15 §1, bad input): every mistake is one line before anything is written.
 The vLLM engine itself is tested in tests/test_vllm_backend.py, in the vLLM environment."""
 
+import http.server
 import importlib.util
+import json
+import re
+import threading
 
 import pytest
 
@@ -55,7 +59,66 @@ def test_engine_options_are_checked():
             check_backend("vllm", {"gpu_memory_utilization": 1.5})
 
 
-def test_likelihood_benchmarks_do_not_take_a_backend_they_cannot_use(capsys):
-    with pytest.raises(SystemExit):
-        main(["run", "stereoset", "--backend", "vllm"])
-    assert "unrecognized arguments: --backend vllm" in capsys.readouterr().err
+class _CompletionServer:
+    """A loopback OpenAI-compatible server (``/v1/models``, ``/v1/completions``) that cannot return a
+    prompt's log-probabilities: ``refuse_echo`` answers 400 as OpenAI's API does, else it answers
+    without ``logprobs`` as servers that ignore ``echo`` do."""
+
+    def __init__(self, refuse_echo: bool):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _send(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._send(200, {"data": [{"id": "served"}]})
+
+            def do_POST(self):
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if refuse_echo and request.get("echo"):
+                    self._send(400, {"error": {"message": "echo is not supported with logprobs for this model"}})
+                else:
+                    self._send(200, {"choices": [{"text": " x", "finish_reason": "length", "logprobs": None}]})
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("refuse_echo, message", [
+    (True, "answered 400: .*echo is not supported.*; likelihood scoring needs a server that returns prompt log-probabilities"),
+    (False, "did not return the prompt's log-probabilities \\(echo with logprobs\\), which StereoSet and CrowS-Pairs need"),
+])
+def test_a_server_without_prompt_logprobs_is_one_line(tiny, tmp_path, capsys, refuse_echo, message):
+    server = _CompletionServer(refuse_echo)
+    try:
+        assert main(["run", "crows_pairs", "--backend", "openai", "--model", "served", "--base-url", server.url,
+                     "--tokenizer", tiny, "--limit", "2", "--no-progress", "--out", str(tmp_path / "r")]) == 2
+    finally:
+        server.close()
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and re.search(message, errors[0]), errors
+    assert not (tmp_path / "r" / "results.json").exists()
+
+
+def test_masked_scoring_on_a_server_is_one_line(tmp_path, capsys):
+    server = _CompletionServer(refuse_echo=False)
+    try:
+        assert main(["run", "stereoset", "--backend", "openai", "--model-type", "masked", "--model", "served", "--base-url",
+                     server.url, "--out", str(tmp_path / "r")]) == 2
+    finally:
+        server.close()
+    assert "--backend openai scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, next-sentence prediction) " \
+           "needs --backend hf" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

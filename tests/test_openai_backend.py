@@ -16,6 +16,9 @@ from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
 from lmbias.lm.loading import embedded_model_dir
 from lmbias.tasks.bold import run_bold
+from lmbias.tasks.counterfactual_sentiment import run_counterfactual
+from lmbias.tasks.crows_pairs import run_crows_pairs
+from lmbias.tasks.stereoset import run_stereoset
 
 pytestmark = pytest.mark.vllm
 SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
@@ -99,3 +102,36 @@ def test_server_mistakes_are_one_line_and_the_key_is_never_shown(server, key, tm
         assert SENTINEL not in captured.out + captured.err
     with pytest.raises(ServerError, match="refused the API key"):
         connect(server, SERVED, api_key_env="NO_SUCH_KEY_VARIABLE")
+
+
+def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, tmp_path):
+    served, local = tmp_path / "served", tmp_path / "local"
+    common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "dtype": "float32", "progress": False,
+              "scoring": {"classifiers": ["vader"], "semantic": False}}
+    run_counterfactual(model=SERVED, out=served, backend="openai",
+                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **common)
+    run_counterfactual(out=local, backend="vllm", engine_options={"max_model_len": 512}, **common)
+    assert _generations(served) == _generations(local) and len(_generations(served)) == 200
+    fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
+    assert fairness[0] == fairness[1]
+
+
+def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
+    """StereoSet and CrowS-Pairs from the server's echo + logprobs equal the in-process engine's within 1e-4."""
+    for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
+                      (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
+        served, local = tmp_path / f"{run.__name__}-served", tmp_path / f"{run.__name__}-local"
+        run(model=SERVED, out=served, limit=25, progress=False, backend="openai",
+            engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())})
+        run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options={"max_model_len": 512})
+        a, b = ([json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()] for out in (served, local))
+        assert [r["id"] for r in a] == [r["id"] for r in b] and a
+        for x, y in zip(a, b):
+            assert [x[k] for k in keys] == pytest.approx([y[k] for k in keys], abs=1e-4), x["id"]
+
+
+def test_likelihood_without_the_served_tokenizer_is_one_line(server, key, tmp_path, capsys):
+    assert main(["run", "crows_pairs", "--backend", "openai", "--model", SERVED, "--base-url", server, "--tokenizer",
+                 str(tmp_path / "no-such-tokenizer"), "--limit", "2", "--no-progress", "--out", str(tmp_path / "r")]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and "needs the served model's tokenizer" in errors[0], errors

@@ -9,6 +9,8 @@ import pytest
 
 from lmbias.lm.runner import RunConfigError
 from lmbias.tasks.bold import run_bold
+from lmbias.tasks.crows_pairs import run_crows_pairs
+from lmbias.tasks.stereoset import run_stereoset
 
 # Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in .venv-vllm.
 pytestmark = pytest.mark.vllm
@@ -57,3 +59,35 @@ def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options={"max_model_len": 512}, **BOLD)
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
         run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD)
+
+
+def _scores(out):
+    return [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+
+
+def _assert_scores_close(a, b, keys):
+    assert [r["id"] for r in a] == [r["id"] for r in b] and a
+    for x, y in zip(a, b):
+        for key in keys:
+            assert x[key] == pytest.approx(y[key], abs=1e-4), (x["id"], key)
+
+
+def test_likelihood_scores_equal_the_hf_backends(tmp_path):
+    """StereoSet and CrowS-Pairs through vLLM's prompt_logprobs equal transformers' within 1e-4 (float32)."""
+    for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
+                      (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
+        outs = {}
+        for backend in ("hf", "vllm"):
+            outs[backend] = tmp_path / f"{run.__name__}-{backend}"
+            run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
+                engine_options={"max_model_len": 512} if backend == "vllm" else None)
+        _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys)
+        results = json.loads((outs["vllm"] / "results.json").read_text())
+        assert results["config"]["backend"] == "vllm" and results["config"]["device"] is None
+        assert results["results"]["overall"] == json.loads((outs["hf"] / "results.json").read_text())["results"]["overall"]
+
+
+def test_masked_scoring_needs_the_hf_backend(tmp_path):
+    with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
+        run_crows_pairs(model_type="masked", out=tmp_path / "r", backend="vllm")
+    assert not (tmp_path / "r").exists()

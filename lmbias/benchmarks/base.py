@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lm.backends import SERVER_OPTIONS, VLLM_OPTIONS
+
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
 # ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
 RUN_OPTIONS = {
@@ -49,6 +51,9 @@ RUN_OPTIONS = {
                                                      "process may use less the load average, split among the processes; "
                                                      "OMP_NUM_THREADS when set)"}),
 }
+
+# The run options that choose the inference backend and configure it.
+BACKEND_OPTIONS = ("backend", *VLLM_OPTIONS, *SERVER_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -125,9 +130,7 @@ def placement_options(options: argparse.Namespace) -> dict:
 
 
 def backend_options(options: argparse.Namespace) -> dict:
-    """``backend`` and ``engine_options`` (the vLLM or server options given) of a generation run's options."""
-    from ..lm.backends import SERVER_OPTIONS, VLLM_OPTIONS
-
+    """``backend`` and ``engine_options`` (the vLLM or server options given) of a run's options."""
     return {"backend": getattr(options, "backend", "hf"),
             "engine_options": {key: getattr(options, key, None) for key in VLLM_OPTIONS + SERVER_OPTIONS}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Benchmark, HubDataset, MetricSpec, placement_options
+from .base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
 from .likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
@@ -44,7 +44,7 @@ def run(options) -> dict:
     return run_crows_pairs(
         model=options.model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
         limit=options.limit, dtype=options.dtype, device=options.device,
-        **placement_options(options), progress=options.progress, data_dir=options.data_dir,
+        **placement_options(options), **backend_options(options), progress=options.progress, data_dir=options.data_dir,
     )
 
 
@@ -60,7 +60,7 @@ BENCHMARK = Benchmark(
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=("model", "device", "dtype", "batch_size", "num_processes", "progress", "threads",
-                 "device_map", "max_memory"),
+                 "device_map", "max_memory", *BACKEND_OPTIONS),
     add_arguments=add_likelihood_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..stereotype_scores import TASKS
-from .base import Benchmark, HubDataset, MetricSpec, Variant, placement_options
+from .base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
 from .likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
@@ -60,7 +60,7 @@ def run(options) -> dict:
     return run_stereoset(
         model=options.model, model_type=options.model_type, out=options.out, tasks=options.tasks, batch_size=options.batch_size,
         bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, dtype=options.dtype, device=options.device,
-        **placement_options(options),
+        **placement_options(options), **backend_options(options),
         progress=options.progress, data_dir=options.data_dir,
     )
 
@@ -83,7 +83,7 @@ BENCHMARK = Benchmark(
     dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=("model", "device", "dtype", "seed", "batch_size", "num_processes", "progress", "threads",
-                 "device_map", "max_memory"),
+                 "device_map", "max_memory", *BACKEND_OPTIONS),
     add_arguments=add_arguments,
     variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),),
     migrate_v1=migrate_v1,

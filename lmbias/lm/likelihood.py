@@ -361,6 +361,14 @@ def _gathered_logprobs(
 
     out = [np.zeros(0, dtype=np.float32) for _ in items]
     todo = [i for i, item in enumerate(items) if item[1]]
+    if hasattr(model, "prompt_logprobs"):  # a vLLM engine or a served model: the backend scores whole sequences
+        if not causal:
+            raise InputError(f"masked-LM scoring (pseudo-log-likelihood, next-sentence prediction) needs --backend hf, "
+                             f"not {model.info.get('backend')}")
+        values = model.prompt_logprobs([items[i][0] for i in todo])
+        for i, value in zip(todo, values):
+            out[i] = np.asarray(value, dtype=np.float32)[items[i][1]]
+        return out
     encodings = [{"input_ids": items[i][0]} for i in todo]
     extra = {"use_cache": False} if causal else {}
     with _scoring(model):

@@ -127,12 +127,13 @@ def context_length(model: Any, tokenizer: Any = None) -> int | None:
 
     The smallest of the limits the config states (``max_position_embeddings``, ``n_positions``,
     ``n_ctx``, ``seq_length``) and the tokenizer's ``model_max_length``: RoBERTa's config says 514
-    (two positions are reserved) where its tokenizer says 512. A tokenizer without a limit reports
+    (two positions are reserved) where its tokenizer says 512; a backend's model (vLLM, a server) adds
+    its engine's ``max_length``. A tokenizer without a limit reports
     a huge sentinel (about 1e30), which is ignored.
     """
     config = model.config
     limits = [getattr(config, key, None) for key in ("max_position_embeddings", "n_positions", "n_ctx", "seq_length")]
-    limits.append(getattr(tokenizer, "model_max_length", None))
+    limits += [getattr(tokenizer, "model_max_length", None), getattr(model, "max_length", None)]  # a backend's own limit
     limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**8]
     return min(limits) if limits else None
 

@@ -113,6 +113,8 @@ def run_crows_pairs(
     device: str | None = None,
     device_map: str | None = None,
     max_memory: dict | None = None,
+    backend: str = "hf",
+    engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> dict | None:
@@ -130,11 +132,11 @@ def run_crows_pairs(
     check_limit(limit)
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
-    lm, kind, state, records, seconds = load_and_score(
+    lm, kind, state, records, seconds, placement = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
         model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        show_progress=progress, label="CrowS-Pairs",
+        backend=backend, engine_options=engine_options, show_progress=progress, label="CrowS-Pairs",
     )
     if records is None:
         return None
@@ -148,9 +150,9 @@ def run_crows_pairs(
             "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
         },
         config={
-            "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device), "processes": state.num_processes,
+            "limit": limit, "batch_size": batch_size, "dtype": dtype, "processes": state.num_processes,
             "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
-            **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
+            **placement,
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
         results=aggregate_crows_pairs(records),

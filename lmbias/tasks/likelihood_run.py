@@ -42,33 +42,54 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model, model_type: str, dtype, device,
-                   device_map=None, max_memory=None, show_progress: bool = True, label: str = "") -> tuple:
-    """The shared start of a likelihood run: check the run directory ``out`` (a new one gets
-    ``config.json`` with ``benchmark`` and ``run_config``; one holding another benchmark's run or
-    other settings is refused, before anything is written or loaded), load the model (the main
-    process first, as it may fill the converted-model cache), score ``rows`` split across the processes with
-    ``score(lm, kind, part)`` (a progress bar on the main process with ``show_progress``, ``label``
-    naming the benchmark) and gather the records. Returns ``(lm, kind, state, records, seconds)``;
-    ``records`` (in row order) is None on processes other than the main one."""
+                   device_map=None, max_memory=None, backend: str = "hf", engine_options: dict | None = None,
+                   show_progress: bool = True, label: str = "") -> tuple:
+    """The shared start of a likelihood run: check the backend and the run directory ``out`` (a new
+    one gets ``config.json`` with ``benchmark`` and ``run_config``; one holding another benchmark's
+    run or other settings is refused, before anything is written or loaded), load the model (``hf``:
+    the main process first, as it may fill the converted-model cache; ``vllm`` / ``openai``: a causal
+    LM through :func:`lmbias.lm.runner.causal_lm_loader`), score ``rows`` split across the processes
+    with ``score(lm, kind, part)`` (a progress bar on the main process with ``show_progress``,
+    ``label`` naming the benchmark) and gather the records.
+
+    Returns ``(lm, kind, state, records, seconds, placement)``: ``records`` (in row order) is None on
+    processes other than the main one; ``placement`` is what results.json's config records of where
+    the model ran (device, device map, backend and its options).
+
+    Raises:
+        InputError: masked-LM scoring with a backend other than ``hf`` (vLLM and servers score causal LMs).
+    """
     from accelerate.utils import gather_object
 
-    from ..lm.loading import check_model_path, load_scoring_model
+    from ..lm.backends import check_backend
+    from ..lm.loading import detect_model_type, load_scoring_model
     from ..lm.processes import process_device, process_state
-    from ..lm.runner import prepare_run_dir
+    from ..lm.runner import causal_lm_loader, prepare_run_dir
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
-    check_model_path(model, "model")
-    prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config}, state, benchmark)
-    with state.main_process_first():
-        lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device_map=device_map, max_memory=max_memory,
-                                      device=device if device_map else process_device(state, device))
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
+    detected = detect_model_type(model) if backend == "vllm" and model_type == "auto" else None  # a served name is no checkpoint
+    if backend != "hf" and "masked" in (model_type, detected):
+        raise InputError(f"--backend {backend} scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, "
+                         "next-sentence prediction) needs --backend hf")
+    on_backend = {"backend": backend, **engine_options} if backend != "hf" else {}
+    prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config, **on_backend},
+                    state, benchmark)
+    if backend == "hf":
+        with state.main_process_first():
+            lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device_map=device_map, max_memory=max_memory,
+                                          device=device if device_map else process_device(state, device))
+    else:
+        lm, kind = causal_lm_loader(model, dtype=dtype, backend=backend, engine_options=engine_options)(state), "causal"
+    placement = {"device": str(lm.device) if backend == "hf" else None, **on_backend,
+                 **({"device_map": device_map, "max_memory": max_memory} if device_map else {})}
     started = time.perf_counter()
     with state.split_between_processes(rows) as mine, progress.showing(show_progress and state.is_main_process, label):
         records = score(lm, kind, mine) if mine else []
     if state.num_processes > 1:
         records = gather_object(records)
-    return lm, kind, state, records if state.is_main_process else None, time.perf_counter() - started
+    return lm, kind, state, records if state.is_main_process else None, time.perf_counter() - started, placement
 
 
 def write_scores_run(out, result, records: list[dict]) -> dict:

@@ -232,6 +232,8 @@ def run_stereoset(
     device: str | None = None,
     device_map: str | None = None,
     max_memory: dict | None = None,
+    backend: str = "hf",
+    engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> dict | None:
@@ -245,6 +247,9 @@ def run_stereoset(
         bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
         limit: only the first ``limit`` items of each task (a quick look).
         dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
+        device_map, max_memory: the hf backend's model split over several devices (:func:`~lmbias.lm.loading.placement`).
+        backend, engine_options: ``"hf"`` (default), ``"vllm"`` or ``"openai"`` (a causal LM; the scores
+            come from the engine's prompt log-probabilities) and its options (:func:`lmbias.lm.backends.check_backend`).
         progress: a progress bar over the scored sequences (main process only).
 
     Returns:
@@ -262,12 +267,12 @@ def run_stereoset(
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    lm, kind, state, records, seconds = load_and_score(
+    lm, kind, state, records, seconds, placement = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
         out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
                                                     "bootstrap": bootstrap, "confidence": confidence, "seed": seed},
         model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        show_progress=progress, label="StereoSet",
+        backend=backend, engine_options=engine_options, show_progress=progress, label="StereoSet",
     )
     if records is None:
         return None
@@ -283,10 +288,10 @@ def run_stereoset(
             "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)},
         },
         config={
-            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype, "device": str(lm.device),
+            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype,
             "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
             "scores": {task: SCORE_DESCRIPTIONS[kind, task] for task in tasks},
-            **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
+            **placement,
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
         skipped={task: "not run" for task in TASKS if task not in tasks},

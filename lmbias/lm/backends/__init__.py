@@ -8,9 +8,13 @@ sample, ``continuation``, ``num_tokens`` and ``stop_reason``.
 * ``hf``: transformers in this process (:class:`lmbias.lm.loading.LanguageModel`), on one device,
   split over several (``--device-map``), or one copy per process (``--num-processes``).
 * ``vllm``: vLLM's engine (:mod:`lmbias.lm.backends.vllm`), continuous batching with its own tensor /
-  pipeline / data parallelism; generation benchmarks (BOLD, counterfactual).
-* ``openai``: any OpenAI-compatible server's ``/v1/completions`` (:mod:`lmbias.lm.backends.openai`);
-  generation benchmarks.
+  pipeline / data parallelism.
+* ``openai``: any OpenAI-compatible server's ``/v1/completions`` (:mod:`lmbias.lm.backends.openai`).
+
+For the likelihood benchmarks (StereoSet, CrowS-Pairs) the ``vllm`` and ``openai`` models also have
+``prompt_logprobs(sequences)``: per token-id sequence, each token's log-probability given the ones
+before it, which :mod:`lmbias.lm.likelihood` uses in place of a forward pass. They score causal LMs
+only; masked-LM scoring (PLL, NSP) stays ``hf``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The OpenAI-compatible backend: generation through a server's ``/v1/completions`` (vLLM, SGLang,
-TGI, llama.cpp and hosted endpoints speak it).
+"""The OpenAI-compatible backend: generation and likelihood through a server's ``/v1/completions``
+(vLLM, SGLang, TGI, llama.cpp and hosted endpoints speak it; likelihood needs ``echo`` with ``logprobs``).
 
 Prompts are sent as plain completions, not chat, so that a BOLD continuation means what it means
 with the other backends. Each sample is one request with the seed :func:`lmbias.lm.backends.vllm.sample_seed`
@@ -107,19 +107,51 @@ class OpenAIModel:
         raise ServerError(f"{self.base_url}/completions failed {self.retries + 1} times ({failure}); the finished batches "
                           "are kept: rerun the same command to resume")
 
+    def _post_all(self, bodies: list[dict]) -> list[dict]:
+        """Every request, at most ``concurrency`` in flight; the answers in order."""
+        import httpx
+
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        with httpx.Client(base_url=self.base_url, headers=headers, timeout=self.timeout) as client, \
+                ThreadPoolExecutor(self.concurrency) as pool:
+            return list(pool.map(lambda body: self._post(client, body), bodies))
+
+    def prompt_logprobs(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
+        """The likelihood interface (:mod:`lmbias.lm.likelihood`): per token-id sequence, the
+        log-probability of each token after the first given the tokens before it, from the server's
+        ``echo`` + ``logprobs`` (one request per sequence, the ids sent as they are).
+
+        Raises:
+            ServerError: the server does not return the prompt's log-probabilities.
+        """
+        if isinstance(self.tokenizer, _CharacterCounter):
+            raise InputError("likelihood scoring with --backend openai needs the served model's tokenizer (the scores are "
+                             "per token): pass --tokenizer (a Hub id or folder)")
+        bodies = [{"model": self.name, "prompt": list(tokens), "max_tokens": 1, "temperature": 0.0, "echo": True,
+                   "logprobs": 1} for tokens in sequences]
+        try:
+            answers = self._post_all(bodies)
+        except ServerError as error:
+            raise ServerError(f"{error}; likelihood scoring needs a server that returns prompt log-probabilities "
+                              "(echo with logprobs, e.g. vLLM)") from None
+        values = []
+        for tokens, answer in zip(sequences, answers):
+            logprobs = ((answer.get("choices") or [{}])[0].get("logprobs") or {}).get("token_logprobs") or []
+            if len(logprobs) < len(tokens) or any(value is None for value in logprobs[1 : len(tokens)]):
+                raise ServerError(f"{self.base_url}/completions did not return the prompt's log-probabilities (echo with "
+                                  "logprobs), which StereoSet and CrowS-Pairs need; serve the model with vLLM, or use "
+                                  "--backend hf or vllm")
+            values.append(logprobs[1 : len(tokens)])
+        return values
+
     def generate(self, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1,
                  ids: Sequence[str] | None = None) -> list[dict]:
         """Per prompt and sample (prompt-major): ``continuation``, ``num_tokens`` and ``stop_reason``
         ("eos" when the server stopped on its own, "length" at the token limit)."""
-        import httpx
-
         ids = list(ids) if ids is not None else [str(i) for i in range(len(prompts))]
         bodies = [completion_body(self.name, prompt, settings, seed=sample_seed(self.seed, prompt_id, sample))
                   for prompt_id, prompt in zip(ids, self._prompts(prompts, ids)) for sample in range(num_return_sequences)]
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        with httpx.Client(base_url=self.base_url, headers=headers, timeout=self.timeout) as client, \
-                ThreadPoolExecutor(self.concurrency) as pool:
-            answers = list(pool.map(lambda body: self._post(client, body), bodies))
+        answers = self._post_all(bodies)
         results = []
         for answer in answers:
             choice = answer["choices"][0]

