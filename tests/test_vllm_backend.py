@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from lmbias.data import load_rows
+from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
 from lmbias.tasks.bold import run_bold
 from lmbias.tasks.crows_pairs import run_crows_pairs
@@ -65,23 +67,30 @@ def _scores(out):
     return [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
 
 
-def _assert_scores_close(a, b, keys):
+def _assert_scores_close(a, b, keys, tokens=None):
+    """Every score within 1e-4, per scored token: StereoSet's are means per token; CrowS-Pairs' are
+    sums over a sentence's ``tokens[id, key]`` tokens (float32 rounding adds up over the sum)."""
     assert [r["id"] for r in a] == [r["id"] for r in b] and a
     for x, y in zip(a, b):
         for key in keys:
-            assert x[key] == pytest.approx(y[key], abs=1e-4), (x["id"], key)
+            assert x[key] == pytest.approx(y[key], abs=1e-4 * (tokens[x["id"], key] if tokens else 1)), (x["id"], key)
 
 
 def test_likelihood_scores_equal_the_hf_backends(tmp_path):
-    """StereoSet and CrowS-Pairs through vLLM's prompt_logprobs equal transformers' within 1e-4 (float32)."""
-    for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
-                      (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
+    """StereoSet and CrowS-Pairs through vLLM's prompt_logprobs equal transformers' within 1e-4 per token
+    (float32), with the same decisions."""
+    tokenizer = load_causal_lm(device="cpu").tokenizer
+    pairs = {row["id"]: row for row in load_rows("crows_pairs")[:25]}
+    tokens = {(i, f"{side}_score"): len(tokenizer(row[side], add_special_tokens=False)["input_ids"])
+              for i, row in pairs.items() for side in ("sent_more", "sent_less")}
+    for run, keys, counts in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"], None),
+                              (run_crows_pairs, ["sent_more_score", "sent_less_score"], tokens)):
         outs = {}
         for backend in ("hf", "vllm"):
             outs[backend] = tmp_path / f"{run.__name__}-{backend}"
             run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
                 engine_options={"max_model_len": 512} if backend == "vllm" else None)
-        _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys)
+        _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys, counts)
         results = json.loads((outs["vllm"] / "results.json").read_text())
         assert results["config"]["backend"] == "vllm" and results["config"]["device"] is None
         assert results["results"]["overall"] == json.loads((outs["hf"] / "results.json").read_text())["results"]["overall"]

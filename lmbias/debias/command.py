@@ -1,0 +1,128 @@
+"""``lmbias debias`` and ``lmbias perplexity`` on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..data.counterfactual_templates import ATTRIBUTES
+from ..errors import InputError
+from ..text import markdown_table
+from .regularizers import POSITIONS
+from .sentiment_head import DISTANCES, LABELERS
+from .train import METHODS
+
+PERPLEXITY_FILE = "perplexity.json"
+
+
+def _corpus_options(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--train-file", help=".txt (one text per line) or .jsonl (a 'text' per line) (default: BOLD's "
+                                             "Wikipedia sentences)")
+    source.add_argument("--train-dataset", metavar="HUB_ID", help="a Hub dataset with a 'text' column, e.g. Salesforce/wikitext")
+    parser.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES), help="sensitive attributes")
+
+
+def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
+    """Add ``debias`` and ``perplexity`` to the ``lmbias`` subcommands."""
+    debias = commands.add_parser("debias", parents=[data_dir],
+                                 help="fine-tune a causal LM with the counterfactual paper's fairness regularisation")
+    debias.add_argument("--model", help="Hub id or folder of a causal LM (default: the embedded SmolLM2-135M-Instruct)")
+    debias.add_argument("--method", choices=METHODS, required=True, help="embedding or sentiment regularisation")
+    debias.add_argument("--lambda", dest="lam", type=float, required=True, help="the fairness loss's weight (0: the LM-only control)")
+    _corpus_options(debias)
+    debias.add_argument("--out", required=True, help="a new folder for the debiased model (or an unfinished run's, to resume)")
+    debias.add_argument("--steps", type=int, default=300)
+    debias.add_argument("--batch-size", type=int, default=8, help="texts per step, over all processes")
+    debias.add_argument("--learning-rate", type=float, default=2.5e-5, help="AdamW (the paper's debiasing step: 2.5e-5)")
+    debias.add_argument("--max-length", type=int, default=128, help="tokens a text is cut to")
+    debias.add_argument("--checkpoint-every", type=int, default=100, help="steps between resumable checkpoints")
+    debias.add_argument("--seed", type=int, default=0)
+    debias.add_argument("--lora", action="store_true", help="train a LoRA adapter (peft) and merge it into the saved model")
+    debias.add_argument("--lora-rank", type=int, help="LoRA rank (default 8)")
+    debias.add_argument("--position", choices=POSITIONS, default="all", help="prefix ends compared: all after the token, or the last")
+    debias.add_argument("--sentiment-labels", choices=LABELERS, default="vader", help="sentiment method: who labels f_s's data")
+    debias.add_argument("--label-threshold", type=float, default=0.7, help="sentiment method: |score| above which a text is labelled")
+    debias.add_argument("--sentiment-distance", choices=DISTANCES, default="hidden",
+                        help="sentiment method: cosine of f_s's hidden layer, or |P(positive) difference|")
+    debias.add_argument("--eval-limit", type=int, help="held-out texts for the final PPL (default: all; 0: none)")
+    debias.add_argument("--device", help="cpu, cuda ... (default: a GPU if there is one)")
+    debias.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    debias.set_defaults(func=_debias)
+
+    perplexity = commands.add_parser("perplexity", parents=[data_dir],
+                                     help="PPL and PPL_s (texts with a sensitive token) of a causal LM on held-out text")
+    perplexity.add_argument("--model", help="Hub id or folder (default: the embedded SmolLM2-135M-Instruct)")
+    _corpus_options(perplexity)
+    perplexity.add_argument("--limit", type=int, help="the first N held-out texts (default: all)")
+    perplexity.add_argument("--batch-size", type=int, default=32)
+    perplexity.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"], help="default: float32 on CPU")
+    perplexity.add_argument("--device", help="cpu, cuda ... (default: a GPU if there is one)")
+    perplexity.add_argument("--out", help=f"a run folder to write {PERPLEXITY_FILE} into (e.g. the model's counterfactual run)")
+    perplexity.set_defaults(func=_perplexity)
+
+
+def _debias(args) -> int:
+    from .train import debias
+
+    state = debias(model=args.model, method=args.method, lam=args.lam, attributes=args.attributes, train_file=args.train_file,
+                   train_dataset=args.train_dataset, out=args.out, steps=args.steps, batch_size=args.batch_size,
+                   learning_rate=args.learning_rate, max_length=args.max_length, checkpoint_every=args.checkpoint_every,
+                   seed=args.seed, lora=args.lora, lora_rank=args.lora_rank, position=args.position,
+                   sentiment_labels_from=args.sentiment_labels, label_threshold=args.label_threshold,
+                   sentiment_distance=args.sentiment_distance, eval_limit=args.eval_limit, device=args.device,
+                   data_dir=args.data_dir, show_progress=args.progress)
+    if state:
+        held = state.get("held_out") or {}
+        extra = f"; held-out PPL {held['ppl']['ppl']:.2f}, PPL_s {held['ppl_s']['ppl']:.2f}" if held else ""
+        print(f"saved the debiased model to {args.out} ({state['settings']['steps']} steps in {state['training_seconds']:.0f} s{extra}); "
+              f"evaluate it with: lmbias run counterfactual --model {args.out}")
+    return 0
+
+
+def perplexity_report(model: str | None, texts_source: dict, attributes, *, limit=None, batch_size=32, dtype=None, device=None,
+                      data_dir=None) -> dict:
+    """PPL and PPL_s of ``model`` on the held-out texts of a corpus (:func:`lmbias.lm.perplexity.held_out_perplexity`),
+    with what was measured: the contents of ``perplexity.json``."""
+    from ..checks import check_scalar
+    from ..lm.loading import load_causal_lm
+    from ..lm.perplexity import held_out_perplexity
+    from .pairs import check_attributes, load_corpus
+
+    attributes = check_attributes(attributes)
+    check_scalar(batch_size, "batch_size", minimum=1)
+    if limit is not None:
+        check_scalar(limit, "limit", minimum=1)
+    texts, source = load_corpus(texts_source.get("train_file"), texts_source.get("train_dataset"), data_dir=data_dir)
+    lm = load_causal_lm(model, dtype=dtype, device=device)
+    measured = held_out_perplexity(lm.model, lm.tokenizer, texts, attributes, limit=limit, batch_size=batch_size)
+    return {"model": model or "embedded:smollm2-135m-instruct", "model_name": lm.name, "corpus": source, "attributes": attributes,
+            "limit": limit, **measured}
+
+
+def _perplexity(args) -> int:
+    out = Path(args.out) / PERPLEXITY_FILE if args.out else None
+    settings = {"model": args.model or "embedded:smollm2-135m-instruct", "limit": args.limit, "attributes": args.attributes}
+    if out is not None and out.is_file():
+        saved = json.loads(out.read_text())
+        if {key: saved.get(key) for key in settings} != settings:
+            raise InputError(f"{out} holds the perplexity of other settings ({saved.get('model')}, limit {saved.get('limit')}); "
+                             "it is not overwritten: choose another --out")
+        report = saved
+    else:
+        report = perplexity_report(args.model, {"train_file": args.train_file, "train_dataset": args.train_dataset}, args.attributes,
+                                   limit=args.limit, batch_size=args.batch_size, dtype=args.dtype, device=args.device,
+                                   data_dir=args.data_dir)
+        if out is not None:
+            from ..files import write_atomic
+
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(out, json.dumps(report, indent=2))
+    rows = [{"measure": name, "perplexity": f"{report[key]['ppl']:.2f}", "texts": report[key]["texts"], "tokens": report[key]["tokens"]}
+            for name, key in (("PPL (held-out texts)", "ppl"), ("PPL_s (those with a sensitive token)", "ppl_s"))]
+    print(f"model: {report['model_name']}; corpus: {report['corpus']}\n")
+    print(markdown_table(rows, list(rows[0])))
+    if out is not None:
+        print(f"\nin {out}")
+    return 0

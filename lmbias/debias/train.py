@@ -1,0 +1,365 @@
+"""``lmbias debias``: fine-tune a causal LM with the counterfactual paper's fairness loss (Huang et
+al. 2020, §4, step 3 of the curriculum) and save it where every benchmark can load it.
+
+L(x) = L_LM(x) + λ · L_fairness(h(x_1:i), h(x̃_1:i)), on the training part of the corpus's texts
+that contain a sensitive token (:mod:`lmbias.debias.pairs`), with
+
+* ``method="embedding"``: the cosine distance of h̄ (:mod:`lmbias.debias.regularizers`);
+* ``method="sentiment"``: the distance of a frozen sentiment classifier's outputs, trained first
+  on the starting model's features (step 2, :mod:`lmbias.debias.sentiment_head`).
+
+``lam=0`` is the paper's control: the same steps on the same batches with L_LM alone.
+
+The loop runs under accelerate (one process, or several with ``accelerate launch``, each taking its
+share of every batch; bf16 mixed precision on a GPU), seeded: the batch of step ``k`` is a function
+of the seed and ``k`` only. Every ``checkpoint_every`` steps ``Accelerator.save_state`` writes
+``<out>/checkpoints/step-K`` (model, optimizer, random states), so a killed run started again with
+the same command resumes at the last checkpoint. ``lora=True`` trains a peft LoRA adapter instead
+of every weight (7B-class models on one GPU) and merges it into the saved model.
+
+``<out>`` then holds the model and tokenizer (``save_pretrained``), ``README.md`` (a model card
+saying how it was made), ``debias.json`` (the settings, counts, timing, held-out PPL and PPL_s),
+``log.jsonl`` (losses every 10 steps) and, for the sentiment method, ``sentiment_head.pt``. A
+finished ``<out>`` is never overwritten, and a folder holding anything else is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__, progress
+from ..checks import check_choice, check_scalar
+from ..data.counterfactual_templates import ATTRIBUTES
+from ..errors import InputError
+from ..files import write_atomic
+from ..run_lock import LOCK_FILE, holds_run_directory
+from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
+from .regularizers import POSITIONS, aligned_positions, mean_last_two, pair_distance
+from .sentiment_head import DISTANCES, LABELERS, new_head, sentiment_labels, train_head
+
+METHODS = ("embedding", "sentiment")
+STATE_FILE = "debias.json"
+HEAD_FILE = "sentiment_head.pt"
+LOG_FILE = "log.jsonl"
+CHECKPOINTS = "checkpoints"
+# What an unfinished run's folder may hold besides checkpoints (a run resumes in it).
+_RUN_FILES = {STATE_FILE, HEAD_FILE, LOG_FILE, CHECKPOINTS, LOCK_FILE}
+
+
+def check_settings(settings: dict) -> None:
+    """Check the debias settings before anything is loaded or written (one line naming the option)."""
+    check_choice(settings["method"], METHODS, "method")
+    check_scalar(settings["lam"], "lambda", minimum=0, integer=False, expected="a number >= 0 (0: the LM-only control)")
+    for name in ("steps", "batch_size", "checkpoint_every"):
+        check_scalar(settings[name], name, minimum=1)
+    check_scalar(settings["max_length"], "max_length", minimum=8)
+    check_scalar(settings["learning_rate"], "learning_rate", minimum=1e-12, integer=False, expected="a number > 0")
+    check_choice(settings["position"], POSITIONS, "position")
+    check_choice(settings["sentiment_labels"], LABELERS, "sentiment_labels")
+    check_choice(settings["sentiment_distance"], DISTANCES, "sentiment_distance")
+    check_scalar(settings["label_threshold"], "label_threshold", minimum=0, maximum=1, integer=False)
+    if settings["lora_rank"] is not None:
+        check_scalar(settings["lora_rank"], "lora_rank", minimum=1)
+    if settings["eval_limit"] is not None:
+        check_scalar(settings["eval_limit"], "eval_limit", minimum=0)
+
+
+def _start_or_resume(out: Path, settings: dict) -> int:
+    """Create the run's state in ``out`` or check that the unfinished run there has the same settings;
+    returns the step to start from (that of the last checkpoint)."""
+    state_path = out / STATE_FILE
+    if state_path.is_file():
+        state = json.loads(state_path.read_text())
+        if state.get("status") == "finished":
+            raise InputError(f"--out {out} holds a finished debiased model (made {state.get('finished_at', '')}); it is "
+                             "never overwritten: choose another --out")
+        differ = sorted(key for key in set(settings) | set(state.get("settings", {}))
+                        if settings.get(key) != state.get("settings", {}).get(key))
+        if differ:
+            raise InputError(f"--out {out} holds an unfinished debias run with other settings ({', '.join(differ)}); rerun "
+                             "it with its settings to resume, or choose another --out")
+        return max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
+    others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES)
+    if others:
+        raise InputError(f"--out {out} holds other files ({', '.join(others[:5])}); give a new or empty folder")
+    write_atomic(state_path, json.dumps({"status": "training", "settings": settings}, indent=2))
+    return 0
+
+
+def _encode(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]]:
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    return [([start] if start is not None else []) + list(ids)[: max_length - 1] for ids in encoded]
+
+
+def _padded(sequences: list[list[int]], pad: int, device):
+    import torch
+
+    width = max(map(len, sequences))
+    ids = torch.tensor([s + [pad] * (width - len(s)) for s in sequences], device=device)
+    mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=device)
+    return ids, mask
+
+
+def last_token_features(model, tokenizer, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32):
+    """h̄ at each text's last token under ``model`` (no gradient), one float32 row per text (on CPU)."""
+    import torch
+
+    rows = []
+    encoded = _encode(tokenizer, texts, max_length)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        for start in range(0, len(encoded), batch_size):
+            chunk = encoded[start : start + batch_size]
+            ids, mask = _padded(chunk, pad, device)
+            features = mean_last_two(model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states)
+            rows.append(features[torch.arange(len(chunk)), mask.sum(1) - 1].float().cpu())
+    return torch.cat(rows)
+
+
+def _batch_of(step: int, n_items: int, batch_size: int, seed: int) -> list[int]:
+    """The items of step ``step``: consecutive slices of seeded permutations (one per pass over the data)."""
+    start = step * batch_size
+    picked = []
+    while len(picked) < batch_size:
+        epoch, offset = divmod(start + len(picked), n_items)
+        order = np.random.default_rng([seed, epoch]).permutation(n_items)
+        picked.extend(int(i) for i in order[offset : offset + batch_size - len(picked)])
+    return picked
+
+
+@holds_run_directory
+def debias(
+    *,
+    model: str | None = None,
+    method: str = "embedding",
+    lam: float = 10.0,
+    attributes: Sequence[str] = ATTRIBUTES,
+    train_file=None,
+    train_dataset: str | None = None,
+    out="runs/debias",
+    steps: int = 300,
+    batch_size: int = 8,
+    learning_rate: float = 2.5e-5,
+    max_length: int = 128,
+    checkpoint_every: int = 100,
+    seed: int = 0,
+    lora: bool = False,
+    lora_rank: int | None = None,
+    position: str = "all",
+    sentiment_labels_from: str = "vader",
+    label_threshold: float = 0.7,
+    sentiment_distance: str = "hidden",
+    eval_limit: int | None = None,
+    device: str | None = None,
+    data_dir=None,
+    show_progress: bool = True,
+) -> dict:
+    """Debias ``model`` (a Hub id, folder or None for the embedded SmolLM2-135M) and save it to ``out``;
+    returns the contents of ``<out>/debias.json``. See the module docstring for the method.
+
+    Args:
+        method, lam: ``"embedding"`` or ``"sentiment"`` regularisation and its weight λ (0: the control).
+        attributes: which sensitive attributes' tokens define the training texts and their counterfactuals.
+        train_file, train_dataset: the corpus (:func:`~lmbias.debias.pairs.load_corpus`; default BOLD's Wikipedia sentences).
+        steps, batch_size, learning_rate, max_length: the optimisation (AdamW; texts cut to ``max_length`` tokens).
+        checkpoint_every: steps between ``save_state`` checkpoints (resume points).
+        lora, lora_rank: train a LoRA adapter (peft, rank 8 by default) and merge it into the saved model.
+        position: ``"all"`` or ``"last"`` prefix ends (:mod:`lmbias.debias.regularizers`).
+        sentiment_labels_from, label_threshold, sentiment_distance: the sentiment method's step 2
+            (:mod:`lmbias.debias.sentiment_head`).
+        eval_limit: held-out texts for the final PPL (None: all; 0: no evaluation).
+
+    Raises:
+        InputError: a setting out of range, a corpus that is not text, an attribute with no texts in it,
+            a model without a causal LM head, an ``out`` that holds a finished model or other files.
+    """
+    import torch
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+
+    from ..lm.loading import detect_model_type, load_causal_lm
+    from ..lm.perplexity import held_out_perplexity
+
+    attributes = check_attributes(attributes)
+    settings = {"model": model, "method": method, "lam": lam, "attributes": attributes,
+                "train_file": None if train_file is None else str(train_file), "train_dataset": train_dataset,
+                "steps": steps, "batch_size": batch_size, "learning_rate": learning_rate, "max_length": max_length,
+                "checkpoint_every": checkpoint_every, "seed": seed, "lora": lora, "lora_rank": lora_rank if lora else None,
+                "position": position, "sentiment_labels": sentiment_labels_from, "label_threshold": label_threshold,
+                "sentiment_distance": sentiment_distance, "eval_limit": eval_limit}
+    check_settings(settings)
+    texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
+    pairs = counterfactual_pairs(texts, attributes, seed=seed)
+    counts = count_by_attribute(pairs, attributes)
+    empty = [attribute for attribute, n in counts.items() if n == 0]
+    if empty:
+        found = ", ".join(f"{a} {n}" for a, n in counts.items())
+        raise InputError(f"attribute {empty[0]!r} has no texts in {source} (found: {found}); drop it from --attributes or "
+                         "give a corpus that mentions it")
+    train_pairs = [pair for pair in pairs if not pair["held_out"]]
+    kind = None
+    with contextlib.suppress(InputError):  # a config that names no head: the loaded model is checked below
+        kind = detect_model_type(model)
+    if kind == "masked":
+        raise InputError(f"--model {model} is a masked LM; debiasing needs a causal LM (a model with a causal LM head)")
+    out = Path(out)
+    start_step = _start_or_resume(out, settings)
+    started = time.perf_counter()
+
+    accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if torch.cuda.is_available() and device != "cpu" else "no")
+    set_seed(seed)
+    lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
+    network, tokenizer = lm.model, lm.tokenizer
+    if network.get_output_embeddings() is None:
+        raise InputError(f"--model {model}: {type(network).__name__} has no causal LM head; debiasing needs a causal LM")
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    encoded = [(a, b) for a, b in zip(_encode(tokenizer, [p["text"] for p in train_pairs], max_length),
+                                      _encode(tokenizer, [p["counterfactual"] for p in train_pairs], max_length)) if a != b]
+    if not encoded:
+        raise InputError(f"no training text differs from its counterfactual within --max-length {max_length} tokens")
+
+    head, head_info = None, None
+    if method == "sentiment" and lam > 0:
+        head, head_info = _sentiment_head(out, network, tokenizer, [t for t in texts if not is_held_out(t)], settings, data_dir)
+        head = head.to(accelerator.device)
+    if lora:
+        from peft import LoraConfig, get_peft_model
+
+        network = get_peft_model(network, LoraConfig(r=lora_rank or 8, lora_alpha=2 * (lora_rank or 8), lora_dropout=0.0,
+                                                     target_modules="all-linear", task_type="CAUSAL_LM"))
+    network.train()
+    optimizer = torch.optim.AdamW([p for p in network.parameters() if p.requires_grad], lr=learning_rate)
+    network, optimizer = accelerator.prepare(network, optimizer)
+    if start_step:
+        accelerator.load_state(str(out / CHECKPOINTS / f"step-{start_step}"))
+    if batch_size < accelerator.num_processes:
+        raise InputError(f"--batch-size {batch_size} is smaller than the {accelerator.num_processes} processes; each takes a share")
+    log = open(out / LOG_FILE, "a") if accelerator.is_main_process else None
+    with progress.showing(show_progress and accelerator.is_main_process, "debias"), \
+            progress.bar(steps - start_step, f"debias ({method}, lambda {lam:g})", unit="step") as bar:
+        for step in range(start_step, steps):
+            items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
+            ids, mask = _padded([encoded[i][0] for i in items], pad, accelerator.device)
+            labels = ids.masked_fill(mask == 0, -100)
+            with accelerator.autocast():
+                output = network(input_ids=ids, attention_mask=mask, labels=labels, output_hidden_states=lam > 0)
+                loss, fairness = output.loss, None
+                if lam > 0:
+                    other_ids, other_mask = _padded([encoded[i][1] for i in items], pad, accelerator.device)
+                    other = network(input_ids=other_ids, attention_mask=other_mask, output_hidden_states=True)
+                    positions = [aligned_positions(*encoded[i], position) for i in items]
+                    fairness = pair_distance(mean_last_two(output.hidden_states), mean_last_two(other.hidden_states),
+                                             positions, head).mean()
+                    loss = loss + lam * fairness
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+            bar.update(1)
+            if log and (step + 1) % 10 == 0:
+                log.write(json.dumps({"step": step + 1, "lm_loss": float(output.loss.detach()),
+                                      "fairness": None if fairness is None else float(fairness.detach())}) + "\n")
+                log.flush()
+            if (step + 1) % checkpoint_every == 0 and step + 1 < steps:
+                _checkpoint(accelerator, out, step + 1)
+    if log:
+        log.close()
+    accelerator.wait_for_everyone()
+    network = accelerator.unwrap_model(network)
+    if lora:
+        network = network.merge_and_unload()
+    network.eval()
+    seconds = time.perf_counter() - started
+    if not accelerator.is_main_process:
+        return {}
+    evaluation = None
+    if eval_limit != 0:
+        evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
+    network.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
+             "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
+             "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,
+             "training_seconds": round(seconds, 1), "sentiment_head": head_info, "held_out": evaluation}
+    write_atomic(out / "README.md", model_card(state))
+    write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
+    shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+    return state
+
+
+def _checkpoint(accelerator, out: Path, step: int) -> None:
+    """``save_state`` to ``checkpoints/step-N`` (written under a temporary name, then renamed), older ones removed."""
+    folder = out / CHECKPOINTS
+    temporary = folder / f".step-{step}.partial"
+    accelerator.save_state(str(temporary))
+    if accelerator.is_main_process:
+        temporary.rename(folder / f"step-{step}")
+        for old in folder.glob("step-*"):
+            if old.name != f"step-{step}":
+                shutil.rmtree(old, ignore_errors=True)
+    accelerator.wait_for_everyone()
+
+
+def _sentiment_head(out: Path, network, tokenizer, texts: Sequence[str], settings: dict, data_dir):
+    """Step 2: f_s trained on the starting model's features (or loaded from ``out`` when resuming)."""
+    import torch
+
+    path = out / HEAD_FILE
+    if path.is_file():
+        saved = torch.load(path, weights_only=False)
+        head = new_head(saved["width"], settings["sentiment_distance"])
+        head.load_state_dict(saved["state"])
+        return head.eval().requires_grad_(False), saved["info"]
+    index, labels = sentiment_labels(texts, settings["sentiment_labels"], settings["label_threshold"], data_dir=data_dir)
+    network.eval()
+    features = last_token_features(network, tokenizer, [texts[i] for i in index], max_length=settings["max_length"])
+    head, info = train_head(features, labels, distance=settings["sentiment_distance"], seed=settings["seed"])
+    info["labels"] = f"{settings['sentiment_labels']} |score| > {settings['label_threshold']}"
+    torch.save({"width": features.shape[-1], "state": head.state_dict(), "info": info}, path)
+    return head, info
+
+
+def load_sentiment_head(folder):
+    """The f_s a sentiment-debiased model was trained with (``<folder>/sentiment_head.pt``), frozen."""
+    import torch
+
+    saved = torch.load(Path(folder) / HEAD_FILE, weights_only=False)
+    head = new_head(saved["width"], "hidden")
+    head.load_state_dict(saved["state"])
+    return head.eval().requires_grad_(False)
+
+
+def model_card(state: dict) -> str:
+    """The saved model's README.md: what it is, how it was made, and how to evaluate it."""
+    s = state["settings"]
+    held = state.get("held_out") or {}
+    lines = [
+        "---", "tags:", "- lmbias", "- debiasing", "- counterfactual-fairness",
+        *([f"base_model: {s['model']}"] if s["model"] and "/" in s["model"] and not Path(s["model"]).exists() else []), "---", "",
+        f"# {s['method']}-regularised {state['base_model']} (λ = {s['lam']:g})", "",
+        f"Fine-tuned with `lmbias debias` {state['lmbias_version']}: the counterfactual paper's {s['method']} regularisation "
+        f"(Huang et al. 2020, §4){' — here the λ = 0 control, LM loss only' if s['lam'] == 0 else ''}.", "",
+        "| setting | value |", "|---|---|",
+        f"| attributes | {', '.join(s['attributes'])} |", f"| corpus | {state['corpus']} |",
+        f"| training pairs | {state['training_pairs']:,} (held out: {state['held_out_pairs']:,}) |",
+        f"| steps × batch | {s['steps']} × {s['batch_size']}, learning rate {s['learning_rate']:g}, max length {s['max_length']} |",
+        f"| prefix ends | {s['position']} |", f"| LoRA | {'rank ' + str(s['lora_rank'] or 8) + ', merged' if s['lora'] else 'no'} |",
+        f"| seed | {s['seed']} |", f"| training time | {state['training_seconds']:.0f} s on {state['processes']} process(es) |",
+    ]
+    if state.get("sentiment_head"):
+        info = state["sentiment_head"]
+        lines.append(f"| sentiment classifier f_s | {info['labels']}: {info['positive']} positive, {info['negative']} negative, "
+                     f"held-out F1 {info['held_out_f1']:.3f}, distance {s['sentiment_distance']} |")
+    if held:
+        lines.append(f"| held-out PPL / PPL_s | {held['ppl']['ppl']:.2f} / {held['ppl_s']['ppl']:.2f} |")
+    lines += ["", "Evaluate it like any model: `lmbias run counterfactual --model THIS_FOLDER`, "
+              "`lmbias perplexity --model THIS_FOLDER`.", ""]
+    return "\n".join(lines)

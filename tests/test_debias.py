@@ -1,0 +1,233 @@
+"""`lmbias debias` and `lmbias perplexity` (issue 16): the counterfactual pairs and the fairness losses
+on hand-computed examples; training plumbing (resume, LoRA, the control, bad input) on a tiny random
+GPT-2, so those tests check plumbing, not debiasing quality (benchmarks/debias.py measures that)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from lmbias.cli import main
+from lmbias.debias import train as training
+from lmbias.debias.pairs import counterfactual, counterfactual_pairs, is_held_out, load_corpus
+from lmbias.debias.regularizers import aligned_positions, pair_distance
+from lmbias.debias.sentiment_head import new_head
+from lmbias.debias.train import debias
+from lmbias.lm.likelihood import token_logprobs
+from lmbias.lm.perplexity import perplexity
+
+from tiny_lm import save_tiny_bert, save_tiny_causal_lm
+
+POSITIVE = ["the nurse is good and the best actor", "a good and best film of the best city", "the good nurse was the best"]
+NEGATIVE = ["the nurse is bad and the bad actor", "the man was bad and bad to her", "a bad nurse and a bad film"]
+NEUTRAL = ["the nurse was born in new york", "he is an actor and a nurse", "the woman was a nurse in the city",
+           "she was known for her role as a nurse", "the american nurse is a person of the city"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return save_tiny_causal_lm(tmp_path_factory.mktemp("tiny"), n_positions=64)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A text file of sentences in the tiny model's vocabulary; 'nurse' is the sensitive token."""
+    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
+    path.write_text("\n".join((POSITIVE + NEGATIVE) * 5 + NEUTRAL * 4 + [f"the {w} film" for w in "abcdefghij"]) + "\n")
+    return path
+
+
+SMALL = {"attributes": ["occupation"], "steps": 6, "batch_size": 4, "checkpoint_every": 2, "max_length": 16, "eval_limit": 0,
+         "show_progress": False}
+
+
+def _weights(folder):
+    return AutoModelForCausalLM.from_pretrained(folder).state_dict()
+
+
+# --------------------------------------------------------------------------- pairs and losses (hand-computed)
+
+
+def test_counterfactuals_keep_the_grammar():
+    assert counterfactual("She is a nurse in Italy.", "occupation", "nurse", "accountant") == "She is an accountant in Italy."
+    assert counterfactual("An auditor and a nurse.", "occupation", "auditor", "CEO") == "A CEO and a nurse."
+    assert counterfactual("Nurse Ratched", "occupation", "Nurse", "editor") == "Editor Ratched"
+    assert counterfactual("Jake said he gave her his book.", "name", "Jake", "Amy") == "Amy said she gave him her book."
+    assert counterfactual("Amy lost her keys; call her.", "name", "Amy", "Jake") == "Jake lost his keys; call him."
+    assert counterfactual("Amy met Emily.", "name", "Amy", "Katie") == "Katie met Emily."  # same gender: pronouns kept
+    assert counterfactual("Trips to Italy from Italy", "country", "Italy", "Chile") == "Trips to Chile from Chile"
+
+
+def test_counterfactual_pairs_pick_the_first_attribute_and_a_seeded_replacement():
+    texts = ["A nurse from Italy.", "No token here.", "Jake is a nurse.", "The nursery."]
+    pairs = counterfactual_pairs(texts, ["country", "occupation"])
+    assert [(p["text"], p["attribute"], p["token"]) for p in pairs] == [("A nurse from Italy.", "country", "Italy"),
+                                                                         ("Jake is a nurse.", "occupation", "nurse")]
+    assert pairs == counterfactual_pairs(texts, ["country", "occupation"])  # the same on every run
+    assert all(p["replacement"] != p["token"] and p["replacement"] in p["counterfactual"] for p in pairs)
+    assert [p["held_out"] for p in pairs] == [is_held_out(p["text"]) for p in pairs]
+    shares = np.mean([is_held_out(f"sentence {i}") for i in range(5000)])
+    assert 0.08 < shares < 0.12
+
+
+def test_aligned_positions_and_the_embedding_distance():
+    assert aligned_positions([1, 5, 6, 7], [1, 8, 9, 6, 7]) == ([1, 2, 3], [2, 3, 4])
+    assert aligned_positions([1, 5], [1, 9]) == ([1], [1])  # the token at the end: only its own position
+    mine = torch.tensor([[[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+    theirs = torch.tensor([[[5.0, 0.0], [1.0, 1.0], [0.0, -2.0]]])
+    # positions 1 and 2: cosine distances 1 - 1/sqrt(2) and 1 - (-1) = 2
+    value = pair_distance(mine, theirs, [([1, 2], [1, 2])])
+    assert value.item() == pytest.approx(((1 - 1 / math.sqrt(2)) + 2) / 2)
+
+
+def test_the_sentiment_distance_uses_the_frozen_head():
+    head = new_head(2, "probability")
+    with torch.no_grad():
+        for layer in [*head.hidden, head.output]:
+            if hasattr(layer, "weight"):
+                layer.weight.zero_()
+                layer.bias.zero_()
+        head.output.bias.copy_(torch.tensor([0.0, 1.0]))
+    features = torch.ones(1, 2, 2)
+    # every input gives P(positive) = sigmoid(1): the distance is 0
+    assert pair_distance(features, -features, [([0, 1], [0, 1])], head).item() == pytest.approx(0.0)
+
+
+# --------------------------------------------------------------------------- perplexity
+
+
+def test_perplexity_is_exp_of_the_mean_negative_log_likelihood(tiny):
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(tiny), AutoTokenizer.from_pretrained(tiny)
+    texts = ["the nurse is good", "he was an actor in the city"]
+    scores = token_logprobs(model, tokenizer, texts)
+    expected = math.exp(-float(np.concatenate(scores).astype(np.float64).sum()) / sum(len(s) for s in scores))
+    measured = perplexity(model, tokenizer, texts)
+    assert measured["ppl"] == pytest.approx(expected, rel=1e-6) and measured["tokens"] == 4 + 7
+
+
+def test_plumbing_perplexity_command_writes_and_never_overwrites(tiny, corpus, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["perplexity", "--model", tiny, "--train-file", str(corpus), "--attributes", "occupation", "--out", str(out)]) == 0
+    saved = json.loads((out / "perplexity.json").read_text())
+    assert saved["ppl"]["texts"] == sum(is_held_out(t) for t in corpus.read_text().splitlines() if t)
+    assert saved["ppl"]["ppl"] > 1 and "PPL_s" in capsys.readouterr().out
+    assert main(["perplexity", "--model", tiny, "--limit", "1", "--train-file", str(corpus), "--out", str(out)]) == 2
+    assert "holds the perplexity of other settings" in capsys.readouterr().err
+    assert json.loads((out / "perplexity.json").read_text()) == saved
+
+
+# --------------------------------------------------------------------------- training plumbing (tiny random model)
+
+
+def test_plumbing_a_killed_training_resumes_where_it_stopped(tiny, corpus, tmp_path, monkeypatch):
+    """Stopped right after the step-4 checkpoint, the run resumes there and ends with the same weights
+    as an uninterrupted run (the batches depend on the seed and the step only)."""
+    whole = debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "whole", **SMALL)
+    assert whole["status"] == "finished" and not (tmp_path / "whole" / "checkpoints").exists()
+
+    save = training._checkpoint
+
+    def save_then_die(accelerator, out, step):
+        save(accelerator, out, step)
+        if step == 4:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
+    assert [p.name for p in (tmp_path / "cut" / "checkpoints").iterdir()] == ["step-4"]  # step-2 removed
+    monkeypatch.setattr(training, "_checkpoint", save)
+    debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
+    a, b = _weights(tmp_path / "whole"), _weights(tmp_path / "cut")
+    assert all(torch.equal(a[key], b[key]) for key in a)
+    assert not torch.equal(a["transformer.h.0.attn.c_attn.weight"], _weights(tiny)["transformer.h.0.attn.c_attn.weight"])
+    steps = [json.loads(line)["step"] for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
+    assert steps == []  # logs every 10 steps: none in 6
+
+
+def test_plumbing_the_control_and_the_methods_differ_only_in_the_fairness_loss(tiny, corpus, tmp_path):
+    runs = {}
+    for name, method, lam in (("control", "embedding", 0.0), ("embedding", "embedding", 10.0), ("sentiment", "sentiment", 10.0)):
+        runs[name] = debias(model=tiny, method=method, lam=lam, train_file=corpus, out=tmp_path / name,
+                            **{**SMALL, "steps": 10, "eval_limit": None})
+    logged = {name: json.loads((tmp_path / name / "log.jsonl").read_text().splitlines()[0]) for name in runs}
+    assert logged["control"]["fairness"] is None and logged["embedding"]["fairness"] > 0
+    head = runs["sentiment"]["sentiment_head"]
+    assert (head["positive"], head["negative"]) == (3 * 5 - sum(is_held_out(t) for t in POSITIVE) * 5,
+                                                    3 * 5 - sum(is_held_out(t) for t in NEGATIVE) * 5)
+    assert (tmp_path / "sentiment" / "sentiment_head.pt").is_file()
+    assert runs["control"]["held_out"]["ppl"]["ppl"] > 1
+    card = (tmp_path / "embedding" / "README.md").read_text()
+    assert "embedding-regularised" in card and "| attributes | occupation |" in card
+    # the saved folder is a model every benchmark can load
+    assert AutoModelForCausalLM.from_pretrained(tmp_path / "embedding").config.n_layer == 2
+
+
+def test_plumbing_lora_trains_an_adapter_and_saves_the_merged_model(tiny, corpus, tmp_path):
+    debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "lora", lora=True, **SMALL)
+    merged, base = _weights(tmp_path / "lora"), _weights(tiny)
+    assert set(merged) == set(base)  # no adapter weights left: merged into the model
+    assert not torch.equal(merged["transformer.h.0.attn.c_attn.weight"], base["transformer.h.0.attn.c_attn.weight"])
+    assert torch.equal(merged["transformer.wte.weight"], base["transformer.wte.weight"])  # not a LoRA target
+    assert json.loads((tmp_path / "lora" / "debias.json").read_text())["settings"]["lora"] is True
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--lambda", "-1"], "lambda must be a number >= 0"),
+    (["--lambda", "1", "--attributes", "country"], "attribute 'country' has no texts in"),
+    (["--lambda", "1", "--steps", "0"], "steps must be >= 1"),
+])
+def test_debias_mistakes_are_one_line(tiny, corpus, tmp_path, capsys, extra, message):
+    assert main(["debias", "--model", tiny, "--method", "embedding", "--train-file", str(corpus), "--out", str(tmp_path / "r"),
+                 *extra]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and message in errors[0], errors
+    assert not (tmp_path / "r").exists()
+    if "country" in message:
+        assert "(found: country 0)" in errors[0]
+
+
+def test_a_corpus_that_is_not_text_is_named_with_its_line(tmp_path):
+    binary = tmp_path / "data.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(ValueError, match=r"data.bin is not UTF-8 text \(byte 0\)"):
+        load_corpus(binary)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"text": "a nurse"}\n{"body": "x"}\n')
+    with pytest.raises(ValueError, match=r"rows.jsonl line 2: expected an object with a string 'text'"):
+        load_corpus(rows)
+    with pytest.raises(ValueError, match="no such file"):
+        load_corpus(tmp_path / "missing.txt")
+
+
+def test_a_model_without_a_causal_head_is_refused(tmp_path, corpus):
+    from transformers import BertForMaskedLM
+
+    (tmp_path / "bert").mkdir()
+    save_tiny_bert(tmp_path / "bert", BertForMaskedLM, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "nurse"])
+    with pytest.raises(ValueError, match="causal"):
+        debias(model=str(tmp_path / "bert"), method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "r", **SMALL)
+    assert not (tmp_path / "r" / "model.safetensors").exists()
+
+
+def test_an_output_folder_is_never_overwritten(tiny, corpus, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="holds other files \\(notes.txt\\); give a new or empty folder"):
+        debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=other, **SMALL)
+    done = tmp_path / "done"
+    debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=done, **SMALL)
+    before = (done / "model.safetensors").read_bytes()
+    with pytest.raises(ValueError, match="holds a finished debiased model .* never overwritten"):
+        debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=done, **SMALL)
+    with pytest.raises(ValueError, match="holds an unfinished debias run with other settings"):
+        (done / "debias.json").write_text(json.dumps({"status": "training", "settings": {"lam": 5.0}}))
+        debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=done, **SMALL)
+    assert (done / "model.safetensors").read_bytes() == before
