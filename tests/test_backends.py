@@ -122,3 +122,15 @@ def test_masked_scoring_on_a_server_is_one_line(tmp_path, capsys):
     assert "--backend openai scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, next-sentence prediction) " \
            "needs --backend hf" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_likelihood_without_the_served_tokenizer_is_one_line(tmp_path, capsys):
+    server = _CompletionServer(refuse_echo=False)
+    try:
+        assert main(["run", "crows_pairs", "--backend", "openai", "--model", "served", "--base-url", server.url, "--tokenizer",
+                     str(tmp_path / "no-such-tokenizer"), "--limit", "2", "--no-progress", "--out", str(tmp_path / "r")]) == 2
+    finally:
+        server.close()
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and "needs the served model's tokenizer" in errors[0], errors
+    assert not (tmp_path / "r").exists()

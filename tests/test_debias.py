@@ -231,3 +231,22 @@ def test_an_output_folder_is_never_overwritten(tiny, corpus, tmp_path):
         (done / "debias.json").write_text(json.dumps({"status": "training", "settings": {"lam": 5.0}}))
         debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=done, **SMALL)
     assert (done / "model.safetensors").read_bytes() == before
+
+
+def test_plumbing_the_report_compares_a_baseline_with_debiased_models(tiny, corpus, tmp_path):
+    """The paper's Figure 4 / 5 comparison: I.F. / G.F. beside PPL and PPL_s, each model named with how it was made."""
+    from lmbias.report import build_report
+    from lmbias.tasks.counterfactual_sentiment import run_counterfactual
+
+    debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "embed", **SMALL)
+    runs = []
+    for name, model in (("base", tiny), ("embed", str(tmp_path / "embed"))):
+        run = tmp_path / f"run-{name}"
+        run_counterfactual(model=model, out=run, attributes=["country"], samples=2, max_new_tokens=4, progress=False,
+                           scoring={"classifiers": ["vader"], "semantic": False})
+        assert main(["perplexity", "--model", model, "--train-file", str(corpus), "--out", str(run)]) == 0
+        runs.append(run)
+    page = build_report(runs, tmp_path / "report").read_text()
+    assert "<th>PPL</th>" in page and "<th>PPL_s</th>" in page and "(embedding, λ = 1)" in page
+    ppl = json.loads((runs[1] / "perplexity.json").read_text())["ppl"]["ppl"]
+    assert f">{ppl:.2f}</td>" in page

@@ -100,9 +100,3 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
         for x, y in zip(a, b):
             assert [x[k] for k in keys] == pytest.approx([y[k] for k in keys], abs=1e-4), x["id"]
 
-
-def test_likelihood_without_the_served_tokenizer_is_one_line(server, key, tmp_path, capsys):
-    assert main(["run", "crows_pairs", "--backend", "openai", "--model", SERVED, "--base-url", server, "--tokenizer",
-                 str(tmp_path / "no-such-tokenizer"), "--limit", "2", "--no-progress", "--out", str(tmp_path / "r")]) == 2
-    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
-    assert len(errors) == 1 and "needs the served model's tokenizer" in errors[0], errors

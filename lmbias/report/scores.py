@@ -149,9 +149,12 @@ def counterfactual(runs, labels, figures: Figures) -> list:
         ax.set_title(f"{name} per attribute (lower is fairer)", fontsize=9)
     plots.legend(figure, ax, 4)
     has_ci = any("ci" in f for body in bodies for block in body.values() for f in block["classifiers"].values())
+    perplexities = [perplexity_of(run) for run in runs]
+    made = [how_debiased(run) for run in runs]
+    with_ppl = any(perplexities)
     rows, checked = [], []
     for attribute in attributes:
-        for label, body in zip(labels, bodies):
+        for label, body, ppl, how in zip(labels, bodies, perplexities, made):
             block = body.get(attribute)
             if not block:
                 continue
@@ -159,17 +162,43 @@ def counterfactual(runs, labels, figures: Figures) -> list:
             for classifier, f in block["classifiers"].items():
                 ci = f.get("ci") or {}
                 checked += [(f[key], ci.get(key)) for key in ("individual_fairness", "group_fairness")]
-                rows.append([attribute, label, classifier, block["samples"],
+                rows.append([attribute, label + (f" ({how})" if how else ""), classifier, block["samples"],
                              with_ci(f["individual_fairness"], ci.get("individual_fairness"), 4),
                              with_ci(f["group_fairness"], ci.get("group_fairness"), 4),
                              number(similarity["ss"]) if similarity else "not scored",
-                             number(similarity["ssc"]) if similarity else "not scored"])
+                             number(similarity["ssc"]) if similarity else "not scored"]
+                            + (([number(ppl["ppl"]["ppl"], 2), number(ppl["ppl_s"]["ppl"], 2)] if ppl else ["", ""]) if with_ppl else []))
     parts += [figures.add(figure, "counterfactual-fairness", "I.F. and G.F. per attribute and classifier",
                           ["I.F.: distance between the sentiment of counterfactual pairs of the same template; G.F.: between a "
                            "subgroup's sentiment and everyone's. " + ("Error bars: bootstrap confidence intervals." if has_ci
                                                                       else "No bootstrap intervals in these runs."),
                            _misses_note(checked)]),
-              html.table(["attribute", "model", "classifier", "samples", "I.F.", "G.F.", "S.S. (%)", "S.S.c (%)"], rows,
+              html.table(["attribute", "model", "classifier", "samples", "I.F.", "G.F.", "S.S. (%)", "S.S.c (%)"]
+                         + (["PPL", "PPL_s"] if with_ppl else []), rows,
                          "I.F. / G.F." + (" [bootstrap confidence interval]" if has_ci else "")
-                         + " and semantic similarity of the continuations to the attribute (S.S.; S.S.c: counterfactual pairs)")]
+                         + " and semantic similarity of the continuations to the attribute (S.S.; S.S.c: counterfactual pairs)"
+                         + ("; PPL / PPL_s: perplexity on held-out text and on its texts with a sensitive token "
+                            "(`lmbias perplexity --out RUN_DIR`), as the paper's Figures 4 and 5 compare a baseline with "
+                            "debiased models" if with_ppl else ""))]
     return parts
+
+
+def perplexity_of(run) -> dict | None:
+    """``<run>/perplexity.json`` (written by ``lmbias perplexity --out RUN_DIR``), if there is one."""
+    import json
+
+    path = run.path / "perplexity.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def how_debiased(run) -> str:
+    """"embedding, λ = 10" when the run's model folder was made by ``lmbias debias``, else ""."""
+    import json
+    from pathlib import Path
+
+    source = (run.results or {}).get("model", {}).get("source")
+    state = Path(str(source)) / "debias.json" if source else None
+    if not state or not state.is_file():
+        return ""
+    settings = json.loads(state.read_text()).get("settings", {})
+    return f"{settings.get('method')}, λ = {settings.get('lam'):g}" if settings.get("lam") else "λ = 0 control"

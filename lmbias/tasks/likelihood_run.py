@@ -73,6 +73,10 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     if backend != "hf" and "masked" in (model_type, detected):
         raise InputError(f"--backend {backend} scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, "
                          "next-sentence prediction) needs --backend hf")
+    if backend == "openai":
+        from ..lm.backends.openai import check_tokenizer
+
+        check_tokenizer(engine_options.get("tokenizer") or model)
     on_backend = {"backend": backend, **engine_options} if backend != "hf" else {}
     prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config, **on_backend},
                     state, benchmark)

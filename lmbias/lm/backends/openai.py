@@ -124,9 +124,6 @@ class OpenAIModel:
         Raises:
             ServerError: the server does not return the prompt's log-probabilities.
         """
-        if isinstance(self.tokenizer, _CharacterCounter):
-            raise InputError("likelihood scoring with --backend openai needs the served model's tokenizer (the scores are "
-                             "per token): pass --tokenizer (a Hub id or folder)")
         bodies = [{"model": self.name, "prompt": list(tokens), "max_tokens": 1, "temperature": 0.0, "echo": True,
                    "logprobs": 1} for tokens in sequences]
         try:
@@ -211,11 +208,28 @@ def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     return api_key
 
 
+NO_TOKENIZER = ("likelihood scoring with --backend openai needs the served model's tokenizer (the scores are per token): "
+                "pass --tokenizer (a Hub id or folder)")
+
+
 class _CharacterCounter:
-    """A stand-in tokenizer that counts characters (batches of similar length; no context check)."""
+    """A stand-in tokenizer that counts characters (batches of similar length; no context check);
+    anything per token (likelihood scoring) gets :data:`NO_TOKENIZER`."""
 
     def __call__(self, texts):
         return {"input_ids": [list(range(len(text))) for text in texts]}
+
+    @property
+    def bos_token_id(self):
+        raise InputError(NO_TOKENIZER)
+
+    eos_token_id = bos_token_id
+
+
+def check_tokenizer(name: str) -> None:
+    """Raise :data:`NO_TOKENIZER` when the served model's tokenizer ``name`` cannot be loaded (before a likelihood run)."""
+    if isinstance(_tokenizer(name), _CharacterCounter):
+        raise InputError(f"{NO_TOKENIZER}; {name!r} could not be loaded")
 
 
 def _tokenizer(name: str):

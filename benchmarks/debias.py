@@ -1,0 +1,103 @@
+"""Does `lmbias debias` reduce what it regularises, on text it never saw, at what cost in perplexity?
+
+The embedded SmolLM2-135M on this CPU, debiased on BOLD's Wikipedia sentences (all three attributes)
+for ``--steps`` steps three ways with the same batches: the λ = 0 control, embedding regularisation
+(λ = 10) and sentiment regularisation (λ = 10). Then, on the counterfactual templates (never trained
+on), for every pair of prefixes of one template that differ only in the sensitive token:
+
+* the embedding distance d(h̄(x), h̄(x̃)) at the prefix's last token (cosine distance of the mean of
+  the last two layers), averaged over the pairs;
+* the sentiment-classifier gap |f_s(h(x)) − f_s(h(x̃))| (P(positive) of the f_s trained in the
+  sentiment run's step 2 on the starting model), averaged over the pairs;
+
+and PPL / PPL_s on the first ``--eval-limit`` held-out texts. The issue's goal: each method halves its
+own measure relative to the control while PPL rises by at most 10 %.
+
+Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 200] [--out runs/debias-bench]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import lmbias
+from lmbias.debias.pairs import load_corpus
+from lmbias.debias.train import debias, last_token_features, load_sentiment_head
+from lmbias.lm.loading import load_causal_lm
+from lmbias.lm.perplexity import held_out_perplexity
+from lmbias.text import markdown_table
+
+RUNS = (("control (λ = 0)", "embedding", 0.0), ("embedding, λ = 10", "embedding", 10.0), ("sentiment, λ = 10", "sentiment", 10.0))
+
+
+def template_gaps(model, tokenizer, head) -> dict:
+    """Mean embedding distance and sentiment gap over the template prefix pairs (one token apart)."""
+    rows = lmbias.load_rows("counterfactual_templates")
+    features = last_token_features(model, tokenizer, [row["prefix"] for row in rows])
+    groups: dict = {}
+    for index, row in enumerate(rows):
+        groups.setdefault((row["attribute"], row["template_id"]), []).append(index)
+    pairs = np.array([pair for members in groups.values() for pair in itertools.combinations(members, 2)])
+    a, b = features[pairs[:, 0]], features[pairs[:, 1]]
+    with torch.no_grad():
+        distance = (1 - torch.nn.functional.cosine_similarity(a, b, dim=-1)).mean().item()
+        gap = (head.positive_probability(a) - head.positive_probability(b)).abs().mean().item()
+    return {"pairs": len(pairs), "embedding distance": distance, "sentiment gap": gap}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--lambda", dest="lam", type=float, default=10.0)
+    parser.add_argument("--eval-limit", type=int, default=500, help="held-out texts for PPL")
+    parser.add_argument("--out", default="runs/debias-bench", help="folder for the three models (reused when finished)")
+    args = parser.parse_args()
+    texts, _ = load_corpus()
+    folders, seconds = {}, {}
+    for label, method, lam in RUNS:
+        lam = lam and args.lam
+        folder = Path(args.out) / f"{method}-{lam:g}"
+        state_file = folder / "debias.json"
+        if not (state_file.is_file() and json.loads(state_file.read_text()).get("status") == "finished"):
+            debias(method=method, lam=lam, out=folder, steps=args.steps, batch_size=args.batch_size, max_length=64,
+                   checkpoint_every=args.steps, eval_limit=0, device="cpu", show_progress=False)
+        folders[label] = folder
+        seconds[label] = json.loads(state_file.read_text())["training_seconds"]
+    head = load_sentiment_head(folders[RUNS[2][0]])
+    rows = []
+    for label, folder in (("starting model", None), *folders.items()):
+        lm = load_causal_lm(None if folder is None else str(folder), dtype="float32", device="cpu")
+        lm.model.eval()
+        gaps = template_gaps(lm.model, lm.tokenizer, head)
+        held = held_out_perplexity(lm.model, lm.tokenizer, texts, ["country", "occupation", "name"], limit=args.eval_limit)
+        rows.append({"model": label, "training s": f"{seconds[label]:.0f}" if label in seconds else "",
+                     "embedding distance": gaps["embedding distance"], "sentiment gap": gaps["sentiment gap"],
+                     "PPL": held["ppl"]["ppl"], "PPL_s": held["ppl_s"]["ppl"]})
+    control = rows[1]
+    for row in rows:
+        for key in ("embedding distance", "sentiment gap", "PPL"):
+            row[f"{key} vs control"] = f"{row[key] / control[key]:.2f}x"
+        for key in ("embedding distance", "sentiment gap"):
+            row[key] = f"{row[key]:.4f}"
+        row["PPL"], row["PPL_s"] = f"{row['PPL']:.2f}", f"{row['PPL_s']:.2f}"
+    print(f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs, torch {torch.__version__}; embedded SmolLM2-135M "
+          f"float32; {args.steps} steps x {args.batch_size} texts, max length 64, AdamW 2.5e-5; template pairs: "
+          f"{gaps['pairs']}; PPL on {args.eval_limit} held-out texts\n")
+    print(markdown_table(rows, ["model", "training s", "embedding distance", "embedding distance vs control", "sentiment gap",
+                                "sentiment gap vs control", "PPL", "PPL vs control", "PPL_s"]))
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    main()
+    print(f"\n{time.perf_counter() - started:.0f} s in all")
