@@ -250,3 +250,22 @@ def test_plumbing_the_report_compares_a_baseline_with_debiased_models(tiny, corp
     assert "<th>PPL</th>" in page and "<th>PPL_s</th>" in page and "(embedding, λ = 1)" in page
     ppl = json.loads((runs[1] / "perplexity.json").read_text())["ppl"]["ppl"]
     assert f">{ppl:.2f}</td>" in page
+
+
+def test_plumbing_two_processes_share_each_batch(tiny, corpus, tmp_path):
+    """`torchrun --nproc_per_node 2 -m lmbias debias` (what `accelerate launch` starts): each process
+    takes half of every batch (gloo on CPU) and the main one saves the model."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "two"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+               "--master_port", "29531", "-m", "lmbias", "debias", "--model", tiny, "--method", "embedding", "--lambda", "1",
+               "--train-file", str(corpus), "--attributes", "occupation", "--steps", "4", "--batch-size", "4",
+               "--checkpoint-every", "2", "--max-length", "16", "--eval-limit", "0", "--device", "cpu", "--no-progress",
+               "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    state = json.loads((out / "debias.json").read_text())
+    assert state["status"] == "finished" and state["processes"] == 2
+    assert not torch.equal(_weights(out)["transformer.h.0.attn.c_attn.weight"], _weights(tiny)["transformer.h.0.attn.c_attn.weight"])

@@ -71,9 +71,8 @@ def check_settings(settings: dict) -> None:
         check_scalar(settings["eval_limit"], "eval_limit", minimum=0)
 
 
-def _start_or_resume(out: Path, settings: dict) -> int:
-    """Create the run's state in ``out`` or check that the unfinished run there has the same settings;
-    returns the step to start from (that of the last checkpoint)."""
+def _start_or_resume(out: Path, settings: dict) -> None:
+    """Create the run's state in ``out``, or check that the unfinished run there has the same settings."""
     state_path = out / STATE_FILE
     if state_path.is_file():
         state = json.loads(state_path.read_text())
@@ -85,12 +84,11 @@ def _start_or_resume(out: Path, settings: dict) -> int:
         if differ:
             raise InputError(f"--out {out} holds an unfinished debias run with other settings ({', '.join(differ)}); rerun "
                              "it with its settings to resume, or choose another --out")
-        return max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
+        return
     others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES)
     if others:
         raise InputError(f"--out {out} holds other files ({', '.join(others[:5])}); give a new or empty folder")
     write_atomic(state_path, json.dumps({"status": "training", "settings": settings}, indent=2))
-    return 0
 
 
 def _encode(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]]:
@@ -212,10 +210,12 @@ def debias(
     if kind == "masked":
         raise InputError(f"--model {model} is a masked LM; debiasing needs a causal LM (a model with a causal LM head)")
     out = Path(out)
-    start_step = _start_or_resume(out, settings)
-    started = time.perf_counter()
-
     accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if torch.cuda.is_available() and device != "cpu" else "no")
+    if accelerator.is_main_process:
+        _start_or_resume(out, settings)
+    accelerator.wait_for_everyone()
+    start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
+    started = time.perf_counter()
     set_seed(seed)
     lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
     network, tokenizer = lm.model, lm.tokenizer
