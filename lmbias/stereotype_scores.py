@@ -26,6 +26,9 @@ from .checks import check_groups
 from .errors import InputError, InputTypeError
 
 TASKS = ("intrasentence", "intersentence")
+# A masked LM's StereoSet intrasentence score: the mean of the option word's subword probabilities (the
+# authors' code, which the paper's tables come from) or their mean log-probability (the paper's §7.1 wording).
+MASKED_SCORES = ("mean-probability", "mean-logprob")
 DOMAINS = ("gender", "profession", "race", "religion")
 
 

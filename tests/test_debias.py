@@ -269,3 +269,18 @@ def test_plumbing_two_processes_share_each_batch(tiny, corpus, tmp_path):
     state = json.loads((out / "debias.json").read_text())
     assert state["status"] == "finished" and state["processes"] == 2
     assert not torch.equal(_weights(out)["transformer.h.0.attn.c_attn.weight"], _weights(tiny)["transformer.h.0.attn.c_attn.weight"])
+
+
+def test_a_dataset_corpus_needs_a_text_column(tmp_path):
+    """--train-dataset goes through datasets.load_dataset (a Hub id; here a local folder, which it reads the same way)."""
+    import datasets
+
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    datasets.Dataset.from_dict({"text": ["A nurse.", " ", "An editor."]}).to_parquet(str(good / "train.parquet"))
+    datasets.Dataset.from_dict({"body": ["A nurse."]}).to_parquet(str(bad / "train.parquet"))
+    texts, source = load_corpus(train_dataset=str(good))
+    assert texts == ["A nurse.", "An editor."] and source == f"{good} (train split)"
+    with pytest.raises(ValueError, match=r"has no 'text' column \(it has \['body'\]\)"):
+        load_corpus(train_dataset=str(bad))
+    with pytest.raises(ValueError, match="give --train-file or --train-dataset, not both"):
+        load_corpus(tmp_path / "x.txt", str(good))

@@ -186,13 +186,17 @@ def test_causal_intersentence_is_the_mean_logprob_of_the_sentence_given_the_cont
     assert abs(records[0]["stereotype"] - alone) > 1e-3  # the context matters
 
 
-def test_masked_intrasentence_is_the_mean_logprob_of_the_option_word_at_the_blank(mlm, intra):
+def test_masked_intrasentence_is_the_mean_probability_of_the_option_word_at_the_blank(mlm, intra):
+    """The authors' code's score by default (mean subword probability); the paper's wording (mean
+    log-probability) as masked_score="mean-logprob"."""
     row = intra[0]  # 'The chess player was BLANK.'; 'asian' = as ##ian in this vocabulary
     assert mlm.tokenizer.tokenize(" asian") == ["as", "##ian"]
-    records = ss.score_stereoset(mlm, intra[:3], kind="masked", tasks=["intrasentence"], batch_size=5)
     texts, fillers = zip(*(ss.masked_item(r["context"], r[o]) for r in intra[:3] for o in OPTIONS))
-    expected = lk.masked_position_logprobs(mlm.model, mlm.tokenizer, list(texts), list(fillers), batch_size=1).mean
-    np.testing.assert_allclose([r[o] for r in records for o in OPTIONS], expected, atol=1e-5)
+    values = lk.masked_position_logprobs(mlm.model, mlm.tokenizer, list(texts), list(fillers), batch_size=1)
+    default = ss.score_stereoset(mlm, intra[:3], kind="masked", tasks=["intrasentence"], batch_size=5)
+    np.testing.assert_allclose([r[o] for r in default for o in OPTIONS], [np.exp(v).mean() for v in values], rtol=1e-5)
+    records = ss.score_stereoset(mlm, intra[:3], kind="masked", tasks=["intrasentence"], batch_size=5, masked_score="mean-logprob")
+    np.testing.assert_allclose([r[o] for r in records for o in OPTIONS], values.mean, atol=1e-5)
     # by hand, left to right: [CLS] the chess player was [MASK] . [SEP], then "as" in place and [MASK] after it
     tok, mask = mlm.tokenizer, mlm.tokenizer.mask_token_id
     left, right = tok("The chess player was")["input_ids"][:-1], tok(".")["input_ids"][1:]
@@ -221,7 +225,7 @@ def test_nsp_path_on_a_pretraining_model(pretraining, intra, inter):
     ids = tok("The chess player was")["input_ids"][:-1] + [mask] + tok(".")["input_ids"][1:]
     fox = mlm_logprob(lambda x: pretraining.model(x).prediction_logits, ids, ids.index(mask), tok.convert_tokens_to_ids("fox"))
     intra_record = next(r for r in records if r["task"] == "intrasentence")
-    assert intra_record["unrelated"] == pytest.approx(fox, abs=1e-5)
+    assert intra_record["unrelated"] == pytest.approx(np.exp(fox), rel=1e-5)  # one subword: its probability
     assert [r["id"] for r in records] == [row["id"] for row in rows]
 
 
@@ -363,6 +367,8 @@ def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
     result = ss.run_stereoset(model=str(folder), out=tmp_path / "bert", limit=2, device="cpu")
     assert result["model"]["type"] == "masked" and result["model"]["nsp_head"] is True
     assert result["config"]["scores"]["intersentence"].startswith("next-sentence-prediction probability")
+    assert result["config"]["masked_score"] == "mean-probability"
+    assert result["config"]["scores"]["intrasentence"].startswith("mean probability of the option word's subwords")
     crows = cp.run_crows_pairs(model=str(folder), out=tmp_path / "crows", limit=2, device="cpu")
     assert crows["config"]["score"] == "pseudo-log-likelihood of the tokens both sentences share"
     mlm_folder = tmp_path_factory.mktemp("bert-mlm-folder")

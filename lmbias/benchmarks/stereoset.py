@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..stereotype_scores import TASKS
+from ..stereotype_scores import MASKED_SCORES, TASKS
 from .base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
 from .likelihood import add_likelihood_arguments, likelihood_summary
 
@@ -50,6 +50,9 @@ def add_arguments(parser) -> None:
     """``lmbias run stereoset``'s own options."""
     add_likelihood_arguments(parser)
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="StereoSet tasks to score")
+    parser.add_argument("--masked-score", choices=MASKED_SCORES, default="mean-probability",
+                        help="a masked LM's intrasentence score: the mean subword probability (the authors' code) or the "
+                             "mean log-probability (the paper's §7.1 wording)")
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
 
 
@@ -59,7 +62,8 @@ def run(options) -> dict:
 
     return run_stereoset(
         model=options.model, model_type=options.model_type, out=options.out, tasks=options.tasks, batch_size=options.batch_size,
-        bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, dtype=options.dtype, device=options.device,
+        bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, masked_score=options.masked_score,
+        dtype=options.dtype, device=options.device,
         **placement_options(options), **backend_options(options),
         progress=options.progress, data_dir=options.data_dir,
     )

@@ -17,7 +17,10 @@ SCORE_DESCRIPTIONS = {
     ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (the first subword given "
     "BOS/EOS, the others given the sentence alone, as the authors' code)",
     ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
-    ("masked", "intrasentence"): "mean log-probability of the option word's subwords at the blank (left to right)",
+    ("masked", "mean-probability"): "mean probability of the option word's subwords at the blank (left to right), as the "
+    "authors' code",
+    ("masked", "mean-logprob"): "mean log-probability of the option word's subwords at the blank (left to right), the "
+    "paper's §7.1 wording",
     ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
     ("causal", "crows_pairs"): "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
     ("masked", "crows_pairs"): "pseudo-log-likelihood of the tokens both sentences share",

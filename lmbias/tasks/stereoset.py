@@ -47,7 +47,7 @@ from ..errors import InputError
 from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
 from ..run_lock import holds_run_directory
-from ..stereotype_scores import TASKS, stereoset_scores
+from ..stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
 from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
@@ -134,6 +134,7 @@ def score_stereoset(
     batch_size: int = 32,
     strategy: str = "left_to_right",
     causal_prefix: str = "bos-first",
+    masked_score: str = "mean-probability",
 ) -> list[dict]:
     """Score the three options of each StereoSet row of ``tasks`` (see the module docstring).
 
@@ -146,6 +147,10 @@ def score_stereoset(
         causal_prefix: causal LMs, intrasentence: ``"bos-first"`` (the authors': the first subword
             given the start token, the others given the sentence alone) or ``"bos"`` (every subword
             given the start token and the sentence so far); see :func:`~lmbias.lm.likelihood.token_logprobs`.
+        masked_score: masked LMs, intrasentence: ``"mean-probability"`` (the authors' code, which the
+            paper's tables come from: the mean of the option word's subword probabilities) or
+            ``"mean-logprob"`` (the paper's §7.1 wording: the mean log-probability). With several
+            subwords the two can choose different options.
 
     Returns:
         One record per scored row, in row order: ``id``, ``task``, ``bias_type``, ``target`` and the
@@ -156,6 +161,7 @@ def score_stereoset(
             context's blank, or intersentence with a masked LM that has no NSP head.
     """
     check_choice(kind, KINDS, "kind")
+    check_choice(masked_score, MASKED_SCORES, "masked_score")
     tasks = _check_tasks(tasks)
     rows = check_rows(rows, ("id", "task", "bias_type", "target", "context", *OPTIONS), "StereoSet")
     chosen = [row for row in rows if row["task"] in tasks]
@@ -171,13 +177,14 @@ def score_stereoset(
     for task in tasks:
         index = [i for i, row in enumerate(chosen) if row["task"] == task]
         if index:
-            values = _option_scores(lm, [chosen[i] for i in index], task, kind, batch_size, strategy, causal_prefix)
+            values = _option_scores(lm, [chosen[i] for i in index], task, kind, batch_size, strategy, causal_prefix, masked_score)
             for i, scores in zip(index, values):
                 records[i].update(zip(OPTIONS, map(float, scores)))
     return records
 
 
-def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: int, strategy: str, causal_prefix: str) -> np.ndarray:
+def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: int, strategy: str, causal_prefix: str,
+                   masked_score: str) -> np.ndarray:
     """(n rows, 3 options) scores of one task, every option sentence in one batched call."""
     sentences = [row[option] for row in rows for option in OPTIONS]
     contexts = [row["context"] for row in rows for _ in OPTIONS]
@@ -192,9 +199,8 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
             except ValueError as error:
                 raise InputError(f"StereoSet row {row['id']!r}, {option}: {error}") from None
         texts, fillers = [text for text, _ in items], [filler for _, filler in items]
-        scores = likelihood.masked_position_logprobs(
-            model, tokenizer, texts, fillers, strategy=strategy, batch_size=batch_size
-        ).mean
+        values = likelihood.masked_position_logprobs(model, tokenizer, texts, fillers, strategy=strategy, batch_size=batch_size)
+        scores = values.mean if masked_score == "mean-logprob" else [np.exp(x.astype(np.float64)).mean() for x in values]
     elif kind == "causal":
         scores = likelihood.continuation_logprobs(model, tokenizer, contexts, sentences, batch_size=batch_size).mean
     else:
@@ -228,6 +234,7 @@ def run_stereoset(
     confidence: float = 0.95,
     seed: int = 0,
     limit: int | None = None,
+    masked_score: str = "mean-probability",
     dtype: str | None = None,
     device: str | None = None,
     device_map: str | None = None,
@@ -246,6 +253,7 @@ def run_stereoset(
         batch_size: sequences per forward pass.
         bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
         limit: only the first ``limit`` items of each task (a quick look).
+        masked_score: a masked LM's intrasentence score (:func:`score_stereoset`).
         dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
         device_map, max_memory: the hf backend's model split over several devices (:func:`~lmbias.lm.loading.placement`).
         backend, engine_options: ``"hf"`` (default), ``"vllm"`` or ``"openai"`` (a causal LM; the scores
@@ -261,6 +269,7 @@ def run_stereoset(
     from ..run_result import RunResult, coverage, model_description
 
     check_choice(model_type, MODEL_TYPES, "model_type")
+    check_choice(masked_score, MASKED_SCORES, "masked_score")
     tasks = _check_tasks(tasks)
     check_limit(limit)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
@@ -268,9 +277,11 @@ def run_stereoset(
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
     lm, kind, state, records, seconds, placement = load_and_score(
-        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size), rows,
+        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size, masked_score=masked_score),
+        rows,
         out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
-                                                    "bootstrap": bootstrap, "confidence": confidence, "seed": seed},
+                                                    "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
+                                                    "masked_score": masked_score},
         model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
         backend=backend, engine_options=engine_options, show_progress=progress, label="StereoSet",
     )
@@ -290,7 +301,9 @@ def run_stereoset(
         config={
             "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype,
             "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-            "scores": {task: SCORE_DESCRIPTIONS[kind, task] for task in tasks},
+            "scores": {task: SCORE_DESCRIPTIONS[kind, task if (kind, task) != ("masked", "intrasentence") else masked_score]
+                       for task in tasks},
+            **({"masked_score": masked_score} if kind == "masked" else {}),
             **placement,
         },
         timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
