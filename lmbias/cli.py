@@ -11,6 +11,7 @@ Commands:
     lmbias report RUN_DIR [RUN_DIR ...] --out REPORT_DIR [--compare DOMAIN:A:B ...]   self-contained HTML report
     lmbias debias --method embedding|sentiment --lambda L --out DIR [--model M] ...   the counterfactual paper's debiasing
     lmbias perplexity [--model M] [--out RUN_DIR]      PPL and PPL_s on held-out text
+    lmbias modules install | push --org ORG [--dry-run --out DIR]   the evaluate modules by name
 """
 
 from __future__ import annotations
@@ -139,6 +140,27 @@ def _set_threads(requested: int | None) -> None:
     torch.set_num_threads(cpu_threads(requested))
 
 
+def _modules_install(args) -> int:
+    from .modules import install_modules
+
+    installed = install_modules(args.modules_cache)
+    print(f"installed {len(installed)} evaluate modules (lmbias {__version__}) in {installed[0].parents[3]}: "
+          + ", ".join(path.stem for path in installed))
+    print("load them by name from anywhere, e.g. evaluate.load('bold_gender_polarity')")
+    return 0
+
+
+def _modules_push(args) -> int:
+    from .modules import push_modules
+
+    spaces = push_modules(args.org, requirement=args.requirement, dry_run=args.dry_run, out=args.out)
+    if args.dry_run:
+        print(f"wrote {len(spaces)} Space folders to {args.out} (nothing pushed): " + ", ".join(spaces))
+    else:
+        print(f"pushed {len(spaces)} Spaces; load with evaluate.load('{spaces[0]}') etc.")
+    return 0
+
+
 def _leaderboard(args) -> int:
     from .leaderboard import leaderboard_command
 
@@ -228,6 +250,19 @@ def build_parser() -> argparse.ArgumentParser:
     from .hub.push import add_parser as add_push_parser
 
     add_push_parser(commands)
+
+    modules = commands.add_parser("modules", help="the evaluate modules by name: install into evaluate's cache, push as Spaces")
+    module_commands = modules.add_subparsers(dest="modules_command", required=True)
+    install = module_commands.add_parser("install", help="make evaluate.load('NAME') find every lmbias module, offline too")
+    install.add_argument("--modules-cache", help="evaluate's module cache (default: HF_MODULES_CACHE, ~/.cache/huggingface/modules)")
+    install.set_defaults(func=_modules_install)
+    push = module_commands.add_parser("push", help="publish every module as a Hub Space ORG/NAME")
+    push.add_argument("--org", required=True, help="Hub user or organisation")
+    push.add_argument("--requirement", help="the lmbias line of each Space's requirements.txt (default lmbias==VERSION; "
+                                            "before a release, e.g. 'lmbias @ git+https://github.com/ORG/lmbias@COMMIT')")
+    push.add_argument("--dry-run", action="store_true", help="write the Space folders to --out instead of pushing")
+    push.add_argument("--out", help="with --dry-run: where the Space folders go")
+    push.set_defaults(func=_modules_push)
 
     from .debias.command import add_parsers as add_debias_parsers
 
