@@ -3,6 +3,7 @@
 Commands:
     lmbias datasets [--data-dir DIR] [--json]          summary of every dataset
     lmbias export-dataset NAME --out DIR [--data-dir DIR] [--cards DIR]
+    lmbias push-dataset NAME --repo-id ORG/NAME [--dry-run --out DIR]   Parquet + card on the Hub
     lmbias resources [--data-dir DIR]                  where each data file is found
     lmbias score BENCHMARK ...                          score a benchmark's reference texts (BOLD: Wikipedia)
     lmbias run BENCHMARK [--model M] [--out DIR] [--num-processes N] ...   one subcommand per registered benchmark
@@ -58,6 +59,22 @@ def _export(args) -> int:
     for config, rows in counts.items():
         print(f"{args.name}/{config}: {rows:,} rows")
     print(f"wrote Parquet files and README.md to {args.out}; load with datasets.load_dataset({str(args.out)!r}, CONFIG)")
+    return 0
+
+
+def _push_dataset(args) -> int:
+    import datasets
+
+    from .data.export import push_dataset
+
+    datasets.disable_progress_bars()
+    counts = push_dataset(args.name, args.repo_id, dry_run=args.dry_run, out=args.out, data_dir=args.data_dir, cards_dir=args.cards)
+    configs = ", ".join(f"{config} ({rows:,} rows)" for config, rows in counts.items())
+    if args.dry_run:
+        print(f"wrote {args.name} to {args.out} (nothing pushed): {configs}; datasets.load_dataset({str(args.out)!r}) reads it "
+              f"as datasets.load_dataset({args.repo_id!r}) will")
+    else:
+        print(f"pushed {args.name} to https://huggingface.co/datasets/{args.repo_id}: {configs}")
     return 0
 
 
@@ -222,6 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="output folder")
     export.add_argument("--cards", help="folder with <name>/README.md card templates (default: hub_cards/)")
     export.set_defaults(func=_export)
+
+    push_data = commands.add_parser("push-dataset", parents=[data_dir], help="publish a dataset (Parquet + card) on the Hub")
+    push_data.add_argument("name", choices=list(DATASETS))
+    push_data.add_argument("--repo-id", required=True, help="ORG/NAME of the Hub dataset")
+    push_data.add_argument("--dry-run", action="store_true", help="write the folder to --out instead of pushing")
+    push_data.add_argument("--out", help="with --dry-run: the dataset folder")
+    push_data.add_argument("--cards", help="folder with <name>/README.md card templates (default: hub_cards/)")
+    push_data.set_defaults(func=_push_dataset)
 
     resources = commands.add_parser("resources", parents=[data_dir], help="show where each data file is found")
     resources.add_argument("--fetch", action="store_true",

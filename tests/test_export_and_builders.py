@@ -68,3 +68,21 @@ def test_export_errors_name_the_card_and_the_configs(tmp_path):
     )
     with pytest.raises(ValueError, match=r"lists configs \['all'\], but dataset 'bold' has"):
         export_dataset("bold", tmp_path / "out", cards_dir=tmp_path)
+
+
+def test_push_dataset_dry_run_writes_what_load_dataset_reads(tmp_path, capsys, monkeypatch):
+    """`lmbias push-dataset --dry-run`: the folder that would be pushed loads by name, as the Hub copy will;
+    `lmbias export-dataset bold --out bold` then `load_dataset("bold")` in that directory works the same way."""
+    from lmbias.cli import main
+
+    out = tmp_path / "counterfactual_templates"
+    assert main(["push-dataset", "counterfactual_templates", "--repo-id", "example/counterfactual_templates", "--dry-run",
+                 "--out", str(out)]) == 0
+    assert "(nothing pushed): all (730 rows), country (100 rows)" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    loaded = datasets.load_dataset("counterfactual_templates", "occupation", split="test", cache_dir=str(tmp_path / "cache"))
+    assert loaded.to_list() == lmbias.load_dataset("counterfactual_templates", "occupation").to_list()
+    for argv, message in ((["--repo-id", "no-org"], "--repo-id must be ORG/NAME, got 'no-org'"),
+                          (["--repo-id", "example/x", "--dry-run"], "--dry-run needs --out DIR")):
+        assert main(["push-dataset", "bold", *argv]) == 2
+        assert message in capsys.readouterr().err

@@ -85,3 +85,35 @@ def export_dataset(
         counts[config] = len(rows)
     shutil.copyfile(card, out / "README.md")
     return counts
+
+
+def push_dataset(name: str, repo_id: str, *, dry_run: bool = False, out: PathLike | None = None, data_dir: PathLike | None = None,
+                 cards_dir: PathLike | None = None, token: str | None = None) -> dict[str, int]:
+    """Publish dataset ``name`` (:func:`export_dataset`: Parquet per config and the card with its
+    ``configs:``) as the Hub dataset ``repo_id``, so that ``datasets.load_dataset(repo_id, CONFIG)``
+    works; with ``dry_run`` the folder is written to ``out`` and nothing is pushed. Returns the row
+    counts per config.
+
+    Raises:
+        InputError: ``repo_id`` is not ``ORG/NAME``, or a dry run without ``out``.
+    """
+    import re
+    import tempfile
+
+    from ..errors import InputError
+
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id or ""):
+        raise InputError(f"--repo-id must be ORG/NAME, got {repo_id!r}")
+    if dry_run and out is None:
+        raise InputError("--dry-run needs --out DIR: the dataset folder is written there")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(out) if dry_run else Path(scratch)
+        counts = export_dataset(name, folder, data_dir=data_dir, cards_dir=cards_dir)
+        if not dry_run:
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=token)
+            api.create_repo(repo_id, repo_type="dataset", exist_ok=True)
+            api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(folder),
+                              commit_message=f"lmbias: the {name} dataset")
+    return counts
