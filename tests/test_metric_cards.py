@@ -33,6 +33,8 @@ def test_card_is_space_ready_and_its_examples_run(name, monkeypatch):
     assert "lmbias" in (folder / "requirements.txt").read_text().split()
     card = (folder / "README.md").read_text()
     assert "## Citation" in card and "@inproceedings{" in card
+    limitations = card.split("## Limitations and bias", 1)
+    assert len(limitations) == 2 and len(limitations[1].split("\n## ")[0].split()) >= 40  # a section with substance
     monkeypatch.chdir(REPO)
     result = doctest.testfile(
         str(folder / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
