@@ -19,15 +19,17 @@ from . import __version__
 from .errors import InputError
 from .files import write_atomic
 
-MODULES_DIR = Path(__file__).resolve().parents[1] / "metrics"
+# The copy shipped inside an installed wheel, else the repository's metrics/ (a checkout).
+_PACKAGE = Path(__file__).resolve().parent
+MODULES_DIR = next((p for p in (_PACKAGE / "evaluate_modules", _PACKAGE.parent / "metrics") if p.is_dir()),
+                   _PACKAGE / "evaluate_modules")
 FILES = ("{name}.py", "README.md", "app.py")
 
 
 def module_names(modules_dir: Path = MODULES_DIR) -> list[str]:
     """Every module folder's name (a folder ``NAME`` holding ``NAME.py``), sorted."""
     if not modules_dir.is_dir():
-        raise InputError(f"the evaluate modules are not at {modules_dir}; lmbias modules needs the lmbias source tree "
-                         "(a clone, or an editable install)")
+        raise InputError(f"the evaluate modules are not at {modules_dir}; reinstall lmbias (the wheel ships them)")
     return sorted(p.name for p in modules_dir.iterdir() if (p / f"{p.name}.py").is_file())
 
 

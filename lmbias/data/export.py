@@ -19,7 +19,9 @@ from ..errors import InputError
 from . import get_spec
 from .spec import DatasetSpec, PathLike
 
-CARDS_DIR = Path(__file__).resolve().parents[2] / "hub_cards"
+# The copy shipped inside an installed wheel, else the repository's hub_cards/ (a checkout).
+_PACKAGE = Path(__file__).resolve().parents[1]
+CARDS_DIR = next((p for p in (_PACKAGE / "hub_cards", _PACKAGE.parent / "hub_cards") if p.is_dir()), _PACKAGE / "hub_cards")
 
 
 def read_card_metadata(card: PathLike) -> dict:
@@ -59,7 +61,8 @@ def export_dataset(
         name: a dataset name (see :data:`lmbias.DATASETS`).
         out_dir: the folder to write; existing files of the same names are replaced.
         data_dir: a local data folder for the source files (see :mod:`lmbias.resources`).
-        cards_dir: where ``<name>/README.md`` card templates live (default: the repository's ``hub_cards``).
+        cards_dir: where ``<name>/README.md`` card templates live (default: the repository's ``hub_cards``,
+            or the copy inside an installed wheel).
 
     Returns:
         config name -> number of rows written.
