@@ -65,12 +65,14 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     from accelerate.utils import gather_object
 
     from ..lm.backends import check_backend
-    from ..lm.loading import detect_model_type, load_scoring_model
+    from ..lm.loading import check_model_path, detect_model_type, load_scoring_model
     from ..lm.processes import process_device, process_state
     from ..lm.runner import causal_lm_loader, prepare_run_dir
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
+    if backend != "openai":  # a served model's name is the server's (check_backend asks the server)
+        check_model_path(model, "model")  # causal or masked
     engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
     detected = detect_model_type(model) if backend == "vllm" and model_type == "auto" else None  # a served name is no checkpoint
     if backend != "hf" and "masked" in (model_type, detected):
