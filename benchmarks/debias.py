@@ -85,10 +85,11 @@ def main() -> None:
         rows.append({"model": label, "training s": f"{seconds[label]:.0f}" if label in seconds else "",
                      "embedding distance": gaps["embedding distance"], "sentiment gap": gaps["sentiment gap"],
                      "PPL": held["ppl"]["ppl"], "PPL_s": held["ppl_s"]["ppl"]})
-    control = rows[1]
+    control = dict(rows[1])
     for row in rows:
         for key in ("embedding distance", "sentiment gap", "PPL"):
             row[f"{key} vs control"] = f"{row[key] / control[key]:.2f}x"
+    for row in rows:
         for key in ("embedding distance", "sentiment gap"):
             row[key] = f"{row[key]:.4f}"
         row["PPL"], row["PPL_s"] = f"{row['PPL']:.2f}", f"{row['PPL_s']:.2f}"
