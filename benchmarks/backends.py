@@ -20,6 +20,7 @@ Run it in the vLLM environment (it has all three backends), with lm-eval in an e
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -37,7 +38,7 @@ from lmbias.lm.backends.openai import connect
 from lmbias.lm.backends.vllm import load_vllm
 from lmbias.lm.generation import batch_seed, generation_settings, plan_batches, prompt_lengths
 from lmbias.lm.loading import embedded_model_dir, load_causal_lm
-from lmbias.resources import get_resource
+from lmbias.resources import locate
 from lmbias.tasks.crows_pairs import score_crows_pairs
 from lmbias.tasks.stereoset import OPTIONS, score_stereoset
 from lmbias.text import markdown_table
@@ -80,7 +81,7 @@ def _timed(command: list[str]) -> tuple[float, str]:
 
 def _peer(lm_eval_python: str, limit: int | None) -> list[dict]:
     """lmbias and lm-eval on CrowS-Pairs, each a fresh process: rows of the peer table."""
-    model_dir, csv = str(embedded_model_dir()), get_resource("crows_pairs").path
+    model_dir, csv = str(embedded_model_dir()), str(locate("crows_pairs"))
     with tempfile.TemporaryDirectory() as folder:
         lmbias_seconds, _ = _timed([sys.executable, "-m", "lmbias", "run", "crows_pairs", "--model", model_dir, "--dtype", "float32",
                                     "--no-progress", "--out", f"{folder}/run", *(["--limit", str(limit)] if limit else [])])
@@ -105,6 +106,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=2000, help="BOLD prompts to generate (0: no generation part)")
     parser.add_argument("--stereoset-limit", type=int, help="StereoSet items per task (default: the whole dev set)")
     parser.add_argument("--crows-limit", type=int, help="CrowS-Pairs pairs (default: all 1,508)")
+    parser.add_argument("--peer-limit", type=int, help="CrowS-Pairs pairs of the lm-eval comparison (default: all 1,508)")
     parser.add_argument("--hf-batch-size", type=int, default=32, help="the hf backend's batch (lmbias's default)")
     parser.add_argument("--lm-eval-python", default=".venv-lmeval/bin/python", help="python of lm-eval's environment")
     args = parser.parse_args()
@@ -115,15 +117,15 @@ def main() -> None:
     crows_rows = lmbias.load_rows("crows_pairs")[:args.crows_limit]
     generation, likelihood, outputs, scores = [], [], {}, {}
     load_causal_lm(device="cpu")  # converts the embedded GGUF into the cache once, for the server too
-    with tempfile.TemporaryDirectory() as folder, \
-            vllm_server(embedded_model_dir(), Path(folder, "server.log"), served_name="smollm2") as url:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
         for backend in ("hf", "vllm", "openai"):
             started = time.perf_counter()
             if backend == "hf":
                 lm = load_causal_lm(device="cpu", dtype="float32")
             elif backend == "vllm":
                 lm = load_vllm(dtype="float32", max_model_len=512)
-            else:
+            else:  # started only now: an idle vLLM server keeps a core busy
+                url = stack.enter_context(vllm_server(embedded_model_dir(), Path(folder, "server.log"), served_name="smollm2"))
                 lm = connect(url, "smollm2", tokenizer=str(embedded_model_dir()), concurrency=16)
             startup = time.perf_counter() - started
             # vLLM and a server batch continuously: give them every prompt at once; hf runs lmbias's global batches
@@ -159,7 +161,7 @@ def main() -> None:
     print(markdown_table(likelihood, list(likelihood[0])), "\n")
     if Path(args.lm_eval_python).exists():
         print("The peer, CrowS-Pairs (fresh processes, end to end; * lm-eval's evaluation call, model load included)\n")
-        peer = _peer(args.lm_eval_python, args.crows_limit)
+        peer = _peer(args.lm_eval_python, args.peer_limit)
         print(markdown_table(peer, list(peer[0])))
     else:
         print(f"(no lm-eval comparison: {args.lm_eval_python} does not exist)")
