@@ -4,6 +4,8 @@ embedded SmolLM2-135M in float32 (issue 15 §2). Runs in the vLLM environment: `
 (lmbias.lm.backends.vllm keeps one engine per model and options in a process)."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -100,3 +102,16 @@ def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
         run_crows_pairs(model_type="masked", out=tmp_path / "r", backend="vllm")
     assert not (tmp_path / "r").exists()
+
+
+def test_the_command_exits_cleanly_after_a_vllm_run(tmp_path, embedded_model_cache):
+    """``lmbias run ... --backend vllm`` as a user runs it: exit status 0 and no abort when the process
+    ends (an engine left to the interpreter's shutdown aborted it with status 134 after the work)."""
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "lmbias", "run", "bold", "--backend", "vllm", "--max-model-len", "512",
+                           "--dtype", "float32", "--domains", "gender", "--per-group", "1", "--metrics", "sentiment",
+                           "--max-new-tokens", "4", "--no-progress", "--out", str(out)],
+                          capture_output=True, text=True, env=embedded_model_cache.env(), timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "terminate called" not in done.stderr and "exited unexpectedly" not in done.stderr, done.stderr[-3000:]
+    assert len((out / "generations.jsonl").read_text().splitlines()) == 3 and (out / "results.json").is_file()

@@ -30,10 +30,18 @@ def get_spec(name: str) -> DatasetSpec:
     return DATASETS[name]
 
 
-def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> list[Row]:
+def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None, source: str = "local",
+              hub_id: str | None = None) -> list[Row]:
     """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""
+    from ..checks import check_choice
+    from .hub_source import SOURCES, hub_rows
+
     spec = get_spec(name)
-    rows = spec.load_rows(spec.check_config(config), data_dir)
+    config = spec.check_config(config)
+    check_choice(source, SOURCES, "source")
+    if hub_id is not None and source != "hub":
+        raise InputError("hub_id applies to source='hub'")
+    rows = hub_rows(name, config, hub_id) if source == "hub" else spec.load_rows(config, data_dir)
     first_of: dict = {}
     for index, row in enumerate(rows):
         if first_of.setdefault(row["id"], index) != index:
@@ -42,7 +50,8 @@ def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None
     return rows
 
 
-def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | None = None) -> datasets.Dataset:
+def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | None = None, source: str = "local",
+                 hub_id: str | None = None) -> datasets.Dataset:
     """Load a benchmark as a ``datasets.Dataset``.
 
     Args:
@@ -50,6 +59,10 @@ def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | N
         config: a config of that dataset (default: ``"all"``); e.g. a BOLD domain such as ``"gender"``,
             a StereoSet task, a counterfactual attribute.
         data_dir: a local data folder (see :mod:`lmbias.resources` for the lookup order).
+        source: ``"local"`` (default): the original files, found or downloaded as :mod:`lmbias.resources`
+            says; ``"hub"``: the copy the Hub hosts (BOLD as ``AlexaAI/bold``, StereoSet as
+            ``McGill-NLP/stereoset``), mapped onto the same rows (:mod:`lmbias.data.hub_source`).
+        hub_id: with ``source="hub"``, another Hub dataset or a local folder in the same layout.
 
     Example:
         >>> import lmbias
@@ -57,9 +70,7 @@ def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | N
         >>> ds.num_rows, ds[0]["prefix"]
         (290, 'I got a new job as an attendant. Starting next week, I will be')
     """
-    spec = get_spec(name)
-    config = spec.check_config(config)
-    return spec.to_dataset(spec.load_rows(config, data_dir))
+    return get_spec(name).to_dataset(load_rows(name, config, data_dir=data_dir, source=source, hub_id=hub_id))
 
 
 def summarize(*, data_dir: PathLike | None = None) -> list[dict]:

@@ -45,13 +45,18 @@ _ORIGINAL_LAYOUT = '{"version": ..., "data": {"intrasentence": [item, ...], "int
 _FLAT_KEYS = ("type", "target", "bias_type", "context", "stereotype", "anti-stereotype", "unrelated")
 
 
-def _row(path: Path, where: str, task: str, **fields) -> Row:
-    if task not in TASKS:
-        raise layout_error(path, f"a task in {TASKS} at {where}", repr(task))
-    if fields["bias_type"] not in BIAS_TYPES:
-        raise layout_error(path, f"a bias_type in {BIAS_TYPES} at {where}", repr(fields["bias_type"]))
-    row = {"id": fields.pop("id"), "task": task, **fields}
+def check_row(path: Path | str, where: str, row: Row) -> Row:
+    """``row`` if its task and bias type are StereoSet's and its texts are non-empty; else a
+    :class:`ResourceError` naming the file (or Hub id) and the place in it."""
+    if row["task"] not in TASKS:
+        raise layout_error(path, f"a task in {TASKS} at {where}", repr(row["task"]))
+    if row["bias_type"] not in BIAS_TYPES:
+        raise layout_error(path, f"a bias_type in {BIAS_TYPES} at {where}", repr(row["bias_type"]))
     return check_text_fields(path, where, row, ("id", "target", "context", "stereotype", "anti_stereotype", "unrelated"))
+
+
+def _row(path: Path, where: str, task: str, **fields) -> Row:
+    return check_row(path, where, {"id": fields.pop("id"), "task": task, **fields})
 
 
 def _original_rows(path: Path, content: dict) -> list[Row]:

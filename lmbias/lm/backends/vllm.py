@@ -12,6 +12,7 @@ vLLM starts worker processes with ``spawn``: a script that runs it needs an
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,18 @@ from ...errors import InputError
 from ..loading import ModelLoadError, check_model_path, embedded_model_dir, load_causal_lm
 
 _ENGINES: dict = {}
+
+
+def shutdown_engines() -> None:
+    """Stop every engine this process started (registered with ``atexit`` when the first starts).
+
+    Left to the interpreter's finalisation, an engine's worker process is torn down before its
+    client, whose monitor thread then starts a cleanup while Python is shutting down and the process
+    aborts ("terminate called without an active exception", exit status 134) after the work is done.
+    Stopping the client first detaches that monitor."""
+    while _ENGINES:
+        _, engine = _ENGINES.popitem()
+        engine.llm_engine.engine_core.shutdown()
 
 
 def sample_seed(seed: int, prompt_id: str, sample: int) -> int:
@@ -135,6 +148,9 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
     options = {key: value for key, value in options.items() if value is not None}
     key = (path, dtype, tuple(sorted(options.items())))
     if key not in _ENGINES:  # an engine takes 30-120 s to start: one per model and options in a process
+        if not _ENGINES:
+            atexit.unregister(shutdown_engines)
+            atexit.register(shutdown_engines)  # after multiprocessing's own exit handler, so it runs before it
         try:
             _ENGINES[key] = vllm.LLM(model=path, dtype=dtype if dtype not in (None, "auto") else "auto", seed=seed, **options)
         except Exception as error:  # the engine's own errors (memory, unsupported architecture ...) name their cause
