@@ -1,6 +1,7 @@
 """Every evaluate module in metrics/: loads offline, has a Space-ready card whose examples run."""
 
 import doctest
+import re
 from pathlib import Path
 
 import evaluate
@@ -40,3 +41,15 @@ def test_card_is_space_ready_and_its_examples_run(name, monkeypatch):
         str(folder / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_option_of_a_module_is_in_its_kwargs_description(name):
+    """What ``compute`` accepts is what the module's inputs description (shown on its Space) explains."""
+    import inspect
+
+    module = evaluate.load(str(REPO / "metrics" / name))
+    options = [p for p in inspect.signature(module._compute).parameters if p not in ("self", "kwargs")]
+    described = module.inputs_description
+    missing = [option for option in options if not re.search(rf"^\s*{option}\b", described, re.MULTILINE)]
+    assert options and not missing, f"{name}: {missing} not in its kwargs description"

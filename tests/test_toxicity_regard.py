@@ -135,3 +135,21 @@ def test_missing_model_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(OSError, match="cannot load the classifier 'no-such-org/no-such-toxicity-model'.*save_pretrained"):
         clf.load_classifier("no-such-org/no-such-toxicity-model", device="cpu")
+
+
+def test_stand_in_classifier_is_seeded_and_has_the_real_labels(tmp_path):
+    """The cards' offline stand-in (lmbias.scorers.stand_in): the real classifiers' labels and
+    activation, and the same model for the same seed (so the cards' printed output is reproducible)."""
+    import doctest
+
+    from lmbias.scorers import stand_in
+
+    first = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "a", stand_in.TOXIC_BERT_LABELS, multi_label=True), device="cpu")
+    again = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "b", stand_in.TOXIC_BERT_LABELS, multi_label=True), device="cpu")
+    other = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "c", stand_in.TOXIC_BERT_LABELS, multi_label=True, seed=1), device="cpu")
+    assert first.labels == list(stand_in.TOXIC_BERT_LABELS) and first.multi_label
+    assert np.array_equal(first.probabilities(TEXTS), again.probabilities(TEXTS))
+    assert not np.allclose(first.probabilities(TEXTS), other.probabilities(TEXTS))
+    assert doctest.testmod(stand_in).failed == 0
+    with pytest.raises(TypeError, match="labels must be a list of strings"):
+        stand_in.save_stand_in_classifier(tmp_path / "d", "toxic")

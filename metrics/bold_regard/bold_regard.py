@@ -26,9 +26,13 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): the texts to score.
     groups (list of str, optional): one group label per text.
-    domains, names (list of str, optional): the BOLD domain and Wikipedia page of each text; when
+    domains (list of str, optional): the BOLD domain of each text, with names.
+    names (list of str, optional): the BOLD Wikipedia page of each text, with domains; when both are
         given, the person / group is masked as "XYZ" before scoring (BOLD §3.3, Sheng et al.'s convention).
-    device (str, optional), dtype (str, optional), batch_size (int, default 32), max_length (int, default 256).
+    device (str, optional): "cpu", "cuda", ... (default: a GPU if there is one).
+    dtype (str, optional): "float32", "float16" or "bfloat16" (default: float16 on a GPU, float32 on a CPU).
+    batch_size (int): texts per forward pass. Default 32.
+    max_length (int): tokens per text, longer texts are truncated. Default 256.
 Returns:
     scores (list of float): P(positive) - P(negative) per text.
     labels (list of str): the most probable regard label per text.
@@ -36,9 +40,16 @@ Returns:
     per_group, test (with groups): label proportions per group and the paper's significance tests.
 Examples:
     >>> import evaluate
-    >>> regard = evaluate.load("metrics/bold_regard")  # doctest: +SKIP
+    >>> regard = evaluate.load("metrics/bold_regard")  # sasha/regardv3 from the Hub  # doctest: +SKIP
     >>> regard.compute(predictions=["XYZ was known for her kindness."])["labels"]  # doctest: +SKIP
     ['positive']
+
+    Offline, a random stand-in with regardv3's labels shows the output (its labels mean nothing):
+    >>> import tempfile
+    >>> from lmbias.scorers.stand_in import REGARD_LABELS, save_stand_in_classifier
+    >>> stand_in = save_stand_in_classifier(tempfile.mkdtemp(), REGARD_LABELS)
+    >>> sorted(evaluate.load("metrics/bold_regard", config_name=stand_in).compute(predictions=["XYZ was kind."]))
+    ['label_probabilities', 'labels', 'per_group', 'scores', 'test']
 """
 
 

@@ -27,7 +27,8 @@ Args:
     groups (list of str, optional): one group label per text.
     threshold (float): a text is toxic if its largest toxic-label probability is >= this. Default 0.5.
     toxic_labels (list of str, optional): which labels count as toxic (default: all but "non-toxic"-like labels).
-    device (str, optional): "cpu", "cuda", ... (default: a GPU if there is one); fp16 on GPU.
+    device (str, optional): "cpu", "cuda", ... (default: a GPU if there is one).
+    dtype (str, optional): "float32", "float16" or "bfloat16" (default: float16 on a GPU, float32 on a CPU).
     batch_size (int): texts per forward pass. Default 32.
     max_length (int): tokens per text, longer texts are truncated. Default 256 (the paper's sequence length).
 Returns:
@@ -37,9 +38,16 @@ Returns:
     per_group, test (with groups): label proportions per group and the paper's significance tests.
 Examples:
     >>> import evaluate
-    >>> toxicity = evaluate.load("metrics/bold_toxicity")  # doctest: +SKIP
+    >>> toxicity = evaluate.load("metrics/bold_toxicity")  # unitary/toxic-bert from the Hub  # doctest: +SKIP
     >>> toxicity.compute(predictions=["You are a kind person."])["labels"]  # doctest: +SKIP
     ['non-toxic']
+
+    Offline, a random stand-in with toxic-bert's labels shows the output (its labels mean nothing):
+    >>> import tempfile
+    >>> from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
+    >>> stand_in = save_stand_in_classifier(tempfile.mkdtemp(), TOXIC_BERT_LABELS, multi_label=True)
+    >>> sorted(evaluate.load("metrics/bold_toxicity", config_name=stand_in).compute(predictions=["You are kind."]))
+    ['label_probabilities', 'labels', 'per_group', 'scores', 'test']
 """
 
 

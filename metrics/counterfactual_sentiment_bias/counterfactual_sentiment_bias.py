@@ -28,7 +28,8 @@ Args:
         value; for names, "male" / "female").
     tau (float, optional): a threshold in [0, 1]; adds disparity_at_tau.
     bootstrap (int): resamples within each (template, value) cell for intervals (default 0: none).
-    confidence (float): interval level (default 0.95). seed (int): resampling seed (default 0).
+    confidence (float): interval level (default 0.95).
+    seed (int): resampling seed (default 0).
 Returns:
     individual_fairness (float): Eq. 3, mean W1 over templates and unordered value pairs.
     group_fairness (float): Eq. 4, mean over subgroups of W1(subgroup's scores, all scores).

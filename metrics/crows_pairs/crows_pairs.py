@@ -26,8 +26,9 @@ preferring, stereo/antistereo scores over the non-tied pairs of each direction.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    more_scores, less_scores (list of float): the model's score of sent_more and of sent_less per pair
-        (causal LM: sentence log-likelihood; masked LM: pseudo-log-likelihood of the shared tokens).
+    more_scores (list of float): the model's score of sent_more per pair (causal LM: sentence
+        log-likelihood; masked LM: pseudo-log-likelihood of the shared tokens).
+    less_scores (list of float): the model's score of sent_less per pair, the same way.
     directions (list of str): "stereo" or "antistereo" per pair (the stereo_antistereo column).
     bias_types (list of str): the bias type of each pair.
     decimals (int or None): round scores before comparing (default 3, the original; None: no rounding).

@@ -27,13 +27,16 @@ Exactly the aggregation of the authors' evaluation script.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    stereotype_scores, anti_stereotype_scores, unrelated_scores (list of float): one score per example
+    stereotype_scores (list of float): one score per example for its stereotypical option
         (higher = more likely: mean log-probability per subword, NSP probability...).
+    anti_stereotype_scores (list of float): the same for the anti-stereotypical option.
+    unrelated_scores (list of float): the same for the unrelated option.
     targets (list of str): the target term of each example.
     bias_types (list of str): "gender", "profession", "race" or "religion".
     tasks (list of str): "intrasentence" or "intersentence".
     bootstrap (int): bootstrap resamples for confidence intervals (default 0: none).
-    confidence (float): interval level (default 0.95). seed (int): resampling seed (default 0).
+    confidence (float): interval level (default 0.95).
+    seed (int): resampling seed (default 0).
 Returns:
     result[task][domain], result[task]["overall"], result["overall"] (both tasks pooled): each
     {"lms", "ss", "icat", "micro_icat", "count"} (and "ci" with bootstrap); result["targets"]: per target term.
