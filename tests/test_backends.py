@@ -26,6 +26,7 @@ def tiny(tmp_path_factory):
     (["--backend", "vllm", "--num-processes", "2"], "--backend vllm runs its own workers"),
     (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1"], "the server cannot be reached"),
     (["--concurrency", "4"], "--concurrency applies to --backend openai, not hf"),
+    (["--enforce-eager"], "--enforce-eager applies to --backend vllm, not hf"),
 ])
 def test_backend_option_mistakes_are_one_line_and_write_nothing(tiny, tmp_path, capsys, extra, message):
     assert main(["run", "bold", "--model", tiny, "--per-group", "1", "--metrics", "sentiment", "--out", str(tmp_path / "r"),
@@ -57,6 +58,8 @@ def test_engine_options_are_checked():
     if importlib.util.find_spec("vllm") is not None:
         with pytest.raises(ValueError, match="--gpu-memory-utilization must be"):
             check_backend("vllm", {"gpu_memory_utilization": 1.5})
+        with pytest.raises(ValueError, match="enforce_eager must be True or False, got 'yes'"):
+            check_backend("vllm", {"enforce_eager": "yes"})
 
 
 class _CompletionServer:

@@ -144,9 +144,11 @@ def test_stand_in_classifier_is_seeded_and_has_the_real_labels(tmp_path):
 
     from lmbias.scorers import stand_in
 
-    first = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "a", stand_in.TOXIC_BERT_LABELS, multi_label=True), device="cpu")
-    again = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "b", stand_in.TOXIC_BERT_LABELS, multi_label=True), device="cpu")
-    other = clf.load_classifier(stand_in.save_stand_in_classifier(tmp_path / "c", stand_in.TOXIC_BERT_LABELS, multi_label=True, seed=1), device="cpu")
+    def saved(folder, seed=0):
+        path = stand_in.save_stand_in_classifier(tmp_path / folder, stand_in.TOXIC_BERT_LABELS, multi_label=True, seed=seed)
+        return clf.load_classifier(path, device="cpu")
+
+    first, again, other = saved("a"), saved("b"), saved("c", seed=1)
     assert first.labels == list(stand_in.TOXIC_BERT_LABELS) and first.multi_label
     assert np.array_equal(first.probabilities(TEXTS), again.probabilities(TEXTS))
     assert not np.allclose(first.probabilities(TEXTS), other.probabilities(TEXTS))

@@ -34,6 +34,9 @@ RUN_OPTIONS = {
     "gpu_memory_utilization": (["--gpu-memory-utilization"], {"type": float,
                                                               "help": "vllm: share of each GPU's memory the engine may use"}),
     "max_model_len": (["--max-model-len"], {"type": int, "help": "vllm: context length of the engine (default: the model's)"}),
+    "enforce_eager": (["--enforce-eager"], {"action": "store_true", "default": None,
+                                            "help": "vllm: no graph compilation or CUDA graphs: the engine starts in seconds "
+                                                    "instead of a minute or more, and decodes slower on a GPU"}),
     "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
     "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
                                                                    "(default OPENAI_API_KEY; the key is never printed or written)"}),

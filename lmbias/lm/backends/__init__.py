@@ -22,7 +22,7 @@ from __future__ import annotations
 BACKENDS = ("hf", "vllm", "openai")
 # Options that only the vLLM engine reads (``lmbias run ... --backend vllm``).
 VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
-                "max_model_len")
+                "max_model_len", "enforce_eager")
 # Options that only a served model reads (``--backend openai``).
 SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency")
 
@@ -75,6 +75,9 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
         for key, value in given.items():
             if key == "gpu_memory_utilization":
                 check_scalar(value, "--gpu-memory-utilization", minimum=0.01, maximum=1.0, integer=False)
+            elif key == "enforce_eager":
+                if not isinstance(value, bool):
+                    raise InputError(f"enforce_eager must be True or False, got {value!r}")
             else:
                 check_scalar(value, f"--{key.replace('_', '-')}", minimum=1)
         if importlib.util.find_spec("vllm") is None:

@@ -124,7 +124,8 @@ class VllmModel:
 
 def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_parallel_size: int | None = None,
               pipeline_parallel_size: int | None = None, data_parallel_size: int | None = None,
-              gpu_memory_utilization: float | None = None, max_model_len: int | None = None, seed: int = 0) -> VllmModel:
+              gpu_memory_utilization: float | None = None, max_model_len: int | None = None, enforce_eager: bool | None = None,
+              seed: int = 0) -> VllmModel:
     """Start a ``vllm.LLM`` engine for ``model`` (a Hub id, a folder, or None: the embedded default,
     converted to safetensors first). Options left as None keep vLLM's defaults.
 
@@ -144,7 +145,7 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
         path, name = model, model
     options = {"tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
                "data_parallel_size": data_parallel_size, "gpu_memory_utilization": gpu_memory_utilization,
-               "max_model_len": max_model_len}
+               "max_model_len": max_model_len, "enforce_eager": enforce_eager}
     options = {key: value for key, value in options.items() if value is not None}
     key = (path, dtype, tuple(sorted(options.items())))
     if key not in _ENGINES:  # an engine takes 30-120 s to start: one per model and options in a process
