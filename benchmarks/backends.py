@@ -109,6 +109,8 @@ def main() -> None:
     parser.add_argument("--peer-limit", type=int, help="CrowS-Pairs pairs of the lm-eval comparison (default: all 1,508)")
     parser.add_argument("--hf-batch-size", type=int, default=32, help="the hf backend's batch (lmbias's default)")
     parser.add_argument("--lm-eval-python", default=".venv-lmeval/bin/python", help="python of lm-eval's environment")
+    parser.add_argument("--backends", nargs="+", default=["hf", "vllm", "openai"], choices=["hf", "vllm", "vllm-eager", "openai"],
+                        help="what to run (hf first: the others are compared with it); vllm-eager: vLLM with --enforce-eager")
     args = parser.parse_args()
     ids, prompts = bold_sample(args.prompts) if args.prompts else ([], [])
     stereoset = lmbias.load_rows("stereoset")
@@ -118,12 +120,14 @@ def main() -> None:
     generation, likelihood, outputs, scores = [], [], {}, {}
     load_causal_lm(device="cpu")  # converts the embedded GGUF into the cache once, for the server too
     with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
-        for backend in ("hf", "vllm", "openai"):
+        if args.backends[0] != "hf":
+            parser.error("--backends must start with hf (the others are compared with it)")
+        for backend in args.backends:
             started = time.perf_counter()
             if backend == "hf":
                 lm = load_causal_lm(device="cpu", dtype="float32")
-            elif backend == "vllm":
-                lm = load_vllm(dtype="float32", max_model_len=512)
+            elif backend.startswith("vllm"):
+                lm = load_vllm(dtype="float32", max_model_len=512, enforce_eager=backend == "vllm-eager")
             else:  # started only now: an idle vLLM server keeps a core busy
                 url = stack.enter_context(vllm_server(embedded_model_dir(), Path(folder, "server.log"), served_name="smollm2"))
                 lm = connect(url, "smollm2", tokenizer=str(embedded_model_dir()), concurrency=16)
