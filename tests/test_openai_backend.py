@@ -14,11 +14,9 @@ from lmbias.tasks.counterfactual_sentiment import run_counterfactual
 from lmbias.tasks.crows_pairs import run_crows_pairs
 from lmbias.tasks.stereoset import run_stereoset
 
-from vllm_server import vllm_server
+from vllm_server import EAGER_ENGINE, vllm_server
 
 pytestmark = pytest.mark.vllm
-# Eager mode (no graph compilation): the engine starts in about 20 s on this CPU instead of 80.
-ENGINE = {"max_model_len": 512, "enforce_eager": True}
 SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
 SERVED = "smollm2"
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
@@ -53,7 +51,7 @@ def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, prese
     run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
              engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **BOLD)
     run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
-             engine_options=ENGINE, **BOLD)
+             engine_options=EAGER_ENGINE, **BOLD)
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
     written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
     assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
@@ -83,7 +81,7 @@ def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, 
               "scoring": {"classifiers": ["vader"], "semantic": False}}
     run_counterfactual(model=SERVED, out=served, backend="openai",
                        engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **common)
-    run_counterfactual(out=local, backend="vllm", engine_options=ENGINE, **common)
+    run_counterfactual(out=local, backend="vllm", engine_options=EAGER_ENGINE, **common)
     assert _generations(served) == _generations(local) and len(_generations(served)) == 200
     fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
     assert fairness[0] == fairness[1]
@@ -96,7 +94,7 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
         served, local = tmp_path / f"{run.__name__}-served", tmp_path / f"{run.__name__}-local"
         run(model=SERVED, out=served, limit=25, progress=False, backend="openai",
             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())})
-        run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options=ENGINE)
+        run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options=EAGER_ENGINE)
         a, b = ([json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()] for out in (served, local))
         assert [r["id"] for r in a] == [r["id"] for r in b] and a
         for x, y in zip(a, b):

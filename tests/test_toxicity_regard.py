@@ -9,31 +9,25 @@ import transformers
 
 from lmbias.scorers import classifier as clf
 from lmbias.scorers import regard, toxicity
+from lmbias.scorers.stand_in import save_stand_in_classifier
 
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + "you are a kind person idiot the he she was xyz good bad".split()
 
 
 def save_tiny_model(folder, labels, problem_type=None, head=True, bias=None):
-    """A 2-layer, 16-wide random BERT classifier (plumbing only). With ``bias`` the head's weights are
-    zeroed and its bias set, so every text gets exactly the logits ``bias``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "vocab.txt").write_text("\n".join(WORDS))
-    tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"))
-    config = transformers.BertConfig(
-        vocab_size=len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
-        max_position_embeddings=64, initializer_range=0.5,
-        id2label=dict(enumerate(labels)), label2id={label: i for i, label in enumerate(labels)},
-        problem_type=problem_type,
-    )
-    torch.manual_seed(0)
-    model = transformers.BertForSequenceClassification(config) if head else transformers.BertModel(config)
+    """The library's stand-in classifier (:mod:`lmbias.scorers.stand_in`: a 2-layer, 16-wide random
+    BERT; plumbing only) with this file's vocabulary. With ``bias`` the head's weights are zeroed and
+    its bias set, so every text gets exactly the logits ``bias``; ``head=False`` keeps the encoder only."""
+    path = save_stand_in_classifier(folder, labels, multi_label=problem_type == "multi_label_classification", words=WORDS[5:])
+    if head and bias is None:
+        return path
+    model = transformers.BertForSequenceClassification.from_pretrained(path)
     if bias is not None:
         with torch.no_grad():
             model.classifier.weight.zero_()
             model.classifier.bias.copy_(torch.tensor(bias))
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    (model if head else model.bert).save_pretrained(folder)
+    return path
 
 
 TEXTS = ["you are a kind person", "idiot", "the xyz was good", "he was bad bad bad bad bad bad bad", "she"]

@@ -16,10 +16,10 @@ from lmbias.tasks.bold import run_bold
 from lmbias.tasks.crows_pairs import run_crows_pairs
 from lmbias.tasks.stereoset import run_stereoset
 
+from vllm_server import EAGER_ENGINE
+
 # Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in .venv-vllm.
 pytestmark = pytest.mark.vllm
-# Eager mode (no graph compilation): the engine starts in about 20 s on this CPU instead of 80.
-ENGINE = {"max_model_len": 512, "enforce_eager": True}
 
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
         "scoring": {"metrics": ["sentiment"]}}
@@ -39,7 +39,7 @@ def test_greedy_generations_equal_the_hf_backends(tmp_path):
     for backend in ("hf", "vllm"):
         outs[backend] = tmp_path / backend
         run_bold(out=outs[backend], preset="greedy", max_new_tokens=12, backend=backend,
-                 engine_options=ENGINE if backend == "vllm" else None, **BOLD)
+                 engine_options=EAGER_ENGINE if backend == "vllm" else None, **BOLD)
     hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
     assert len(hf) == len(vl) == 6
     assert [(g["id"], g["continuation"], g["num_tokens"], g["stop_reason"]) for g in vl] == [
@@ -54,7 +54,7 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
     for batch_size in (1, 4):
         out = tmp_path / f"batch-{batch_size}"
         run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
-                 backend="vllm", engine_options=ENGINE, seed=3, **BOLD)
+                 backend="vllm", engine_options=EAGER_ENGINE, seed=3, **BOLD)
         runs.append(_generations(out))
     assert runs[0] == runs[1] and len(runs[0]) == 12
     assert len({g["continuation"] for g in runs[0]}) > 6  # really sampled: the two samples of a prompt differ
@@ -62,7 +62,7 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
 
 def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     out = tmp_path / "run"
-    run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options=ENGINE, **BOLD)
+    run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options=EAGER_ENGINE, **BOLD)
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
         run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD)
 
@@ -93,7 +93,7 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
         for backend in ("hf", "vllm"):
             outs[backend] = tmp_path / f"{run.__name__}-{backend}"
             run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
-                engine_options=ENGINE if backend == "vllm" else None)
+                engine_options=EAGER_ENGINE if backend == "vllm" else None)
         _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys, counts)
         results = json.loads((outs["vllm"] / "results.json").read_text())
         assert results["config"]["backend"] == "vllm" and results["config"]["device"] is None

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datasets
 
+from ..checks import check_choice
 from ..errors import InputError
 from ..resources import ResourceError
 from . import bold, counterfactual_templates, crows_pairs, stereoset
+from .hub_source import SOURCES, hub_rows
 from .spec import DatasetSpec, PathLike, Row
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -33,9 +35,6 @@ def get_spec(name: str) -> DatasetSpec:
 def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None, source: str = "local",
               hub_id: str | None = None) -> list[Row]:
     """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""
-    from ..checks import check_choice
-    from .hub_source import SOURCES, hub_rows
-
     spec = get_spec(name)
     config = spec.check_config(config)
     check_choice(source, SOURCES, "source")

@@ -57,21 +57,22 @@ def _bold_rows(hub_id: str, config: str) -> list[Row]:
     return [row for domain in (bold.DOMAINS if config == "all" else (config,)) for row in by_domain[domain]]
 
 
-def _gold_label_names(items) -> Callable[[object], str]:
-    """Gold labels as names: the Hub's Parquet stores them as a ``ClassLabel`` (integers), its script as strings."""
-    feature = items.features["sentences"]
-    feature = feature.feature if hasattr(feature, "feature") else feature  # Sequence of a struct, or a struct of lists
-    gold = feature["gold_label"]
-    gold = getattr(gold, "feature", gold)
-    gold = gold[0] if isinstance(gold, list) else gold
-    return gold.int2str if hasattr(gold, "int2str") else str
+def _gold_label_names(hub_id: str, items) -> Callable[[object], str]:
+    """Gold labels as names: the Hub's Parquet stores them as a ``ClassLabel`` (integers), its former script as strings."""
+    import datasets
+
+    sentences = items.features.get("sentences")
+    if not isinstance(sentences, dict) or "gold_label" not in sentences:
+        raise layout_error(hub_id, "a column sentences of {sentence, id, gold_label} lists", repr(sentences))
+    gold = sentences["gold_label"].feature
+    return gold.int2str if isinstance(gold, datasets.ClassLabel) else str
 
 
 def _stereoset_rows(hub_id: str, config: str) -> list[Row]:
     rows = []
     for task in stereoset.TASKS if config == "all" else (config,):
         items = _read(hub_id, task, stereoset.SPEC.split)
-        label_name = _gold_label_names(items)
+        label_name = _gold_label_names(hub_id, items)
         for number, item in enumerate(items):
             where = f"{task} item {number}"
             sentences = item["sentences"]
