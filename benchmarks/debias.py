@@ -1,8 +1,8 @@
 """Does `lmbias debias` reduce what it regularises, on text it never saw, at what cost in perplexity?
 
 The embedded SmolLM2-135M on this CPU, debiased on BOLD's Wikipedia sentences (all three attributes)
-for ``--steps`` steps three ways with the same batches: the λ = 0 control, embedding regularisation
-(λ = 10) and sentiment regularisation (λ = 10). Then, on the counterfactual templates (never trained
+for ``--steps`` steps several ways with the same batches (``--runs``; by default the λ = 0 control,
+embedding regularisation (λ = 10) and sentiment regularisation (λ = 10)). Then, on the counterfactual templates (never trained
 on), for every pair of prefixes of one template that differ only in the sensitive token:
 
 * the embedding distance d(h̄(x), h̄(x̃)) at the prefix's last token (cosine distance of the mean of
@@ -13,7 +13,8 @@ on), for every pair of prefixes of one template that differ only in the sensitiv
 and PPL / PPL_s on the first ``--eval-limit`` held-out texts. The issue's goal: each method halves its
 own measure relative to the control while PPL rises by at most 10 %.
 
-Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 120] [--out runs/debias-bench]``
+Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 120] [--out runs/debias-bench]
+[--runs control embedding:10 sentiment:10 sentiment:1 sentiment:10:probability]``
 """
 
 from __future__ import annotations
@@ -31,12 +32,25 @@ import torch
 
 import lmbias
 from lmbias.debias.pairs import load_corpus
+from lmbias.debias.sentiment_head import DISTANCES
 from lmbias.debias.train import debias, last_token_features, load_sentiment_head
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.perplexity import held_out_perplexity
 from lmbias.text import markdown_table
 
-RUNS = (("control (λ = 0)", "embedding", 0.0), ("embedding, λ = 10", "embedding", 10.0), ("sentiment, λ = 10", "sentiment", 10.0))
+RUNS = ("control", "embedding:10", "sentiment:10")
+
+
+def parse_run(spec: str) -> tuple[str, str, float, str]:
+    """``(label, method, λ, sentiment distance)`` of a run spec: ``control`` (the λ = 0 control) or
+    ``METHOD:LAMBDA[:DISTANCE]``, e.g. ``embedding:10``, ``sentiment:1``, ``sentiment:10:probability``."""
+    if spec == "control":
+        return "control (λ = 0)", "embedding", 0.0, "hidden"
+    method, lam, distance = (spec.split(":") + ["hidden"])[:3]
+    if method not in ("embedding", "sentiment") or distance not in DISTANCES or not lam.replace(".", "", 1).isdigit():
+        raise SystemExit(f"--runs: expected control or METHOD:LAMBDA[:DISTANCE] (embedding|sentiment, {'|'.join(DISTANCES)}), got {spec!r}")
+    suffix = f", {distance} distance" if method == "sentiment" and distance != "hidden" else ""
+    return f"{method}, λ = {float(lam):g}{suffix}", method, float(lam), distance
 
 
 def template_gaps(model, tokenizer, head) -> dict:
@@ -58,24 +72,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--lambda", dest="lam", type=float, default=10.0)
+    parser.add_argument("--runs", nargs="+", default=list(RUNS),
+                        help="control and METHOD:LAMBDA[:DISTANCE] specs; the first is the control the others are compared to")
     parser.add_argument("--learning-rate", type=float, default=1e-4, help="higher than the paper's 2.5e-5: a few hundred CPU steps")
     parser.add_argument("--eval-limit", type=int, default=500, help="held-out texts for PPL")
     parser.add_argument("--out", default="runs/debias-bench", help="folder for the three models (reused when finished)")
     args = parser.parse_args()
+    runs = [parse_run(spec) for spec in args.runs]
+    if runs[0][2] != 0:
+        raise SystemExit("--runs: the first run must be the control (λ = 0), which the others are compared to")
+    if not any(method == "sentiment" and lam for _, method, lam, _ in runs):
+        raise SystemExit("--runs: at least one sentiment run is needed (its f_s measures the sentiment gap)")
     texts, _ = load_corpus()
     folders, seconds = {}, {}
-    for label, method, lam in RUNS:
-        lam = lam and args.lam
-        folder = Path(args.out) / f"{method}-{lam:g}"
+    for label, method, lam, distance in runs:
+        folder = Path(args.out) / (f"{method}-{lam:g}" + (f"-{distance}" if distance != "hidden" else ""))
         state_file = folder / "debias.json"
         if not (state_file.is_file() and json.loads(state_file.read_text()).get("status") == "finished"):
             debias(method=method, lam=lam, out=folder, steps=args.steps, batch_size=args.batch_size, max_length=64,
-                   learning_rate=args.learning_rate,
+                   learning_rate=args.learning_rate, sentiment_distance=distance,
                    checkpoint_every=args.steps, eval_limit=0, device="cpu", show_progress=False)
         folders[label] = folder
         seconds[label] = json.loads(state_file.read_text())["training_seconds"]
-    head = load_sentiment_head(folders[RUNS[2][0]])
+    # f_s of step 2 is trained on the starting model with a fixed seed: the same head for every sentiment run
+    head = load_sentiment_head(next(folders[label] for label, method, lam, _ in runs if method == "sentiment" and lam))
     rows = []
     for label, folder in (("starting model", None), *folders.items()):
         lm = load_causal_lm(None if folder is None else str(folder), dtype="float32", device="cpu")

@@ -6,10 +6,12 @@ embedded SmolLM2-135M in float32 (issue 15 §2). Runs in the vLLM environment: `
 import json
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from lmbias.data import load_rows
+from lmbias.lm.backends.vllm import load_vllm, shutdown_engines
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
 from lmbias.tasks.bold import run_bold
@@ -117,3 +119,15 @@ def test_the_command_exits_cleanly_after_a_vllm_run(tmp_path, embedded_model_cac
     assert done.returncode == 0, done.stderr[-3000:]
     assert "terminate called" not in done.stderr and "exited unexpectedly" not in done.stderr, done.stderr[-3000:]
     assert len((out / "generations.jsonl").read_text().splitlines()) == 2 and (out / "results.json").is_file()
+
+
+def test_stopping_the_engines_waits_for_their_client_threads():
+    """What runs at exit (``shutdown_engines``) leaves no vLLM client thread behind: one still closing
+    its socket while the interpreter finalises aborted the process (status 134) after passing tests.
+    Runs last in this file: it stops the engine the tests above share."""
+    model = load_vllm(dtype="float32", **EAGER_ENGINE)
+    assert model.generate(["The nurse said"], {"max_new_tokens": 2}, seed=0)[0]["num_tokens"] == 2
+    client_threads = {"EngineCoreOutputQueueThread", "MPClientEngineMonitor"}  # vllm/v1/engine/core_client.py
+    assert {thread.name for thread in threading.enumerate()} >= client_threads
+    shutdown_engines()
+    assert not [thread.name for thread in threading.enumerate() if thread.name in client_threads]

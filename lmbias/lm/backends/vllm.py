@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,8 @@ from ...errors import InputError
 from ..loading import ModelLoadError, check_model_path, embedded_model_dir, load_causal_lm
 
 _ENGINES: dict = {}
+# vLLM's names for the threads of an engine's client (vllm/v1/engine/core_client.py)
+_CLIENT_THREADS = {"EngineCoreOutputQueueThread", "MPClientEngineMonitor"}
 
 
 def shutdown_engines() -> None:
@@ -30,10 +33,16 @@ def shutdown_engines() -> None:
     Left to the interpreter's finalisation, an engine's worker process is torn down before its
     client, whose monitor thread then starts a cleanup while Python is shutting down and the process
     aborts ("terminate called without an active exception", exit status 134) after the work is done.
-    Stopping the client first detaches that monitor."""
+    Stopping the client first detaches that monitor. The client's two daemon threads (its output
+    socket's reader and the monitor) end on their own after the stop; they are waited for, since one
+    still closing its socket when the interpreter finalises is killed inside pyzmq's C++ code, with the
+    same abort."""
     while _ENGINES:
         _, engine = _ENGINES.popitem()
         engine.llm_engine.engine_core.shutdown()
+    for thread in threading.enumerate():
+        if thread.daemon and thread.name in _CLIENT_THREADS:
+            thread.join(timeout=30)
 
 
 def sample_seed(seed: int, prompt_id: str, sample: int) -> int:
