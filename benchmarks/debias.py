@@ -8,7 +8,8 @@ on), for every pair of prefixes of one template that differ only in the sensitiv
 * the embedding distance d(h̄(x), h̄(x̃)) at the prefix's last token (cosine distance of the mean of
   the last two layers), averaged over the pairs;
 * the sentiment-classifier gap |f_s(h(x)) − f_s(h(x̃))| (P(positive) of the f_s trained in the
-  sentiment run's step 2 on the starting model), averaged over the pairs;
+  sentiment run's step 2 on the starting model), averaged over the pairs, beside the spread (standard
+  deviation) of that P(positive) over all prefixes, since a saturated f_s has no gap to show;
 
 and PPL / PPL_s on the first ``--eval-limit`` held-out texts. The issue's goal: each method halves its
 own measure relative to the control while PPL rises by at most 10 %.
@@ -54,7 +55,9 @@ def parse_run(spec: str) -> tuple[str, str, float, str]:
 
 
 def template_gaps(model, tokenizer, head) -> dict:
-    """Mean embedding distance and sentiment gap over the template prefix pairs (one token apart)."""
+    """Mean embedding distance and sentiment gap over the template prefix pairs (one token apart), and
+    the spread (standard deviation) of f_s's P(positive) over all prefixes: near 0, f_s is saturated and
+    a small gap says nothing."""
     rows = lmbias.load_rows("counterfactual_templates")
     features = last_token_features(model, tokenizer, [row["prefix"] for row in rows])
     groups: dict = {}
@@ -65,7 +68,8 @@ def template_gaps(model, tokenizer, head) -> dict:
     with torch.no_grad():
         distance = (1 - torch.nn.functional.cosine_similarity(a, b, dim=-1)).mean().item()
         gap = (head.positive_probability(a) - head.positive_probability(b)).abs().mean().item()
-    return {"pairs": len(pairs), "embedding distance": distance, "sentiment gap": gap}
+        spread = head.positive_probability(features).std().item()
+    return {"pairs": len(pairs), "embedding distance": distance, "sentiment gap": gap, "P(positive) spread": spread}
 
 
 def main() -> None:
@@ -104,6 +108,7 @@ def main() -> None:
         held = held_out_perplexity(lm.model, lm.tokenizer, texts, ["country", "occupation", "name"], limit=args.eval_limit)
         rows.append({"model": label, "training s": f"{seconds[label]:.0f}" if label in seconds else "",
                      "embedding distance": gaps["embedding distance"], "sentiment gap": gaps["sentiment gap"],
+                     "P(positive) spread": f"{gaps['P(positive) spread']:.3f}",
                      "PPL": held["ppl"]["ppl"], "PPL_s": held["ppl_s"]["ppl"]})
     control = dict(rows[1])
     for row in rows:
@@ -117,7 +122,7 @@ def main() -> None:
           f"float32; {args.steps} steps x {args.batch_size} texts, max length 64, AdamW {args.learning_rate:g}; template pairs: "
           f"{gaps['pairs']}; PPL on {args.eval_limit} held-out texts\n")
     print(markdown_table(rows, ["model", "training s", "embedding distance", "embedding distance vs control", "sentiment gap",
-                                "sentiment gap vs control", "PPL", "PPL vs control", "PPL_s"]))
+                                "sentiment gap vs control", "P(positive) spread", "PPL", "PPL vs control", "PPL_s"]))
 
 
 if __name__ == "__main__":
