@@ -2,8 +2,9 @@
 
 The embedded SmolLM2-135M on this CPU, debiased on BOLD's Wikipedia sentences (all three attributes)
 for ``--steps`` steps several ways with the same batches (``--runs``; by default the λ = 0 control,
-embedding regularisation (λ = 10) and sentiment regularisation (λ = 10)). Then, on the counterfactual templates (never trained
-on), for every pair of prefixes of one template that differ only in the sensitive token:
+embedding regularisation (λ = 10) and sentiment regularisation (λ = 1; at λ = 10 f_s saturates)).
+Then, on the counterfactual templates (never trained on), for every pair of prefixes of one template
+that differ only in the sensitive token:
 
 * the embedding distance d(h̄(x), h̄(x̃)) at the prefix's last token (cosine distance of the mean of
   the last two layers), averaged over the pairs;
@@ -14,7 +15,7 @@ on), for every pair of prefixes of one template that differ only in the sensitiv
 and PPL / PPL_s on the first ``--eval-limit`` held-out texts. The issue's goal: each method halves its
 own measure relative to the control while PPL rises by at most 10 %.
 
-Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 120] [--out runs/debias-bench]
+Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 300] [--out runs/debias-bench]
 [--runs control embedding:10 sentiment:10 sentiment:1 sentiment:10:probability]``
 """
 
@@ -39,7 +40,7 @@ from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.perplexity import held_out_perplexity
 from lmbias.text import markdown_table
 
-RUNS = ("control", "embedding:10", "sentiment:10")
+RUNS = ("control", "embedding:10", "sentiment:1")
 
 
 def parse_run(spec: str) -> tuple[str, str, float, str]:
@@ -74,7 +75,7 @@ def template_gaps(model, tokenizer, head) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--runs", nargs="+", default=list(RUNS),
                         help="control and METHOD:LAMBDA[:DISTANCE] specs; the first is the control the others are compared to")
