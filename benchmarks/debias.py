@@ -68,9 +68,9 @@ def template_gaps(model, tokenizer, head) -> dict:
     a, b = features[pairs[:, 0]], features[pairs[:, 1]]
     with torch.no_grad():
         distance = (1 - torch.nn.functional.cosine_similarity(a, b, dim=-1)).mean().item()
-        gap = (head.positive_probability(a) - head.positive_probability(b)).abs().mean().item()
-        spread = head.positive_probability(features).std().item()
-    return {"pairs": len(pairs), "embedding distance": distance, "sentiment gap": gap, "P(positive) spread": spread}
+        positive = head.positive_probability(features)  # once per prefix, not once per pair member
+    gap = (positive[pairs[:, 0]] - positive[pairs[:, 1]]).abs().mean().item()
+    return {"pairs": len(pairs), "embedding distance": distance, "sentiment gap": gap, "P(positive) spread": positive.std().item()}
 
 
 def main() -> None:
@@ -81,7 +81,7 @@ def main() -> None:
                         help="control and METHOD:LAMBDA[:DISTANCE] specs; the first is the control the others are compared to")
     parser.add_argument("--learning-rate", type=float, default=1e-4, help="higher than the paper's 2.5e-5: a few hundred CPU steps")
     parser.add_argument("--eval-limit", type=int, default=500, help="held-out texts for PPL")
-    parser.add_argument("--out", default="runs/debias-bench", help="folder for the three models (reused when finished)")
+    parser.add_argument("--out", default="runs/debias-bench", help="folder for the runs' models (a finished one is reused)")
     args = parser.parse_args()
     runs = [parse_run(spec) for spec in args.runs]
     if runs[0][2] != 0:

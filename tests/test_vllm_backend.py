@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from lmbias.data import load_rows
-from lmbias.lm.backends.vllm import load_vllm, shutdown_engines
+from lmbias.lm.backends.vllm import _CLIENT_THREADS, load_vllm, shutdown_engines
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
 from lmbias.tasks.bold import run_bold
@@ -127,7 +127,6 @@ def test_stopping_the_engines_waits_for_their_client_threads():
     Runs last in this file: it stops the engine the tests above share."""
     model = load_vllm(dtype="float32", **EAGER_ENGINE)
     assert model.generate(["The nurse said"], {"max_new_tokens": 2}, seed=0)[0]["num_tokens"] == 2
-    client_threads = {"EngineCoreOutputQueueThread", "MPClientEngineMonitor"}  # vllm/v1/engine/core_client.py
-    assert {thread.name for thread in threading.enumerate()} >= client_threads
+    assert {thread.name for thread in threading.enumerate()} >= _CLIENT_THREADS  # the names are vLLM's, still
     shutdown_engines()
-    assert not [thread.name for thread in threading.enumerate() if thread.name in client_threads]
+    assert not [thread.name for thread in threading.enumerate() if thread.name in _CLIENT_THREADS]
