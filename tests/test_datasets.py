@@ -89,7 +89,8 @@ def test_stereoset_original_layout_keeps_ids_and_agrees_with_the_flat_copy(data_
     assert all((r["context"], r["stereotype"], r["anti_stereotype"], r["unrelated"]) in flat for r in original)
 
 
-def test_stereoset_dev_json_in_the_data_dir_is_preferred(data_dir, tmp_path):
+def test_stereoset_dev_json_in_the_data_dir_is_preferred(data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")  # a part of dev.json (race and religion), used on purpose
     shutil.copy(data_dir / "stereoset/reference/dev_race_religion_intrasentence.json", tmp_path / "dev.json")
     (tmp_path / "stereoset").mkdir()
     (tmp_path / "dev.json").rename(tmp_path / "stereoset" / "dev.json")

@@ -41,7 +41,9 @@ OPTIONS = ("anti-stereotype", "stereotype", "unrelated")  # the Hub's order of a
 def _stereoset_hub(data_dir, folder, labels: str):
     """McGill-NLP/stereoset's layout: intrasentence/ and intersentence/ Parquet files, configs in the card;
     ``sentences`` a struct of lists (a ``Sequence`` of a dict), gold labels as a ClassLabel (the Hub's
-    Parquet) or as strings (its former loading script). Built from
+    Parquet) or as strings (its former loading script). datasets 3 reads ``sentences`` back as a
+    ``Sequence`` feature, datasets 4 and later as a dict of ``List`` features: the same test covers
+    both (run it under datasets 3.x too: ``datasets>=3.0`` is declared). Built from
     the flat dev copy in ../shared/data (which has no original ids: the item ids here are lmbias's
     ``<task>/<n>``, the sentence ids ``<item id>:<label>``)."""
     flat = [json.loads(line) for line in (data_dir / "stereoset" / "stereoset_dev_flat.jsonl").read_text().splitlines()]
@@ -82,6 +84,17 @@ def test_stereoset_from_the_hub_layout_equals_the_original_file(data_dir, tmp_pa
                for key, label in (("stereotype", "stereotype"), ("anti_stereotype", "anti-stereotype"), ("unrelated", "unrelated")))
     inter = lmbias.load_rows("stereoset", "intersentence", source="hub", hub_id=hub_id)
     assert _without_sentence_ids(inter) == _without_sentence_ids(lmbias.load_rows("stereoset", "intersentence"))
+
+
+def test_a_stereoset_copy_without_gold_labels_is_a_layout_error(tmp_path):
+    item = {"id": "x", "target": "chess player", "bias_type": "profession", "context": "The chess player was BLANK.",
+            "sentences": {"sentence": ["a", "b", "c"], "id": ["1", "2", "3"]}}  # no gold_label
+    (tmp_path / "intrasentence").mkdir()
+    datasets.Dataset.from_list([item]).to_parquet(tmp_path / "intrasentence" / "validation-00000-of-00001.parquet")
+    (tmp_path / "README.md").write_text("---\nconfigs:\n- config_name: intrasentence\n  data_files:\n  - split: validation\n"
+                                        "    path: intrasentence/validation-*\n---\n")
+    with pytest.raises(ResourceError, match=r"has the wrong layout: expected a column sentences of \{sentence, id, gold_label\}"):
+        lmbias.load_rows("stereoset", "intrasentence", source="hub", hub_id=str(tmp_path))
 
 
 def test_a_hub_record_that_does_not_map_names_itself(tmp_path):

@@ -14,8 +14,20 @@ from urllib.parse import urlsplit
 
 import pytest
 
+import lmbias
 from lmbias import resources
-from lmbias.resources import REGISTRY, ResourceError, ResourceNotFoundError, locate, locate_first
+from lmbias.resources import (
+    REGISTRY,
+    DamagedCacheError,
+    Resource,
+    ResourceError,
+    ResourceNotFoundError,
+    locate,
+    locate_first,
+)
+
+# data/dev.json in the tree of moinnadeem/StereoSet at the pinned commit (`git ls-tree ead7d086 data/`)
+STEREOSET_DEV_BLOB = "637b1e3d284a3c629b74a4659c583b8eca9bd13e"
 
 
 def copy_resource(name: str, source: Path, target_dir: Path) -> Path:
@@ -24,7 +36,13 @@ def copy_resource(name: str, source: Path, target_dir: Path) -> Path:
     return Path(shutil.copyfile(source / path, target_dir / path))
 
 
+def git_hash_object(path: Path) -> str:
+    """The blob id git itself computes (the oracle for resources.git_blob_id)."""
+    return subprocess.run(["git", "hash-object", str(path)], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def test_registry_entries_name_real_files_with_their_checksums(data_dir):
+    assert [name for name, r in REGISTRY.items() if not (r.sha256 or r.git_blob)] == []  # every resource is verified
     checked = 0
     for name, resource in REGISTRY.items():
         path = data_dir / resource.path
@@ -33,7 +51,9 @@ def test_registry_entries_name_real_files_with_their_checksums(data_dir):
         assert path.is_file(), name
         assert hashlib.sha256(path.read_bytes()).hexdigest() == resource.sha256, name
         checked += 1
-    assert checked == len([r for r in REGISTRY.values() if r.sha256])
+    assert checked == len([r for r in REGISTRY.values() if r.sha256]) == len(REGISTRY) - 1
+    # the one file no copy of which could be had here: pinned by its blob id at the pinned commit
+    assert REGISTRY["stereoset/dev"].git_blob == STEREOSET_DEV_BLOB
     assert REGISTRY["bold/prompts/gender"].url.startswith("https://raw.githubusercontent.com/amazon-science/bold/")
     assert REGISTRY["stereoset/dev"].url.endswith("moinnadeem/StereoSet/" + resources.STEREOSET_COMMIT + "/data/dev.json")
     assert "nyu-mll/crows-pairs" in REGISTRY["crows_pairs"].url
@@ -61,6 +81,44 @@ def test_missing_offline_error_names_resource_every_place_and_the_remedy(tmp_pat
     assert str(tmp_path / "empty" / "bold/prompts/race_prompt.json") in message
     assert str(resources.cache_dir()) in message
     assert "offline" in message and "LMBIAS_DATA_DIR" in message and "data_dir" in message
+    assert "`lmbias resources --fetch`" in message and "LMBIAS_MIRROR=URL" in message and "--data-dir DIR" in message
+
+
+def test_a_resource_without_a_checksum_cannot_be_declared():
+    with pytest.raises(ValueError, match="'my/data' needs a checksum: sha256 or git_blob"):
+        Resource(name="my/data", path="my/data.json", url="https://example.org/data.json", sha256=None, description="d")
+
+
+def test_git_blob_id_is_what_git_computes(data_dir, tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert resources.git_blob_id(empty) == git_hash_object(empty) == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    csv = data_dir / REGISTRY["crows_pairs"].path
+    assert resources.git_blob_id(csv) == git_hash_object(csv)
+
+
+def corrupted_copy(name: str, data_dir: Path, target_dir: Path) -> Path:
+    """A damaged copy of resource ``name`` under ``target_dir``: the reference file cut in half, or for
+    the one without a reference copy (StereoSet's dev.json) a short file in its layout."""
+    path = target_dir / REGISTRY[name].path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    reference = data_dir / REGISTRY[name].path
+    if reference.is_file():
+        content = reference.read_bytes()
+        path.write_bytes(content[: len(content) // 2])
+    else:
+        path.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [], "intersentence": []}}))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_corrupted_copy_of_every_resource_is_refused(name, data_dir, tmp_path):
+    path = corrupted_copy(name, data_dir, tmp_path)
+    expected = REGISTRY[name].sha256 or REGISTRY[name].git_blob
+    with pytest.raises(ResourceError) as info:
+        locate(name, tmp_path)
+    assert str(path) in str(info.value) and f"expected {expected}" in str(info.value)
+    assert locate(name, tmp_path, verify_checksum=False) == path  # LMBIAS_VERIFY=0: used on purpose
 
 
 def test_hf_hub_offline_also_means_offline(monkeypatch):
@@ -87,13 +145,20 @@ def test_truncated_local_file_fails_its_checksum_naming_the_file(data_dir, tmp_p
     assert locate("bold/prompts/gender", tmp_path, verify_checksum=False) == path
 
 
+class _CutShort(http.server.SimpleHTTPRequestHandler):
+    """Announces the whole file (Content-Length) but sends half of it, then closes: a broken download."""
+
+    def copyfile(self, source, outputfile):
+        content = source.read()
+        outputfile.write(content[: len(content) // 2])
+        self.close_connection = True
+
+
 class _Server:
     """A loopback HTTP server over a folder, for download tests."""
 
-    def __init__(self, root: Path):
-        handler = lambda *args, **kwargs: http.server.SimpleHTTPRequestHandler(  # noqa: E731
-            *args, directory=str(root), **kwargs
-        )
+    def __init__(self, root: Path, handler_class=http.server.SimpleHTTPRequestHandler):
+        handler = lambda *args, **kwargs: handler_class(*args, directory=str(root), **kwargs)  # noqa: E731
         http.server.SimpleHTTPRequestHandler.log_message = lambda *args: None
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -132,6 +197,51 @@ def test_download_with_wrong_checksum_saves_nothing(served, monkeypatch):
         locate("crows_pairs")
     folder = resources.cache_dir() / "crows_pairs"
     assert not folder.exists() or list(folder.iterdir()) == []
+
+
+def test_a_download_cut_short_leaves_nothing_and_the_next_run_works(data_dir, tmp_path, monkeypatch, served):
+    root = tmp_path / "www-short"
+    copy_resource("crows_pairs", data_dir, root)
+    short = _Server(root, _CutShort)
+    try:
+        monkeypatch.setitem(REGISTRY, "crows_pairs", replace(REGISTRY["crows_pairs"],
+                                                             url=f"{short.url}/crows_pairs/crows_pairs_anonymized.csv"))
+        with pytest.raises(ResourceError, match=r"sha256 is [0-9a-f]{64}, expected .*nothing was saved"):
+            locate("crows_pairs")
+    finally:
+        short.close()
+    folder = resources.cache_dir() / "crows_pairs"
+    assert not folder.exists() or list(folder.iterdir()) == []
+    monkeypatch.setitem(REGISTRY, "crows_pairs", replace(REGISTRY["crows_pairs"],
+                                                         url=f"{served.url}/crows_pairs/crows_pairs_anonymized.csv"))
+    assert locate("crows_pairs").read_bytes() == (data_dir / REGISTRY["crows_pairs"].path).read_bytes()
+
+
+def test_a_damaged_cached_copy_is_replaced_by_a_verified_download(served, data_dir):
+    cached = corrupted_copy("crows_pairs", data_dir, resources.cache_dir())
+    assert locate("crows_pairs") == cached
+    assert cached.read_bytes() == (data_dir / REGISTRY["crows_pairs"].path).read_bytes()
+
+
+def test_a_damaged_cached_copy_that_cannot_be_replaced_is_a_checksum_error(data_dir, monkeypatch):
+    monkeypatch.delenv("LMBIAS_DATA_DIR")
+    cached = corrupted_copy("crows_pairs", data_dir, resources.cache_dir())
+    with pytest.raises(DamagedCacheError) as info:  # offline (the tests' default): no download
+        locate("crows_pairs")
+    assert isinstance(info.value, ResourceError) and isinstance(info.value, ResourceNotFoundError)
+    assert f"{cached} (user cache): damaged, sha256 is {resources.sha256_of(cached)}" in str(info.value)
+    assert cached.is_file()  # left for the user to see; a download would replace it
+
+
+def test_locate_first_passes_over_a_damaged_cached_copy_but_not_a_damaged_local_one(data_dir, tmp_path):
+    corrupted_copy("stereoset/dev", data_dir, resources.cache_dir())
+    resource, path = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
+    assert resource.name == "stereoset/dev_flat" and path == data_dir / REGISTRY["stereoset/dev_flat"].path
+    local = tmp_path / "data"
+    copy_resource("stereoset/dev_flat", data_dir, local)
+    damaged = corrupted_copy("stereoset/dev", data_dir, local)
+    with pytest.raises(ResourceError, match=f"{damaged} does not match resource 'stereoset/dev'.*git blob id is"):
+        locate_first(["stereoset/dev", "stereoset/dev_flat"], local)
 
 
 def test_failed_download_is_reported_with_the_places_looked(served, monkeypatch):
@@ -182,6 +292,7 @@ def mirror(data_dir, tmp_path, monkeypatch):
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(local_wheel, target)
     server = _Server(root)
+    server.root = root
     monkeypatch.setenv("LMBIAS_MIRROR", server.url)
     monkeypatch.delenv("LMBIAS_OFFLINE")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
@@ -217,6 +328,63 @@ def test_run_bold_with_the_embedded_model_and_only_public_sources(mirror, embedd
     assert results["partial"] == {"prompts": "6 of 23,679 (--per-group 1)"}  # 2 gender + 4 race groups, one prompt each
     assert set(results["results"]["model"]["metrics"]) == {"sentiment", "psycholinguistic_norms", "gender_polarity"}
     assert (cache / "word2vec_gnews_subset/vectors.npy").is_file() and (cache / "bold/prompts/race_prompt.json").is_file()
+
+
+def stereoset_dev_json(data_dir: Path, items: int) -> bytes:
+    """A StereoSet dev.json in the original layout, built from the flat copy (ids made up): ``items`` per task."""
+    flat = [json.loads(line) for line in (data_dir / REGISTRY["stereoset/dev_flat"].path).read_text().splitlines()]
+    data = {}
+    for task in ("intrasentence", "intersentence"):
+        data[task] = [{"id": f"{task}-{n}", "target": item["target"], "bias_type": item["bias_type"], "context": item["context"],
+                       "sentences": [{"id": f"{task}-{n}-{label}", "sentence": item[label], "gold_label": label}
+                                     for label in ("stereotype", "anti-stereotype", "unrelated")]}
+                      for n, item in enumerate([i for i in flat if i["type"] == task][:items])]
+    return json.dumps({"version": "1.0", "data": data}).encode()
+
+
+def test_a_short_stereoset_dev_json_from_a_mirror_is_refused_and_not_cached(mirror, data_dir, monkeypatch):
+    served = mirror.root / urlsplit(REGISTRY["stereoset/dev"].url).path.lstrip("/")
+    served.parent.mkdir(parents=True, exist_ok=True)
+    served.write_bytes(stereoset_dev_json(data_dir, 40))  # 80 of 4,229 items
+    with pytest.raises(ResourceError, match=f"git blob id is {git_hash_object(served)}, expected {STEREOSET_DEV_BLOB}"):
+        lmbias.load_rows("stereoset")
+    folder = resources.cache_dir() / "stereoset"
+    assert not folder.exists() or list(folder.iterdir()) == []  # nothing cached, no temporary file left
+    # the same download with the blob id it really has is accepted: the check is the blob id, as git computes it
+    monkeypatch.setitem(REGISTRY, "stereoset/dev", replace(REGISTRY["stereoset/dev"], git_blob=git_hash_object(served)))
+    assert len(lmbias.load_rows("stereoset")) == 80
+    assert (resources.cache_dir() / "stereoset/dev.json").read_bytes() == served.read_bytes()
+
+
+def test_a_short_copy_accepted_on_purpose_makes_a_partial_run(data_dir, tmp_path, monkeypatch):
+    """Partial is counted against the published size (the papers' counts), not the rows of the file read."""
+    from lmbias.data import expected_rows
+    from lmbias.run_result import coverage
+
+    assert [expected_rows("stereoset", task) for task in ("intrasentence", "intersentence")] == [2_106, 2_123]
+    assert expected_rows("stereoset") == 4_229 and expected_rows("crows_pairs") == 1_508
+    assert expected_rows("bold") == 23_679 and expected_rows("bold", "gender") == 3_204  # BOLD Table 1
+    assert expected_rows("counterfactual_templates") == 730 == 100 + 290 + 340  # Huang et al., Appendix A
+    short = tmp_path / "data" / REGISTRY["stereoset/dev"].path
+    short.parent.mkdir(parents=True)
+    short.write_bytes(stereoset_dev_json(data_dir, 40))
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")
+    rows = lmbias.load_rows("stereoset", data_dir=short.parents[1])
+    assert len(rows) == 80
+    assert coverage({"items": (len(rows), expected_rows("stereoset"))}, "") == {"items": "80 of 4,229 ()"}
+
+
+def test_resources_fetch_says_checksum_mismatch_for_corrupted_copies(mirror, data_dir, tmp_path, capsys):
+    from lmbias.cli import main
+
+    local = tmp_path / "data"
+    for name in ("stereoset/dev", "crows_pairs"):
+        corrupted_copy(name, data_dir, local)
+    assert main(["resources", "--fetch", "--data-dir", str(local)]) == 1
+    out = capsys.readouterr().out
+    found_at = {cells[1]: cells[2] for cells in (line.split("|") for line in out.splitlines() if line.startswith("|"))}
+    assert found_at[" stereoset/dev "].strip() == found_at[" crows_pairs "].strip() == "checksum mismatch"
+    assert str(local) not in out
 
 
 def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):

@@ -32,6 +32,18 @@ def get_spec(name: str) -> DatasetSpec:
     return DATASETS[name]
 
 
+def expected_rows(name: str, config: str | None = None) -> int:
+    """Rows of dataset ``name``'s config ``config`` (default: all) as published: what a full run covers.
+
+    A task marks its run partial against this count, not against the rows its file gave (a short copy
+    accepted with ``LMBIAS_VERIFY=0`` must not pass for the whole dataset).
+
+    >>> expected_rows("stereoset"), expected_rows("stereoset", "intrasentence")
+    (4229, 2106)
+    """
+    return get_spec(name).expected_rows(config)
+
+
 def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None = None, source: str = "local",
               hub_id: str | None = None) -> list[Row]:
     """Rows (plain dicts with a stable ``id``) of one dataset config; see :func:`load_dataset`."""

@@ -130,6 +130,8 @@ SPEC = DatasetSpec(
 }""",
     license="cc-by-sa-4.0",
     homepage="https://github.com/amazon-science/bold",
+    sizes={"all": 23_679, "gender": 3_204, "race": 7_657, "profession": 10_195, "religious_ideology": 639,
+           "political_ideology": 1_984},  # prompts of the published files (paper Table 1)
 )
 
 

@@ -183,4 +183,5 @@ SPEC = DatasetSpec(
 }""",
     license="cc-by-4.0",
     homepage="https://aclanthology.org/2020.findings-emnlp.7/",
+    sizes={"all": 730, "country": 100, "occupation": 290, "name": 340},
 )

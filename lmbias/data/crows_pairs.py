@@ -81,4 +81,5 @@ SPEC = DatasetSpec(
 }""",
     license="cc-by-sa-4.0",
     homepage="https://github.com/nyu-mll/crows-pairs",
+    sizes={"all": 1_508},
 )

@@ -58,14 +58,16 @@ def _bold_rows(hub_id: str, config: str) -> list[Row]:
 
 
 def _gold_label_names(hub_id: str, items) -> Callable[[object], str]:
-    """Gold labels as names: the Hub's Parquet stores them as a ``ClassLabel`` (integers), its former script as strings."""
+    """Gold labels as names: the Hub's Parquet stores them as a ``ClassLabel`` (integers), its former script as strings.
+
+    ``sentences`` is a ``Sequence`` of a dict under datasets 3 and a dict of ``List`` features from
+    datasets 4 on; flattened, both give ``sentences.gold_label`` as a list feature of the labels."""
     import datasets
 
-    sentences = items.features.get("sentences")
-    if not isinstance(sentences, dict) or "gold_label" not in sentences:
-        raise layout_error(hub_id, "a column sentences of {sentence, id, gold_label} lists", repr(sentences))
-    gold = sentences["gold_label"].feature
-    return gold.int2str if isinstance(gold, datasets.ClassLabel) else str
+    gold = items.features.flatten().get("sentences.gold_label")
+    if not hasattr(gold, "feature"):
+        raise layout_error(hub_id, "a column sentences of {sentence, id, gold_label} lists", repr(items.features.get("sentences")))
+    return gold.feature.int2str if isinstance(gold.feature, datasets.ClassLabel) else str
 
 
 def _stereoset_rows(hub_id: str, config: str) -> list[Row]:

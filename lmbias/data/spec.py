@@ -34,6 +34,8 @@ class DatasetSpec:
         load_rows: ``load_rows(config, data_dir)`` -> list of rows (plain dicts, stable ``id`` first).
         group_column: the column that names the demographic group a row is about.
         description, citation, license, homepage: for cards and ``DatasetInfo``.
+        sizes: config name -> number of rows of the published dataset (not of whatever file was read:
+            a run over fewer rows, e.g. from a short copy accepted with ``LMBIAS_VERIFY=0``, is partial).
     """
 
     name: str
@@ -46,6 +48,16 @@ class DatasetSpec:
     citation: str
     license: str
     homepage: str
+    sizes: dict[str, int]
+
+    def __post_init__(self):
+        if set(self.sizes) != set(self.configs) or not all(isinstance(n, int) and n > 0 for n in self.sizes.values()):
+            raise InputError(f"dataset {self.name!r}: sizes must give a positive row count for each config "
+                             f"{list(self.configs)}, got {self.sizes!r}")
+
+    def expected_rows(self, config: str | None = None) -> int:
+        """Rows of ``config`` (default: the default config) in the published dataset."""
+        return self.sizes[self.check_config(config)]
 
     @property
     def default_config(self) -> str:
