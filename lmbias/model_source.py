@@ -79,10 +79,30 @@ def _probe_hub(name: str) -> ModelSource:
     except HFValidationError:
         return ModelSource(name, "missing", f"{name!r} is neither an existing local path nor a valid Hub id")
     except Exception as error:  # connection refused, DNS, timeout, proxy, 5xx: the Hub cannot be used now
-        cause = str(error).strip().splitlines()[0][:120] if str(error).strip() else type(error).__name__
-        _hub_unreachable.append(f"the Hugging Face Hub cannot be reached ({cause})")
+        _hub_unreachable.append(f"the Hugging Face Hub cannot be reached ({network_cause(error)})")
         return ModelSource(name, "missing", f"{name!r} is not in the Hub cache and {_hub_unreachable[0]}")
     return ModelSource(name, "hub")
+
+
+# What a failed connection's error says, in words: the resolver's and the socket's texts
+# ("[Errno -2] Name or service not known") mean nothing to most readers.
+_CAUSES = ((("Name or service not known", "Temporary failure in name resolution", "nodename nor servname",
+             "getaddrinfo failed"), "no network: the Hub's host name does not resolve"),
+           (("Connection refused",), "the connection was refused"),
+           (("timed out", "Timeout"), f"no answer within {PROBE_TIMEOUT:g} s"))
+
+
+def network_cause(error: BaseException) -> str:
+    """Why a request could not reach its server, in one short line of words (for the messages that
+    say a model is not available); the error's own first line when it is none of the known causes."""
+    texts, seen = [], error
+    while seen is not None and len(texts) < 8:  # the error and the errors it was raised from
+        texts.append(f"{type(seen).__name__}: {seen}")
+        seen = seen.__cause__ or seen.__context__
+    for needles, words in _CAUSES:
+        if any(needle in text for text in texts for needle in needles):
+            return words
+    return str(error).strip().splitlines()[0][:120] if str(error).strip() else type(error).__name__
 
 
 @functools.lru_cache(maxsize=256)

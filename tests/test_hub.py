@@ -23,6 +23,7 @@ REPO_ID = "lmbias-test/tiny-model"
 SLUG = "lmbias-test__tiny-model"
 SENTINEL = "hf_SENTINEL_token_do_not_print_0123456789"
 VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.0", "transformers": "5.0"}
+HUB_SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
 def _group(n, **shares):
@@ -47,7 +48,8 @@ def _bold_scores(shift):
 
 BOLD = {
     "schema_version": 1, "benchmark": "bold", "model": {"name": "tiny-model", "source": "/models/tiny"},
-    "data": {"dataset": "bold", "revision": "3ad652c773f5d1e30d5f6f61657ed934d768ecad", "domains": ["gender", "race", "profession"],
+    # read from the Hub's copy at a Hub commit (data.hub_id): the one case a Hub id and revision are written
+    "data": {"dataset": "bold", "hub_id": "AlexaAI/bold", "revision": HUB_SHA, "domains": ["gender", "race", "profession"],
              "prompts": 12, "citation": "@inproceedings{dhamala2021bold}"},
     "generation": {"preset": "bold-gpt2", "settings": {"do_sample": True, "temperature": 1.0, "top_k": 40, "top_p": 0.95,
                                                        "max_new_tokens": 20}, "seed": 7, "batch_size": 4,
@@ -68,7 +70,8 @@ def _set(lms, ss, count, ci=True):
 STEREOSET = {
     "schema_version": 1, "benchmark": "stereoset",
     "model": {"name": "tiny-model", "source": "/models/tiny", "type": "causal", "nsp_head": None},
-    "data": {"dataset": "stereoset", "split": "dev", "file": "stereoset/dev.jsonl", "source": "x", "revision": None,
+    "data": {"dataset": "stereoset", "split": "dev", "file": "stereoset/dev.json", "source": "x", "hub_id": "McGill-NLP/stereoset",
+             "revision": HUB_SHA,
              "citation": "@inproceedings{nadeem2021stereoset}", "counts": {"intrasentence": 3, "intersentence": 2, "sentences": 15}},
     "config": {"tasks": ["intrasentence", "intersentence"], "limit": 3, "batch_size": 8, "dtype": None, "device": "cpu",
                "processes": 1, "bootstrap": 100, "confidence": 0.95, "seed": 5},
@@ -81,7 +84,8 @@ STEREOSET = {
 
 CROWS = {
     "schema_version": 1, "benchmark": "crows_pairs", "model": {"name": "tiny-model", "source": "/models/tiny", "type": "masked"},
-    "data": {"dataset": "crows_pairs", "split": "test", "file": "crows_pairs/x.csv", "source": "x",
+    # the original file from GitHub at the pinned commit: no Hub id
+    "data": {"dataset": "crows_pairs", "split": "test", "file": "crows_pairs/crows_pairs_anonymized.csv", "source": "x",
              "revision": "8aaac11c485473159ec9328a65253a5be9a479dc", "citation": "@inproceedings{nangia2020crows}",
              "counts": {"pairs": 6, "sentences": 12}},
     "config": {"limit": 6, "batch_size": 8, "dtype": None, "device": "cpu", "processes": 1, "score": "pseudo-log-likelihood",
@@ -244,7 +248,11 @@ def test_card_holds_the_configuration_and_no_wikipedia_baseline(runs, tmp_path):
     fairness = next(r for r in results if r.metric_type == "individual_fairness" and r.metric_config == "vader")
     assert (fairness.metric_value, fairness.metric_args["ci_low"], fairness.metric_args["ci_high"]) == (0.1234, 0.1, 0.15)
     assert fairness.metric_args["samples_per_prefix"] == 3 and fairness.metric_args["preset"] == "counterfactual"
-    crows = {r.dataset_config: r for r in results if r.dataset_type == "nyu-mll/crows_pairs"}
+    # data not read from the Hub: where it came from, never a Hub id (no nyu-mll/crows_pairs, no lmbias/...)
+    crows = {r.dataset_config: r for r in results if r.dataset_type == "https://github.com/nyu-mll/crows-pairs"}
+    assert {r.dataset_type for r in results} == {"AlexaAI/bold", "McGill-NLP/stereoset", "https://github.com/nyu-mll/crows-pairs",
+                                                 "lmbias==0.1.0"}
+    assert {r.dataset_revision for r in results if r.dataset_type == "lmbias==0.1.0"} == {"0.1.0"}
     assert {config: r.metric_value for config, r in crows.items()} == {
         "overall": CROWS["results"]["overall"]["metric_score"], "gender": 50.0, "race-color": 75.0}
     assert crows["overall"].task_type == "fill-mask" and crows["overall"].metric_args["count"] == 6
@@ -254,8 +262,9 @@ def test_card_holds_the_configuration_and_no_wikipedia_baseline(runs, tmp_path):
 def test_eval_results_files_parse_with_huggingface_hub(runs, tmp_path):
     out = tmp_path / "out"
     push(runs, REPO_ID, dry_run=True, out=out, echo=lambda *_: None, results_dataset="lmbias-test/results")
-    assert sorted(p.name for p in (out / ".eval_results").iterdir()) == [f"{b}.yaml" for b in sorted(RESULTS)]
-    for run_dir in runs:
+    # only the runs whose data came from a Hub dataset: the format's dataset.id must be one
+    assert sorted(p.name for p in (out / ".eval_results").iterdir()) == ["bold.yaml", "stereoset.yaml"]
+    for run_dir in runs[:2]:
         run = load_run(run_dir)
         entries = parse_eval_result_entries(yaml.safe_load((out / ".eval_results" / f"{run.benchmark}.yaml").read_text()))
         records = model_records(run_dir)
@@ -266,6 +275,15 @@ def test_eval_results_files_parse_with_huggingface_hub(runs, tmp_path):
             assert entry.source_url.endswith(f"/datasets/lmbias-test/results/blob/main/runs/{SLUG}/{run.benchmark}/results.json")
             assert entry.source_name == "lmbias" and "lmbias=0.1.0" in entry.notes
     assert task_id({"metric": "ss", "domain": "gender", "task": "intrasentence"}) == "ss/gender/intrasentence"
+
+
+def test_push_says_why_a_run_gets_no_eval_results_file(runs, tmp_path):
+    out, printed = tmp_path / "out", []
+    push(runs[2:3], REPO_ID, dry_run=True, out=out, echo=printed.append)
+    assert not (out / ".eval_results").exists()
+    assert ("crows_pairs: no .eval_results/crows_pairs.yaml: that format names a Hub benchmark dataset, and this run read "
+            "its data from https://github.com/nyu-mll/crows-pairs at commit 8aaac11c485473159ec9328a65253a5be9a479dc, "
+            "not from the Hub") in printed[-1]
 
 
 def test_results_dataset_layout(runs, tmp_path):
@@ -330,7 +348,7 @@ def test_real_push_merges_into_the_existing_card(runs, tmp_path, monkeypatch, ca
     # one commit per push, README and this push's .eval_results files only; the foreign file untouched
     assert [paths for _, _, paths, _ in hub.commits] == [
         ["README.md", ".eval_results/bold.yaml", ".eval_results/stereoset.yaml"],
-        ["README.md", ".eval_results/stereoset.yaml", ".eval_results/crows_pairs.yaml", ".eval_results/counterfactual.yaml"]]
+        ["README.md", ".eval_results/stereoset.yaml"]]
     files = hub.repos[("model", REPO_ID)]
     assert files[".eval_results/hle.yaml"] == foreign_eval
     entries = parse_eval_result_entries(yaml.safe_load(files[".eval_results/stereoset.yaml"]))

@@ -165,8 +165,12 @@ def test_bold_report_numbers(tmp_path):
     ) in text
     assert "n(European_Americans) = 10, n(African_Americans) = 10" in text
     # header and Missing box
-    assert 'class="missing"' in text and "model regard: classifier &#x27;sasha/regardv3&#x27; could not be loaded" in text
-    assert "revision 3ad652c7" in text and "top_k=40" in text and "transformers=4.46.0" in text
+    # the same reason for both sources is one line, not two
+    assert 'class="missing"' in text and text.count("classifier &#x27;sasha/regardv3&#x27; could not be loaded") == 1
+    assert "<li>model regard, wikipedia regard: classifier &#x27;sasha/regardv3&#x27; could not be loaded" in text
+    # the data's real source: the GitHub repository at the commit the run recorded, not a Hub id
+    assert "from https://github.com/amazon-science/bold at commit 3ad652c773f5d1e30d5f6f61657ed934d768ecad" in text
+    assert "AlexaAI" not in text and "top_k=40" in text and "transformers=4.46.0" in text
 
 
 def test_side_by_side_models_and_wikipedia(tmp_path):
@@ -208,7 +212,8 @@ def test_other_benchmarks(tmp_path):
         '<td>intrasentence</td><td>gender</td><td>masked-lm</td><td class="num">100</td>'
         '<td>90.0 [88.0, 92.0]</td><td>60.0 [55.0, 65.0]</td><td>72.0 [65.0, 79.0]</td>'
     ) in text
-    assert "SS 50" in text and "revision not recorded" in text
+    assert "SS 50" in text and "split dev, from a source its results.json does not record" in text
+    assert "split test, from https://github.com/nyu-mll/crows-pairs at commit 8aaac11c485473159ec9328a65253a5be9a479dc" in text
     most = text.index("most stereotyped (highest SS), of 12 targets")
     assert text.index("<td>target11</td><td>race</td><td class=\"num\">95.0</td>", most) < text.index("least stereotyped (lowest SS)")
     assert (

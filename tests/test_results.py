@@ -42,7 +42,8 @@ def test_bold_records_are_the_gaps_and_the_pooled_ratio(tmp_path):
     assert records["model", "negative_sentiment_gap", "gender"]["ideal"] == 0.0
     assert not any(r["metric"] == "toxicity_gap" for r in records.values())  # skipped, so no record
     assert run.missing == ["model toxicity: no classifier"] and not run.complete
-    assert dataset_of(run) == {"type": "AlexaAI/bold", "name": "BOLD", "split": "train", "revision": "abc"}
+    # a revision no registered source has: the source is not claimed (no Hub id either)
+    assert dataset_of(run) == {"type": "bold (source not recorded)", "name": "BOLD", "split": None, "revision": None}
 
 
 def test_stereoset_crows_and_counterfactual_records(tmp_path):
@@ -54,7 +55,7 @@ def test_stereoset_crows_and_counterfactual_records(tmp_path):
     assert [(r["task"], r["domain"], r["metric"], r["value"]) for r in metric_records(run)][-3:] == [
         ("both", "overall", "lms", 90.0), ("both", "overall", "ss", 60.0), ("both", "overall", "icat", 72.0)]
     assert run.missing == ["intersentence: not run"]
-    assert dataset_of(run)["split"] == "validation"  # the Hub's name of StereoSet's dev set
+    assert dataset_of(run)["split"] == "dev"  # the split's name where the data came from (not the Hub's "validation")
 
     crows = load_run(write(tmp_path / "crows", {"schema_version": 1, "benchmark": "crows_pairs", "model": {"name": "m"},
                                                 "results": {"overall": {"metric_score": 55.0, "count": 3},

@@ -37,10 +37,11 @@ def records(results: dict) -> Iterable[dict]:
         metrics = scores["metrics"]
         for metric, key, label in GAPS:
             classifier = metrics.get(key, {}).get("model")
+            stand_in = {"stand_in": metrics[key]["stand_in"]} if metrics.get(key, {}).get("stand_in") else {}
             for domain, block in metrics.get(key, {}).get("domains", {}).items():
                 if any(label in group for group in block["per_group"].values()):
                     yield BENCHMARK.record(metric, _spread(block["per_group"], label), domain=domain, source=source,
-                                           **({"args": {"classifier": classifier}} if classifier else {}))
+                                           **({"args": {"classifier": classifier}} if classifier else {}), **stand_in)
         polarity = metrics.get("gender_polarity", {}).get("methods", {}).get("max", {}).get("domains", {}).get("profession")
         if polarity:
             male = sum(g["n"] * g["male"] for g in polarity["per_group"].values())
@@ -103,7 +104,11 @@ def _add_scoring_arguments(parser) -> None:
 
 def _scoring_options(options) -> dict:
     """:func:`lmbias.tasks.bold.score_bold` keywords from the parsed scoring options."""
+    from ..scorers.classifier import check_classifier_path
+
     scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize}
+    check_classifier_path(options.toxicity_model, "--toxicity-model")
+    check_classifier_path(options.regard_model, "--regard-model")
     scoring.update({key: getattr(options, key) for key in ("toxicity_model", "regard_model", "embedding") if getattr(options, key)})
     return scoring
 
@@ -159,11 +164,13 @@ def score(options) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..files import write_atomic
+    from ..files import check_output_file, write_atomic
     from ..tasks.bold import score_bold_source
 
     if options.out and Path(options.out).is_dir():
         raise InputError(f"--out {options.out} is a directory; lmbias score writes one JSON file (e.g. {Path(options.out) / 'wiki.json'})")
+    if options.out:  # before anything is scored: a file on the way or a read-only folder
+        check_output_file(options.out, "--out")
 
     result = score_bold_source(options.source, domains=options.domains, per_group=options.per_group, data_dir=options.data_dir,
                                regard_all_groups=options.regard_all_groups, device=options.device,

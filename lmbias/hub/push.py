@@ -1,7 +1,8 @@
 """``lmbias push``: publish finished runs to a model repo on the Hugging Face Hub (docs/hub.md).
 
 A push is one commit to the model repo holding ``README.md`` (the existing card, or a new one, with
-the runs' results merged into its model-index) and ``.eval_results/<benchmark>.yaml``; with
+the runs' results merged into its model-index) and ``.eval_results/<benchmark>.yaml`` (for a run
+whose data came from a Hub dataset: :mod:`lmbias.hub.eval_results`); with
 ``--results-dataset`` it is preceded by one commit of each run's ``results.json`` to a dataset repo at
 ``runs/<slug>/<benchmark>/results.json`` (slug: the model repo id with ``/`` -> ``__``). ``--dry-run``
 writes the same files to a local folder and contacts nobody.
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, LmbiasError
-from ..results import Run, first_line, load_runs
+from ..files import output_folder
+from ..results import Run, data_source, first_line, load_runs
 from . import eval_results as eval_yaml
 from .model_index import eval_results_of, merged_card, model_records
 
@@ -102,8 +104,13 @@ def plan(runs: list, repo_id: str, results_dataset: str | None = None, card=None
             source = f"{HUB}/datasets/{results_dataset}/blob/main/{dataset_path(repo_id, run.benchmark)}"
         results += eval_results_of(run, source)
         name = f".eval_results/{run.benchmark}.yaml"
-        entries = eval_yaml.merge_entries(existing.get(name, []), eval_yaml.entries_of(run, source))
-        files[name] = eval_yaml.dumps(entries).encode()
+        new = eval_yaml.entries_of(run, source)
+        if new:
+            files[name] = eval_yaml.dumps(eval_yaml.merge_entries(existing.get(name, []), new)).encode()
+        else:
+            notes.append(f"{run.benchmark}: no {name}: that format names a Hub benchmark dataset, and this run read its "
+                         f"data from {data_source(run)['text']}, not from the Hub (the model-index in README.md records "
+                         "that source)")
         notes += _left_out(run)
     card = merged_card(card, repo_id, results)
     return Plan(repo_id, {"README.md": str(card).encode(), **files}, results_dataset, dataset_files, notes)
@@ -233,9 +240,10 @@ def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None
     if len(models) > 1:
         print(f"lmbias: warning: the runs are of different models: {models}", file=sys.stderr)
     if dry_run:
-        result = plan(runs, repo_id, results_dataset)
         out = Path(out or Path("hub-dry-run") / slug(repo_id))
-        write_plan(result, out)
+        with output_folder(out, "--out"):
+            result = plan(runs, repo_id, results_dataset)
+            write_plan(result, out)
         echo(f"dry run: nothing was uploaded; the files a push would upload are in {out}/ (a new card: a real push merges "
              "the results into the card on the Hub)")
     else:

@@ -16,9 +16,9 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..files import slugify, write_atomic
+from ..files import output_folder, slugify, write_atomic
 from ..results import first_line, load_runs
-from .data import collect_run_dirs, group_by_model, leaderboard_data, run_dirs_in
+from .data import collect_run_dirs, group_by_model, leaderboard_data, run_dirs_in, select_runs
 from .page import render_page
 
 log = logging.getLogger(__name__)
@@ -53,8 +53,12 @@ def build_leaderboard(run_dirs: Sequence, out_dir, *, title: str = "lmbias leade
     Writes ``index.html`` (data inline), ``leaderboard.json`` (the same data) and, with ``reports``,
     ``models/<slug>/report.html`` for each model (:func:`lmbias.report.build_report` of its runs).
 
+    A model with several runs of a benchmark shows the most finished and complete one
+    (:func:`lmbias.leaderboard.data.select_runs`), the others as notes on its row.
+
     Raises:
-        ValueError: no run directories, or two runs of one benchmark for the same model.
+        ValueError: no run directories, two equally finished runs of one benchmark for the same model,
+            or ``out_dir`` a file or not writable.
         lmbias.results.RunError: a path is not a readable run directory.
     """
     return _write_site(run_dirs, out_dir, title=title, source=source, reports=reports)[0]
@@ -63,13 +67,12 @@ def build_leaderboard(run_dirs: Sequence, out_dir, *, title: str = "lmbias leade
 def _write_site(run_dirs: Sequence, out_dir, *, title: str, source: str, reports: bool) -> tuple:
     """:func:`build_leaderboard`, returning ``(index.html path, the data of leaderboard.json)``."""
     runs = load_runs(list(run_dirs))
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    by_model = group_by_model(runs)
-    report_entries = _build_reports(by_model, out_dir) if reports else {}
-    data = leaderboard_data(runs, reports=report_entries, source=source)
-    write_atomic(out_dir / "leaderboard.json", json.dumps(data, indent=1, allow_nan=False) + "\n")
-    return write_atomic(out_dir / "index.html", render_page(data, title)), data
+    by_model = group_by_model(select_runs(runs)[0])
+    with output_folder(out_dir, "--out") as out_dir:
+        report_entries = _build_reports(by_model, out_dir) if reports else {}
+        data = leaderboard_data(runs, reports=report_entries, source=source)
+        write_atomic(out_dir / "leaderboard.json", json.dumps(data, indent=1, allow_nan=False) + "\n")
+        return write_atomic(out_dir / "index.html", render_page(data, title)), data
 
 
 def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: str | None = None, results_dir=None,

@@ -173,12 +173,15 @@ def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source
         ValueError: two runs of the same benchmark for one model.
     """
     reports = reports or {}
+    runs, set_aside = select_runs(runs)
     by_model = group_by_model(runs)
     records = [record for run in runs for record in _run_records(run)]
     rows = []
     for model, model_runs in by_model.items():
         report = reports.get(model, {})
-        notes = _notes(model_runs) + ([report["note"]] if report.get("note") else [])
+        notes = _notes(model_runs) + set_aside.get(model, []) + ([report["note"]] if report.get("note") else [])
+        notes += sorted({f"{get_benchmark(r['benchmark']).display_name} {r['metric']}: {r['stand_in']}"
+                         for r in records if r["model"] == model and r.get("stand_in") and r["source"] == "model"})
         rows.append({"label": model, "key": model, "source": "model", "baseline": False,
                      "slug": report.get("slug", slugify(model)), "report": report.get("report"),
                      "runs": [_run_status(r) for r in model_runs], "notes": notes})
@@ -196,6 +199,41 @@ def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source
         "metrics": {spec.id: {"name": spec.name, "ideal": spec.ideal, "unit": spec.unit, "description": spec.description}
                     for spec in all_metrics().values()},
     }
+
+
+def _rank(run: Run) -> tuple:
+    """How much of its benchmark a run shows: finished, then covering the full setting, then nothing missing."""
+    return (run.results is not None, not run.partial, not run.missing)
+
+
+def select_runs(runs: Sequence[Run]) -> tuple[list, dict]:
+    """One run per model and benchmark: where a model has several runs of a benchmark (a finished one
+    and an unfinished one in another folder, a full and a partial one), the most finished and complete.
+
+    Returns ``(chosen runs, {model: [notes on the runs set aside]})``; a model's other runs are shown
+    as notes on its row, never as another model.
+
+    Raises:
+        ValueError: two runs of a benchmark for one model that are equally finished and complete
+            (the table would be ambiguous).
+    """
+    chosen, notes = [], {}
+    groups: dict = {}
+    for run in runs:
+        groups.setdefault((run.model, run.benchmark), []).append(run)
+    for (model, benchmark), group in groups.items():
+        best = max(group, key=_rank)
+        ties = [run for run in group if _rank(run) == _rank(best)]
+        if len(ties) > 1:
+            raise InputError(f"two {benchmark} runs of model {model!r}: {ties[0].path} and {ties[1].path}; "
+                             "give one run per model and benchmark")
+        chosen.append(best)
+        name = get_benchmark(benchmark).display_name
+        for other in (run for run in group if run is not best):
+            state = "unfinished" if other.results is None else "partial" if other.partial else "incomplete"
+            notes.setdefault(model, []).append(f"{name}: another run of this model, {state}, in {other.path} is not shown "
+                                               f"(the {name} column shows {best.path})")
+    return [run for run in runs if any(run is c for c in chosen)], notes
 
 
 def group_by_model(runs: Sequence[Run]) -> dict:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from .. import stats
 from ..data.bold import DOMAINS
 from ..errors import InputError
+from ..scorers.stand_in import STAND_IN
 from . import html, plots
 from .common import Figures, number, p_value, statistic, test_line
 
@@ -118,7 +119,7 @@ def _stacked(sources, metric: str, what: str, figures: Figures) -> list:
                 ax.text(101, j, f"n={per_group[group]['n']}" if group in per_group else "absent", va="center", fontsize=7)
             ax.set_xlim(0, 100)
             ax.set_xlabel("Share of texts (%)", fontsize=8)
-            ax.set_title(f"{name}\n" + test_line(block.get("test"), sep="\n"), fontsize=8)
+            ax.set_title(plots.wrap(f"{name}\n" + test_line(block.get("test"), sep="\n"), 3.2, 8), fontsize=8)
             rows += [[name, g, per_group[g]["n"], *[number(100 * per_group[g][label]) for label in labels]]
                      for g in groups if g in per_group]
         figure.suptitle(f"{what}: {domain.replace('_', ' ')} domain", fontsize=11)
@@ -156,12 +157,12 @@ def _grouped(blocks, groups, value, *, name: str, title: str, xlabel: str, test_
     return figures.add(figure, name, title, [caption, " Tests: " + " | ".join(tests)], data)
 
 
-def _toxicity(sources, figures: Figures) -> list:
+def _toxicity(sources, figures: Figures, what: str = "Toxic texts") -> list:
     parts = []
     for domain in _domains(sources, "toxicity"):
         blocks = _blocks(sources, "toxicity", domain)
         parts.append(_grouped(blocks, _groups(blocks), lambda g: 100 * g["toxic"], name=f"bold-toxicity-{domain}",
-                              title=f"Toxic texts: {domain.replace('_', ' ')} domain", xlabel="Toxic texts (% of the group's texts)",
+                              title=f"{what}: {domain.replace('_', ' ')} domain", xlabel="Toxic texts (% of the group's texts)",
                               test_labels=("toxic",), figures=figures,
                               caption="Share of each group's texts the toxicity classifier labels toxic; n = texts per group."))
     return parts
@@ -253,9 +254,18 @@ def section(runs, labels, figures: Figures, compare=None, gender_method: str = "
                       "metric (Dhamala et al. 2021). Wikipedia is the human-written baseline of the same prompts.")]
     parts += [html.tag("h3", "Sentiment (VADER)")] + _stacked(src, "sentiment", "Sentiment", figures)
     for metric, heading, builder in (("toxicity", "Toxicity", _toxicity),
-                                     ("regard", "Regard", lambda s, f: _stacked(s, "regard", "Regard", f))):
+                                     ("regard", "Regard", lambda s, f, what: _stacked(s, "regard", what, f))):
         parts.append(html.tag("h3", heading))
-        parts += builder(src, figures) if _domains(src, metric) else [html.note(f"{heading} was not scored in these runs (see Missing).")]
+        stand_ins = sorted({scores["metrics"][metric]["model"] for _, scores in src
+                            if scores["metrics"].get(metric, {}).get("stand_in")})
+        if stand_ins:
+            parts.append(html.note(f"{heading} was scored with {', '.join(stand_ins)}: a {STAND_IN} classifier (saved by "
+                                   "lmbias.scorers.stand_in to try the measurement offline). These numbers say nothing "
+                                   "about the texts; score with a real classifier (--"
+                                   f"{metric}-model) for figures to read."))
+        what = (heading if metric == "regard" else "Toxic texts") + (f" ({STAND_IN})" if stand_ins else "")
+        parts += (builder(src, figures, what) if _domains(src, metric)
+                  else [html.note(f"{heading} was not scored in these runs (see Missing).")])
     parts.append(html.tag("h3", "Gender polarity of professions (Figure 2)"))
     parts += _gender_skew(src, gender_method, figures) + _merged_table(src)
     pairs, scored = {**DEFAULT_COMPARE, **compare}, _domains(src, "psycholinguistic_norms")

@@ -95,11 +95,15 @@ def missing_box(items: Sequence[str]) -> Raw:
     """The run's "Missing" box: each skipped metric, unfinished part or task not run; a green box if none.
 
     Each reason is its first line, whole (it ends with the fix), with URL schemes dropped so the page
-    names no external address.
+    names no external address; items with the same reason (``WHAT: REASON``) share one line.
     """
     if not items:
         return tag("div", "Missing: nothing. Every metric of this run was computed.", class_="complete")
-    short = [first_line(re.sub(r"https?://", "", item)) for item in items]
+    by_reason: dict = {}
+    for item in (first_line(re.sub(r"https?://", "", item)) for item in items):
+        what, sep, reason = item.partition(": ")
+        by_reason.setdefault(reason if sep else item, []).append(what if sep else "")
+    short = [", ".join(w for w in whats if w) + ": " + reason if any(whats) else reason for reason, whats in by_reason.items()]
     return tag("div", tag("h4", f"Missing ({len(items)})"), tag("ul", *[tag("li", item) for item in short]), class_="missing")
 
 

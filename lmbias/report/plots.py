@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -87,10 +88,21 @@ def bars(ax, categories: Sequence[str], series: Mapping[str, Sequence[float | No
     ax.set_axisbelow(True)
 
 
+def wrap(text: str, inches: float, fontsize: float) -> str:
+    """``text`` broken into lines that fit ``inches`` at ``fontsize`` points (a long model name in a
+    panel title would otherwise run off the figure and be clipped); its own line breaks are kept."""
+    width = max(12, int(inches * 72 / (fontsize * 0.6)))  # 0.6 em: a wide average character
+    return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) or line for line in text.split("\n"))
+
+
 def legend(figure, ax, columns: int = 3) -> None:
-    """The figure's legend (from ``ax``'s series and lines) below the plots, where it hides no bar."""
+    """The figure's legend (from ``ax``'s series and lines) below the plots, where it hides no bar;
+    each entry wrapped to fit its column."""
     handles, labels = ax.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=min(columns, len(labels)), fontsize=8, frameon=False)
+    columns = min(columns, len(labels))
+    inches = figure.get_figwidth() / max(columns, 1) - 0.5
+    labels = [wrap(label, inches, 8) for label in labels]
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=8, frameon=False)
 
 
 def reference_line(ax, x: float, label: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+from ..files import read_json
 from . import html, plots
 from .common import Figures, interval_misses, number, with_ci
 
@@ -130,7 +132,7 @@ def counterfactual(runs, labels, figures: Figures) -> list:
                     ax.set_axis_off()
                 else:
                     plots.densities(ax, fairness["histogram"]["edges"], fairness["histogram"]["subgroups"])
-                ax.set_title(f"{label}\nclassifier: {classifier}", fontsize=8)
+                ax.set_title(plots.wrap(f"{label}\nclassifier: {classifier}", 4.0, 8), fontsize=8)
         figure.suptitle(f"Sentiment of the continuations per {attribute} subgroup", fontsize=11)
         parts.append(figures.add(figure, f"counterfactual-distribution-{attribute}", f"Sentiment distributions: {attribute}",
                                  ["Density of the sentiment scores of each subgroup's continuations (20 bins); n = continuations. "
@@ -184,21 +186,29 @@ def counterfactual(runs, labels, figures: Figures) -> list:
 
 
 def perplexity_of(run) -> dict | None:
-    """``<run>/perplexity.json`` (written by ``lmbias perplexity --out RUN_DIR``), if there is one."""
-    import json
-
+    """``<run>/perplexity.json`` (written by ``lmbias perplexity --out RUN_DIR``), if there is one; a
+    damaged one is an error naming it."""
     path = run.path / "perplexity.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+    if not path.is_file():
+        return None
+    saved = read_json(path, f"rerun `lmbias perplexity --out {run.path}`, or move the file away")
+    if not all(isinstance(saved, dict) and isinstance(saved.get(key), dict) for key in ("ppl", "ppl_s")):
+        raise InputError(f"{path} is not what `lmbias perplexity` writes (expected objects 'ppl' and 'ppl_s'); "
+                         f"rerun `lmbias perplexity --out {run.path}`, or move the file away")
+    return saved
 
 
 def how_debiased(run) -> str:
     """"embedding, λ = 10" when the run's model folder was made by ``lmbias debias``, else ""."""
-    import json
     from pathlib import Path
 
     source = (run.results or {}).get("model", {}).get("source")
     state = Path(str(source)) / "debias.json" if source else None
     if not state or not state.is_file():
         return ""
-    settings = json.loads(state.read_text()).get("settings", {})
+    saved = read_json(state, "it is not the file `lmbias debias` wrote; move it away or rerun the debias command")
+    settings = saved.get("settings") if isinstance(saved, dict) else None
+    if not isinstance(settings, dict):
+        raise InputError(f"{state} has no 'settings' object; it is not the file `lmbias debias` wrote: move it away "
+                         "or rerun the debias command")
     return f"{settings.get('method')}, λ = {settings.get('lam'):g}" if settings.get("lam") else "λ = 0 control"

@@ -15,6 +15,7 @@ import numpy as np
 from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError
+from .stand_in import CONFIG_KEY as STAND_IN_KEY
 
 ACTIVATIONS = ("auto", "sigmoid", "softmax")
 
@@ -40,6 +41,12 @@ class TextClassifier:
         """The model's label names, lowercased, in output order."""
         id2label = self.model.config.id2label
         return [str(id2label[i]).lower() for i in range(len(id2label))]
+
+    @property
+    def stand_in(self) -> str | None:
+        """:data:`lmbias.scorers.stand_in.STAND_IN` when the model is a random stand-in (its config
+        says so), else None; results scored with it record this as their ``stand_in``."""
+        return getattr(self.model.config, STAND_IN_KEY, None) or None
 
     @property
     def multi_label(self) -> bool:
@@ -89,6 +96,19 @@ def default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def check_classifier_path(name_or_path: str | None, option: str) -> None:
+    """An InputError naming ``option`` when ``name_or_path`` is meant as a local path
+    (:func:`lmbias.model_source.looks_like_path`) and nothing is there: a typo is not skipped like a
+    Hub id that cannot be reached offline."""
+    from pathlib import Path
+
+    from ..model_source import looks_like_path
+
+    if name_or_path and looks_like_path(str(name_or_path)) and not Path(str(name_or_path)).expanduser().exists():
+        raise InputError(f"{option} {name_or_path}: there is no such folder; give a classifier folder saved with "
+                         "save_pretrained, or a Hub id")
 
 
 def load_classifier(

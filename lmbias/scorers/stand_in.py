@@ -4,7 +4,9 @@ The toxicity and regard measurements need a classifier from the Hugging Face Hub
 regardv3). Where the Hub cannot be reached, :func:`save_stand_in_classifier` saves a 2-layer,
 16-wide BERT with the real classifier's labels, so that the measurement, its options and its output
 can be tried (the metric cards' examples use it). Its weights are random: **its predictions mean
-nothing** about the texts.
+nothing** about the texts. It marks itself in its ``config.json`` (``lmbias_stand_in``), and every
+result scored with it carries :data:`STAND_IN` (:attr:`lmbias.scorers.classifier.TextClassifier.stand_in`),
+which the report, the leaderboard and ``lmbias push`` show beside each number.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import os
 TOXIC_BERT_LABELS = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")  # unitary/toxic-bert
 REGARD_LABELS = ("negative", "neutral", "other", "positive")  # sasha/regardv3
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+# The config key that marks a stand-in, and what every result computed with one says.
+CONFIG_KEY = "lmbias_stand_in"
+STAND_IN = "stand-in, random weights, meaningless"
 
 
 def save_stand_in_classifier(folder: str | os.PathLike, labels, *, multi_label: bool = False,
@@ -27,8 +32,9 @@ def save_stand_in_classifier(folder: str | os.PathLike, labels, *, multi_label: 
     >>> import tempfile
     >>> path = save_stand_in_classifier(tempfile.mkdtemp(), REGARD_LABELS)
     >>> from lmbias.scorers.classifier import load_classifier
-    >>> load_classifier(path, device="cpu").labels
-    ['negative', 'neutral', 'other', 'positive']
+    >>> classifier = load_classifier(path, device="cpu")
+    >>> classifier.labels, classifier.stand_in
+    (['negative', 'neutral', 'other', 'positive'], 'stand-in, random weights, meaningless')
     """
     import torch
     import transformers
@@ -46,6 +52,7 @@ def save_stand_in_classifier(folder: str | os.PathLike, labels, *, multi_label: 
         max_position_embeddings=512, initializer_range=0.5, id2label=dict(enumerate(labels)),
         label2id={label: i for i, label in enumerate(labels)},
         problem_type="multi_label_classification" if multi_label else "single_label_classification",
+        **{CONFIG_KEY: STAND_IN},
     )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

@@ -158,7 +158,8 @@ def _toxicity(batch: Batch) -> dict:
     model_name = batch.options["toxicity_model"]
     model = _classifier(batch, "toxicity")
     _, labels, _ = toxicity.toxicity(batch.scored, model, batch_size=batch.options["batch_size"])
-    return {"model": model_name, "label_names": list(toxicity.LABELS), "domains": per_domain(batch.rows, labels, toxicity.LABELS)}
+    return {"model": model_name, **({"stand_in": model.stand_in} if model.stand_in else {}),
+            "label_names": list(toxicity.LABELS), "domains": per_domain(batch.rows, labels, toxicity.LABELS)}
 
 
 def _regard(batch: Batch) -> dict:
@@ -175,7 +176,8 @@ def _regard(batch: Batch) -> dict:
     labels = np.full(len(batch.rows), "", dtype=object)
     if len(index):
         labels[index] = regard.regard(picked, model, batch_size=batch.options["batch_size"])[1]
-    return {"model": model_name, "label_names": model.labels, "domains": per_domain(batch.rows, labels, model.labels, keep)}
+    return {"model": model_name, **({"stand_in": model.stand_in} if model.stand_in else {}),
+            "label_names": model.labels, "domains": per_domain(batch.rows, labels, model.labels, keep)}
 
 
 def _psycholinguistic_norms(batch: Batch) -> dict:
