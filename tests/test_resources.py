@@ -394,3 +394,22 @@ def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):
     out = capsys.readouterr().out
     assert "resources are available" in out and "missing (download of" in out
     assert str(resources.cache_dir() / "word2vec_gnews_subset/vectors.npy") in out
+
+
+def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_path, monkeypatch):
+    """80 of 4,229 StereoSet items, 5 of 1,508 CrowS-Pairs pairs: partial, though each file was read whole."""
+    from lmbias.tasks import crows_pairs, stereoset
+
+    from tiny_lm import save_tiny_causal_lm
+
+    model = save_tiny_causal_lm(tmp_path / "model")
+    local = tmp_path / "data"
+    (local / "stereoset").mkdir(parents=True)
+    (local / REGISTRY["stereoset/dev"].path).write_bytes(stereoset_dev_json(data_dir, 40))
+    csv = copy_resource("crows_pairs", data_dir, local)
+    csv.write_text("".join(csv.read_text().splitlines(keepends=True)[:6]))  # the header and 5 pairs
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")
+    result = stereoset.run_stereoset(model=model, out=tmp_path / "ss", data_dir=local, device="cpu", bootstrap=0)
+    assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
+    result = crows_pairs.run_crows_pairs(model=model, out=tmp_path / "cp", data_dir=local, device="cpu")
+    assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}

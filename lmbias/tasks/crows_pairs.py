@@ -141,7 +141,8 @@ def run_crows_pairs(
     if records is None:
         return None
     resource = get_resource("crows_pairs")
-    partial = coverage({"pairs": (len(rows), len(everything))}, f"--limit {limit}")
+    reason = f"--limit {limit}" if limit is not None else f"{resource.path} has {len(everything):,}"
+    partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
     return write_scores_run(out, RunResult(
         benchmark="crows_pairs",
         model=model_description(lm, type=kind),

@@ -289,7 +289,7 @@ def run_stereoset(
         return None
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
     options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
-    partial = coverage({"items": (len(rows), len(everything))}, " ".join(options))
+    partial = coverage({"items": (len(rows), SPEC.expected_rows())}, " ".join(options) or f"{resource.path} has {len(everything):,}")
     return write_scores_run(out, RunResult(
         benchmark="stereoset",
         model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
