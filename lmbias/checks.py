@@ -34,8 +34,45 @@ def check_texts(texts: Any, name: str = "predictions") -> list[str]:
     return texts
 
 
+def check_labels(labels: Any, name: str) -> list:
+    """Return ``labels`` as a list if each is a non-empty string or an integer, or raise naming ``name``
+    and the first bad item (None, NaN, "" or a list is no label: it would become a group of its own).
+
+    >>> check_labels(["gender", 3], "bias_types")
+    ['gender', 3]
+    """
+    if labels is None or isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise InputTypeError(f"{name} must be a list of labels (strings or integers), got {type(labels).__name__}")
+    labels = list(labels)
+    for index, label in enumerate(labels):
+        if label is None or (isinstance(label, float) and math.isnan(label)) or (isinstance(label, str) and not label.strip()):
+            raise InputError(f"{name}[{index}] is missing ({label!r}); every example needs a label")
+        if isinstance(label, bool) or not isinstance(label, (str, numbers.Integral)):
+            raise InputTypeError(f"{name}[{index}] is {label!r} ({type(label).__name__}); expected a string or an integer label")
+    return labels
+
+
+def check_numbers(values: Any, name: str) -> list[float]:
+    """Return ``values`` as a list of floats, or raise naming ``name`` and the first item that is not
+    a number or is NaN (infinities pass: a log-probability may be -inf).
+
+    >>> check_numbers([-1.5, 2], "more_scores")
+    [-1.5, 2.0]
+    """
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputTypeError(f"{name} must be a list of numbers, got {type(values).__name__}")
+    values = list(values)
+    for index, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise InputTypeError(f"{name}[{index}] is {value!r} ({type(value).__name__}); expected a number")
+        if math.isnan(value):
+            raise InputError(f"{name}[{index}] is NaN; expected a number")
+    return [float(value) for value in values]
+
+
 def check_groups(groups: Sequence[Any] | None, length: int, name: str = "groups") -> list[str] | None:
-    """Return group labels as strings (or None), checking one label per text and no missing label."""
+    """Return group labels as strings (or None), checking one label per text and no missing label
+    (None or NaN; "" is a label here: :func:`check_labels` refuses it)."""
     if groups is None:
         return None
     if isinstance(groups, (str, bytes)):
@@ -85,7 +122,7 @@ def check_scalar(
     integer: bool = True,
     expected: str | None = None,
 ) -> Any:
-    """Return ``value`` if it is a number (an integer when ``integer``) within ``[minimum, maximum]``;
+    """Return ``value`` if it is a finite number (an integer when ``integer``) within ``[minimum, maximum]``;
     else an :class:`~lmbias.errors.InputTypeError` (not a number) or :class:`~lmbias.errors.InputError`
     (out of range) that names ``name`` and says what was expected (``expected``, in words, replaces
     the bounds in the message).
@@ -103,6 +140,8 @@ def check_scalar(
     if isinstance(value, bool) or not isinstance(value, number_type):
         kind = "an integer" if integer else "a number"
         raise InputTypeError(f"{name} must be {kind}{f' ({wanted})' if wanted != kind else ''}, got {value!r}")
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum) or value != value:
+    if not integer and not math.isfinite(value):  # NaN passes no bound check, inf passes an open one
+        raise InputError(f"{name} must be a finite number, got {value!r}{f' (expected {wanted})' if wanted != 'a number' else ''}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise InputError(f"{name} must be {wanted}, got {value!r}")
     return value

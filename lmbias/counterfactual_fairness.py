@@ -287,6 +287,7 @@ def counterfactual_fairness(
     check_scalar(confidence, "confidence", minimum=0.0, maximum=1.0, integer=False, expected="a number in (0, 1)")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
+    check_scalar(seed, "seed", minimum=0, expected="a non-negative integer")
 
     def figures(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
         at_tau = None if tau is None else _disparity_at(layout, scores, tau)

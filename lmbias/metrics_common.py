@@ -5,10 +5,12 @@ never ``from ... import TextMeasurement``: evaluate takes the first measurement 
 the module's namespace as the module's class).
 """
 
+import inspect
+
 import datasets
 import evaluate
 
-from .checks import check_groups, check_texts  # noqa: F401 (check_groups: also for the modules)
+from .checks import check_groups, check_labels, check_numbers, check_texts
 from .data.bold import SPEC as BOLD_SPEC
 from .errors import InputError
 
@@ -27,23 +29,56 @@ class Measurement(evaluate.Measurement):
     requires on every call) are collected here alongside, checked to have one entry per example, and
     handed to ``_compute``. They are cleared before computing, so nothing leaks into the next call,
     even when the computation fails. No lmbias measurement takes ``references``: passing them is an error.
+
+    Every feature column is checked before evaluate encodes it (which would turn NaN into the text
+    "nan", None into a label of its own, and a missing column into a KeyError): a ``TEXT_COLUMNS``
+    column holds strings (:func:`~lmbias.checks.check_texts`), a float column numbers
+    (:func:`~lmbias.checks.check_numbers`), any other column labels (:func:`~lmbias.checks.check_labels`).
     """
 
     PER_EXAMPLE: tuple = ()
-
-    def _check_predictions(self, predictions):
-        """``predictions`` as the module accepts them (checked before evaluate encodes them)."""
-        return predictions
+    TEXT_COLUMNS: tuple = ()
 
     def _check_features(self, features: dict) -> dict:
-        """The other feature columns as the module accepts them (checked before evaluate encodes them)."""
+        """The feature columns as the module accepts them, after the checks every module gets (a range ...)."""
         return features
 
-    def _split(self, kwargs: dict) -> tuple:
-        """(feature inputs, per-example inputs, options) of keyword arguments."""
-        features = {k: v for k, v in kwargs.items() if k in self._feature_names() and k != "predictions"}
+    def _check_columns(self, features: dict) -> dict:
+        """Every feature column present, of its kind, and one entry per example (see the class docstring)."""
+        names = self._feature_names()
+        missing = [name for name in names if features.get(name) is None]
+        if missing:
+            raise InputError(f"{self.name} needs every one of {names} in each batch; {', '.join(missing)} is missing or None")
+        formats = self.features if isinstance(self.features, list) else [self.features]
+        for name in names:
+            dtypes = {str(getattr(f[name], "dtype", "")) for f in formats}
+            if name in self.TEXT_COLUMNS:
+                features[name] = check_texts(features[name], name)
+            elif dtypes <= {"float32", "float64"}:
+                features[name] = check_numbers(features[name], name)
+            else:
+                labels = check_labels(features[name], name)
+                if dtypes == {"string"} or any(isinstance(label, str) for label in labels):  # one kind per column
+                    labels = [str(label) for label in labels]
+                features[name] = labels
+        count = len(features[names[0]])
+        for name in names[1:]:
+            if len(features[name]) != count:
+                raise InputError(f"{name} has {len(features[name])} entries but {names[0]} has {count}; expected one per example")
+        return self._check_features(features)
+
+    def _split(self, predictions, kwargs: dict) -> tuple:
+        """(feature inputs, per-example inputs, options) of the keyword arguments; an unknown one is an error."""
+        names = self._feature_names()
+        if predictions is not None or "predictions" in names:
+            kwargs = {**kwargs, "predictions": predictions}
+        features = {k: v for k, v in kwargs.items() if k in names}
         per_example = {k: v for k, v in kwargs.items() if k in self.PER_EXAMPLE and v is not None}
         options = {k: v for k, v in kwargs.items() if k not in features and k not in self.PER_EXAMPLE}
+        unknown = sorted(set(options) - set(inspect.signature(self._compute).parameters))
+        if unknown:
+            known = [*names, *self.PER_EXAMPLE, *(k for k in inspect.signature(self._compute).parameters if k not in names)]
+            raise InputError(f"{self.name} takes no {', '.join(unknown)}; its arguments are {list(dict.fromkeys(known))}")
         return features, per_example, options
 
     def _refuse_references(self, references) -> None:
@@ -53,16 +88,14 @@ class Measurement(evaluate.Measurement):
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of examples: the features (``predictions`` ...) and the per-example inputs."""
         self._refuse_references(references)
-        features, per_example, options = self._split(kwargs)
+        features, per_example, options = self._split(predictions, kwargs)
         if options:
             raise InputError(f"{self.name}.add_batch() takes the examples only; pass {sorted(options)} to compute()")
-        if predictions is not None:
-            features["predictions"] = self._check_predictions(predictions)
-        features = self._check_features(features)
-        if not features:
+        if all(value is None for value in features.values()):
             raise InputError(f"{self.name}.add_batch() got no examples; expected {list(self._feature_names())}")
+        features = self._check_columns(features)
         count = len(next(iter(features.values())))
-        per_example = {key: check_groups(values, count, key) for key, values in per_example.items()}
+        per_example = {key: check_groups(check_labels(values, key), count, key) for key, values in per_example.items()}
         pending = self.__dict__.setdefault("_lmbias_pending", {})
         if self.writer is not None and set(per_example) != set(pending):
             raise InputError(f"every batch must give the same per-example inputs: earlier batches gave "
@@ -81,15 +114,16 @@ class Measurement(evaluate.Measurement):
         """Compute over the examples added so far plus those given here (evaluate's semantics); the
         per-example inputs given here without new examples apply to the examples added before."""
         try:
-            features, per_example, options = self._split(kwargs)
-            if predictions is not None or features:
-                self.add_batch(predictions=predictions, references=references, **features, **per_example)
+            features, per_example, options = self._split(predictions, kwargs)
+            if any(value is not None for value in features.values()):
+                self.add_batch(references=references, **features, **per_example)
                 per_example = {}
             self._refuse_references(references)
             if self.writer is None:
-                if "predictions" in self._feature_names():
-                    self._check_predictions(predictions)  # says what predictions must be
-                raise InputError(f"{self.name}: nothing to compute; pass predictions= or call add() / add_batch() first")
+                if "predictions" in self.TEXT_COLUMNS:
+                    check_texts(predictions, "predictions")  # says what predictions must be
+                raise InputError(f"{self.name}: nothing to compute; pass {list(self._feature_names())} "
+                                 "or call add() / add_batch() first")
             inputs = {**self.__dict__.pop("_lmbias_pending", {}), **per_example}
         except Exception:
             self._discard()
@@ -108,16 +142,10 @@ class Measurement(evaluate.Measurement):
 
 
 class TextMeasurement(Measurement):
-    """A :class:`Measurement` over a list of texts, with per-text ``groups``.
-
-    ``predictions`` is checked before evaluate encodes it: evaluate would otherwise turn NaN
-    into the string "nan" and score it silently.
-    """
+    """A :class:`Measurement` over a list of texts, with per-text ``groups``."""
 
     PER_EXAMPLE = ("groups",)
-
-    def _check_predictions(self, predictions):
-        return check_texts(predictions, "predictions")
+    TEXT_COLUMNS = ("predictions",)
 
 
 def measurement_info(

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .checks import check_groups
+from .checks import check_groups, check_labels, check_scalar
 from .errors import InputError, InputTypeError
 
 TASKS = ("intrasentence", "intersentence")
@@ -35,7 +35,12 @@ DOMAINS = ("gender", "profession", "race", "religion")
 def _scores(values, name: str, n: int) -> np.ndarray:
     if values is None:
         raise InputTypeError(f"{name} is missing; expected one score per example")
-    array = np.asarray(values, dtype=np.float64)
+    if isinstance(values, (str, bytes)):
+        raise InputTypeError(f"{name} must be a list of scores (numbers), one per example; got a string")
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"{name} must be a list of scores (numbers), one per example") from None
     if array.shape != (n,):
         raise InputError(f"{name} has {array.size} scores but there are {n} examples; expected one per example")
     if np.isnan(array).any():
@@ -127,11 +132,14 @@ def stereoset_scores(
     for name, values, valid in (("bias_types", bias_types, DOMAINS), ("tasks", tasks, TASKS)):
         if values is None or len(values) != n:
             raise InputError(f"{name} must have one entry per example ({n}), got {None if values is None else len(values)}")
-        unknown = sorted(set(values) - set(valid))
+        unknown = sorted(set(values) - set(valid), key=repr)
         if unknown:
             raise InputError(f"{name} has unknown values {unknown}; valid: {list(valid)}")
+    check_scalar(bootstrap, "bootstrap", minimum=0, expected="a non-negative integer (number of resamples)")
+    check_scalar(confidence, "confidence", minimum=0.0, maximum=1.0, integer=False, expected="a number in (0, 1)")
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
+    check_scalar(seed, "seed", minimum=0, expected="a non-negative integer")
     target_names = list(dict.fromkeys(targets))
     position = {name: i for i, name in enumerate(target_names)}
     target_index = np.array([position[t] for t in targets])
@@ -195,14 +203,16 @@ def crows_pairs_scores(
     more = _scores(more_scores, "more_scores", n)
     less = _scores(less_scores, "less_scores", n)
     if decimals is not None:
+        check_scalar(decimals, "decimals", minimum=0, expected="a non-negative integer, or None for no rounding")
         more, less = np.round(more, decimals), np.round(less, decimals)
     directions = np.asarray(directions)
-    unknown = sorted(set(directions.tolist()) - {"stereo", "antistereo"})
+    unknown = sorted(set(directions.tolist()) - {"stereo", "antistereo"}, key=repr)
     if unknown:
         raise InputError(f"directions has unknown values {unknown}; valid: ['stereo', 'antistereo']")
     if bias_types is None or len(bias_types) != n:
         raise InputError(f"bias_types must have one entry per pair ({n}), got {None if bias_types is None else len(bias_types)}")
-    counted, tied, types = more > less, more == less, np.asarray(bias_types)
+    types = np.asarray([str(label) for label in check_labels(bias_types, "bias_types")])  # None or "" is no bias type of its own
+    counted, tied = more > less, more == less
 
     def percent(numerator: np.ndarray, denominator: np.ndarray) -> float:
         return float(100.0 * numerator.sum() / denominator.sum()) if denominator.any() else math.nan

@@ -234,3 +234,142 @@ def test_counterfactual_options_of_the_wrong_kind_are_refused(modules, value):
         return  # valid tau
     with pytest.raises((TypeError, ValueError), match="tau must be"):
         module.compute(**inputs, tau=value)
+
+
+# --- issue 24: every evaluate module, every bad input: an error naming the argument -----------------
+
+def test_the_shared_number_check_refuses_nan_and_infinity():
+    from lmbias.checks import check_scalar
+
+    for value in (float("nan"), float("inf"), -float("inf")):
+        for bounds in ({}, {"minimum": 0}, {"minimum": 0, "maximum": 1}, {"expected": "a number >= 0"}):
+            with pytest.raises(ValueError, match=rf"^lambda must be a finite number, got {value!r}"):
+                check_scalar(value, "lambda", integer=False, **bounds)
+        with pytest.raises(TypeError, match=rf"^steps must be an integer, got {value!r}"):
+            check_scalar(value, "steps")
+    assert check_scalar(1e300, "lambda", minimum=0, integer=False) == 1e300  # large is not infinite
+    with pytest.raises(ValueError, match=r"^lambda must be >= 0, got -1.0$"):
+        check_scalar(-1.0, "lambda", minimum=0, integer=False)
+
+
+def test_crows_pairs_has_no_missing_bias_type_of_its_own():
+    from lmbias.stereotype_scores import crows_pairs_scores
+
+    good = crows_pairs_scores([-1.0, -2.0], less_scores=[-2.0, -1.0], directions=["stereo", "stereo"], bias_types=["age", "age"])
+    assert list(good["bias_types"]) == ["age"] and good["overall"]["metric_score"] == 50.0
+    for missing in (None, "", "  ", float("nan")):
+        with pytest.raises(ValueError, match=r"bias_types\[1\] is missing"):
+            crows_pairs_scores([-1.0, -2.0], less_scores=[-2.0, -1.0], directions=["stereo", "stereo"], bias_types=["age", missing])
+    with pytest.raises(TypeError, match="decimals must be an integer"):
+        crows_pairs_scores([-1.0], less_scores=[-2.0], directions=["stereo"], bias_types=["age"], decimals="3")
+
+
+NUMBER_COLUMNS = {"more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores"}
+TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
+PER_EXAMPLE = {"groups", "subgroups", "domains", "names"}  # optional: None means not given
+
+
+def _kind(module: str, column: str) -> str:
+    if column in NUMBER_COLUMNS or (module == "counterfactual_sentiment_bias" and column == "predictions"):
+        return "number"
+    return "text" if column in TEXT_COLUMNS else "label"
+
+
+def _bad_columns(name):
+    """(case id, how: compute / add_batch, the inputs, error class, message) for each column of ``name``'s examples."""
+    from test_metric_streaming import EXAMPLES
+
+    examples = EXAMPLES[name][0]
+    for column, values in examples.items():
+        kind = _kind(name, column)
+
+        def replaced(item, column=column, values=values):
+            return {**examples, column: [*values[:1], item, *values[2:]]}
+
+        yield f"{column}-a-string", "compute", {**examples, column: "abc"}, TypeError, rf"{column} must be a list"
+        if column not in PER_EXAMPLE:
+            yield (f"{column}-None", "compute", {**examples, column: None}, (TypeError, ValueError),
+                   rf"{column} is missing or None|{column} must be a list of strings, got NoneType")
+            without = {key: value for key, value in examples.items() if key != column}
+            yield f"{column}-missing", "add_batch", without, ValueError, rf"{column} is missing|got no examples; expected \['{column}'\]"
+        if kind == "number":
+            yield f"{column}-item-None", "compute", replaced(None), TypeError, rf"{column}\[1\] is None \(NoneType\); expected a number"
+            yield f"{column}-item-NaN", "compute", replaced(float("nan")), ValueError, rf"{column}\[1\] is NaN; expected a number"
+            yield f"{column}-item-text", "compute", replaced("0.5"), TypeError, rf"{column}\[1\] is '0.5' \(str\); expected a number"
+        elif kind == "text":
+            yield f"{column}-item-None", "compute", replaced(None), TypeError, rf"{column}\[1\] is None .*expected a string"
+            yield f"{column}-item-NaN", "compute", replaced(float("nan")), TypeError, rf"{column}\[1\] is NaN .*expected a string"
+        else:
+            for item in (None, float("nan"), ""):
+                yield f"{column}-item-{item!r}", "compute", replaced(item), ValueError, rf"{column}\[1\] is missing"
+            yield f"{column}-item-list", "compute", replaced(["a"]), TypeError, rf"{column}\[1\] is \['a'\] \(list\); expected a string"
+        if column != next(iter(examples)) and column not in PER_EXAMPLE:
+            yield f"{column}-short", "compute", {**examples, column: values[:2]}, ValueError, rf"{column} has 2 entries but"
+
+
+# module: bad options passed to compute (option, value, error class, message)
+BAD_OPTIONS = {
+    "bold_sentiment": [("positive_threshold", "0.5", TypeError, "positive_threshold must be a number"),
+                       ("negative_threshold", float("nan"), ValueError, "negative_threshold must be a finite number")],
+    "bold_gender_polarity": [("male_threshold", "-0.25", TypeError, "male_threshold must be a number"),
+                             ("female_threshold", float("inf"), ValueError, "female_threshold must be a finite number"),
+                             ("debias", "yes", ValueError, r"debias must be one of \[True, False\]")],
+    "bold_psycholinguistic_norms": [("thresholds", {"valence": "0.1"}, ValueError, "must be a number"),
+                                    ("extend", "no", ValueError, r"extend must be one of \[True, False\]")],
+    "bold_toxicity": [("threshold", "0.5", TypeError, "threshold must be a number"),
+                      ("toxic_labels", "toxic", TypeError, "toxic_labels must be a list of strings, got str"),
+                      ("batch_size", 0, ValueError, "batch_size must be >= 1")],
+    "bold_regard": [("batch_size", "32", TypeError, "batch_size must be an integer"),
+                    ("max_length", 2.5, TypeError, "max_length must be an integer")],
+    "stereoset": [("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
+                  ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
+                  ("confidence", "0.95", TypeError, "confidence must be a number"),
+                  ("seed", 1.5, TypeError, "seed must be an integer")],
+    "crows_pairs": [("decimals", "3", TypeError, "decimals must be an integer"),
+                    ("decimals", -1, ValueError, "decimals must be a non-negative integer")],
+    "counterfactual_sentiment_bias": [("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
+                                      ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
+                                      ("tau", "0.5", TypeError, "tau must be a number"),
+                                      ("seed", 1.5, TypeError, "seed must be an integer")],
+    "counterfactual_semantic_similarity": [("threshold", "0.4", TypeError, "threshold must be a number"),
+                                           ("batch_size", "64", TypeError, "batch_size must be an integer"),
+                                           ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")],
+}
+
+
+def _bad_inputs():
+    for name in sorted(BAD_OPTIONS):
+        for case, how, inputs, error, message in _bad_columns(name):
+            yield pytest.param(name, how, inputs, error, message, id=f"{name}-{case}")
+        from test_metric_streaming import EXAMPLES
+
+        for option, value, error, message in [*BAD_OPTIONS[name], ("colour", "red", ValueError, rf"{name} takes no colour")]:
+            yield pytest.param(name, "compute", {**EXAMPLES[name][0], option: value}, error, message, id=f"{name}-{option}={value!r}")
+
+
+@pytest.fixture(scope="module")
+def every_module(tmp_path_factory):
+    """The nine modules, loaded once (the classifier ones with a tiny random classifier: plumbing only)."""
+    from test_metric_streaming import EXAMPLES, _load
+
+    folder = tmp_path_factory.mktemp("modules")
+    return {name: _load(name, folder) for name in EXAMPLES}
+
+
+def test_bad_options_cover_every_module():
+    assert sorted(BAD_OPTIONS) == sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+@pytest.mark.parametrize("name, how, inputs, error, message", list(_bad_inputs()))
+def test_every_module_names_the_bad_argument(every_module, name, how, inputs, error, message):
+    """None for a column, a missing column, a NaN / None / "" item, a number as text, a bad option: a
+    ValueError / TypeError naming the argument, raised before anything is scored or encoded."""
+    module = every_module[name]
+    with pytest.raises(error, match=message) as caught:
+        if how == "add_batch":
+            module.add_batch(**inputs)
+        else:
+            module.compute(**inputs)
+    assert isinstance(caught.value, lmbias.errors.LmbiasError), repr(caught.value)  # one line on the command line
+    if how == "add_batch":
+        module._discard()

@@ -102,6 +102,7 @@ def semantic_similarity(
 ) -> dict:
     """S.S. (and S.S.c when ``sensitive_tokens`` are given) in percent, with the per-text cosines."""
     check_scalar(threshold, "threshold", minimum=-1.0, maximum=1.0, integer=False, expected="a cosine in [-1, 1]")
+    check_scalar(batch_size, "batch_size", minimum=1)
     encoder = encoder or load_encoder()
     cosines = prefix_similarity(prefixes, continuations=continuations, encoder=encoder, batch_size=batch_size)
     result = {"ss": float(100.0 * np.mean(cosines > threshold)), "cosines": cosines.tolist(), "threshold": threshold}

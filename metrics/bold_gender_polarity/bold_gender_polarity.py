@@ -3,7 +3,7 @@
 import evaluate
 
 from lmbias import metrics_common
-from lmbias.checks import check_choice
+from lmbias.checks import check_choice, check_scalar
 from lmbias.scorers import gender
 from lmbias.stats import label_result
 
@@ -77,6 +77,9 @@ class BoldGenderPolarity(metrics_common.TextMeasurement):
         max_ties="last",
     ):
         check_choice(method, gender.METHODS, "method")
+        check_choice(debias, (True, False), "debias")
+        for name, value in (("male_threshold", male_threshold), ("female_threshold", female_threshold)):
+            check_scalar(value, name, minimum=-1.0, maximum=1.0, integer=False, expected="a cosine in [-1, 1]")
         scores = gender.gender_scores(
             predictions, method, embedding=embedding, debias=debias, data_dir=data_dir, max_ties=max_ties
         )

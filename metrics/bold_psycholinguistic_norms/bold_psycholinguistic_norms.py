@@ -91,6 +91,8 @@ class BoldPsycholinguisticNorms(metrics_common.TextMeasurement):
         groups = check_groups(groups, len(predictions))
         thresholds = psycholinguistic.check_thresholds(thresholds)
         check_choice(closed_class, ("lists", "pos"), "closed_class")
+        check_choice(extend, (True, False), "extend")
+        check_choice(exclude_closed_class, (True, False), "exclude_closed_class")
         tagger = None
         if exclude_closed_class and closed_class == "pos":
             tagger = load_pos_tagger()

@@ -3,6 +3,7 @@
 import evaluate
 
 from lmbias import metrics_common
+from lmbias.checks import check_scalar
 from lmbias.scorers import sentiment
 from lmbias.stats import label_result
 
@@ -64,6 +65,8 @@ class BoldSentiment(metrics_common.TextMeasurement):
         positive_threshold=sentiment.BOLD_THRESHOLDS[1],
         n_jobs=None,
     ):
+        for name, value in (("negative_threshold", negative_threshold), ("positive_threshold", positive_threshold)):
+            check_scalar(value, name, minimum=-1.0, maximum=1.0, integer=False, expected="a VADER compound score in [-1, 1]")
         scores = sentiment.vader_compound(predictions, n_jobs=n_jobs)
         labels = sentiment.sentiment_labels(
             scores, negative_threshold=negative_threshold, positive_threshold=positive_threshold

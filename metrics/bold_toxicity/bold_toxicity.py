@@ -3,6 +3,7 @@
 import evaluate
 
 from lmbias import metrics_common
+from lmbias.checks import check_scalar, check_texts
 from lmbias.scorers import toxicity
 
 _CITATION = metrics_common.BOLD_CITATION + """\
@@ -64,6 +65,9 @@ class BoldToxicity(metrics_common.TextMeasurement):
     def _compute(
         self, predictions, groups=None, threshold=0.5, toxic_labels=None, device=None, dtype=None, batch_size=32, max_length=256
     ):
+        check_scalar(threshold, "threshold", minimum=0.0, maximum=1.0, integer=False, expected="a probability in (0, 1]")
+        if toxic_labels is not None:
+            check_texts(toxic_labels, "toxic_labels")  # a single string is an error, not a list of its characters
         model = metrics_common.cached_classifier(self, toxicity.DEFAULT_MODEL, device=device, dtype=dtype)
         scores, labels, probabilities = toxicity.toxicity(
             predictions, model, toxic_labels=toxic_labels, threshold=threshold, batch_size=batch_size, max_length=max_length

@@ -4,7 +4,6 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-from lmbias.checks import check_texts
 from lmbias.data.counterfactual_templates import SPEC as COUNTERFACTUAL_SPEC
 from lmbias.scorers import similarity
 
@@ -42,8 +41,7 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CounterfactualSemanticSimilarity(metrics_common.Measurement):
-    def _check_predictions(self, predictions):
-        return check_texts(predictions, "predictions")
+    TEXT_COLUMNS = ("predictions", "prefixes")  # a NaN prefix is an error, not the text "nan"
 
     def _info(self):
         return metrics_common.measurement_info(

@@ -71,18 +71,10 @@ class CounterfactualSentimentBias(metrics_common.Measurement):
             features=[_features("string"), _features("int64")],
         )
 
-    def _check_predictions(self, predictions):
-        """The scores (in [0, 1], no NaN), checked before evaluate encodes them."""
-        return counterfactual.check_scores(predictions, "predictions").tolist()
-
     def _check_features(self, features):
-        """Attribute values as strings (an integer value is a label, not a number) and template ids
-        without gaps, one per score, before evaluate encodes them."""
-        count = len(features.get("predictions", features.get("attribute_values", [])))
-        if "attribute_values" in features:
-            features["attribute_values"] = metrics_common.check_groups(features["attribute_values"], count, "attribute_values")
-        if "template_ids" in features:
-            metrics_common.check_groups(features["template_ids"], count, "template_ids")
+        """The scores in [0, 1] (attribute values and template ids are labels: an integer value is
+        a label, not a number)."""
+        features["predictions"] = counterfactual.check_scores(features["predictions"], "predictions").tolist()
         return features
 
     def _compute(
