@@ -129,6 +129,33 @@ def test_resume_after_a_crash_skips_finished_batches(tiny, tmp_path):
     assert resumed == reference
 
 
+def test_a_damaged_middle_line_costs_only_its_own_batch(tiny, tmp_path, capsys):
+    reference = run(tiny, tmp_path / "reference")
+    shard = tmp_path / "reference" / "shard-0.jsonl"
+    lines = shard.read_text().splitlines(keepends=True)
+    assert [json.loads(line)["batch"] for line in lines] == [0, 1, 2, 3, 4]
+    lines[2] = lines[2][:40] + "\n"  # batch 2 damaged in the middle of the file
+    shard.write_text("".join(lines))
+    redone = []
+    assert run(tiny, tmp_path / "reference", after_batch=redone.append) == reference
+    assert redone == [2]  # every other finished batch was kept
+    assert "line(s) [3] damaged" in capsys.readouterr().err
+    assert sorted(json.loads(line)["batch"] for line in shard.read_text().splitlines()) == [0, 1, 2, 3, 4]
+
+
+def test_a_model_that_fails_to_load_leaves_nothing_behind(tiny, tmp_path):
+    def failing_loader(state):
+        raise RuntimeError("the engine could not start")
+
+    settings = generation.generation_settings("greedy", max_new_tokens=2)
+    with pytest.raises(RuntimeError):
+        runner.run_generation(failing_loader, IDS, PROMPTS, tmp_path / "run", settings=settings, model_name="tiny",
+                              preset="greedy", progress=False)
+    assert not (tmp_path / "run" / "config.json").exists()
+    # so a retry with other settings is not refused as "another configuration"
+    assert len(run(tiny, tmp_path / "run", seed=3)) == len(PROMPTS)
+
+
 def test_sigkill_mid_run_then_resume_gives_every_item_once_with_the_same_texts(tiny, tmp_path):
     reference = run(tiny, tmp_path / "reference")
     script = textwrap.dedent(

@@ -10,8 +10,8 @@ WORDS = ["<pad>", "<eos>", "<unk>"] + (
 ).split()
 
 
-def save_tiny_causal_lm(folder, *, pad=True, eos=True, n_positions=64, seed=0):
-    """Save a 2-layer, 32-wide random GPT-2 and its tokenizer in ``folder``; return the path as str."""
+def save_tiny_causal_lm(folder, *, pad=True, eos=True, n_positions=64, seed=0, n_embd=32, n_layer=2):
+    """Save a random GPT-2 (2 layers, 32 wide unless told) and its tokenizer in ``folder``; return the path as str."""
     tokenizer_model = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="<unk>"))
     tokenizer_model.pre_tokenizer = pre_tokenizers.Whitespace()
     tokenizer_model.decoder = decoders.WordPiece(prefix="##")
@@ -22,7 +22,7 @@ def save_tiny_causal_lm(folder, *, pad=True, eos=True, n_positions=64, seed=0):
         special["eos_token"] = "<eos>"
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer_model, **special)
     config = transformers.GPT2Config(
-        vocab_size=len(WORDS), n_positions=n_positions, n_embd=32, n_layer=2, n_head=2, initializer_range=0.5,
+        vocab_size=len(WORDS), n_positions=n_positions, n_embd=n_embd, n_layer=n_layer, n_head=2, initializer_range=0.5,
         bos_token_id=1, eos_token_id=1 if eos else None, pad_token_id=0 if pad else None,
     )
     torch.manual_seed(seed)

@@ -10,7 +10,11 @@ A run directory holds:
 Global batches go to ranks round-robin (batch ``b`` to rank ``b % world_size``) and are seeded from
 ``(seed, b)``, so the output does not depend on the number of processes. Running the same command
 again skips the batches any shard already holds; a run killed mid-write loses at most the batch it
-was writing. Resuming with a different configuration is refused, naming the setting that differs.
+was writing, and a damaged line (a partial write, an edit) costs only its own batch, which is redone.
+Resuming with a different configuration is refused, naming the setting that differs. ``config.json``
+is written only once the model has loaded, so a run that fails to start leaves nothing behind.
+:func:`process_batches` is the same machinery for any batched work (the likelihood benchmarks
+save their scores with it).
 
 Launch several processes with ``lmbias run --num-processes N`` (which starts ``torchrun``), or with
 ``torchrun`` / ``accelerate launch`` yourself (:mod:`lmbias.lm.processes`).
@@ -38,6 +42,8 @@ from .processes import process_state
 
 CONFIG_FILE = "config.json"
 GENERATIONS_FILE = "generations.jsonl"
+# Settings a run records that follow from its options and data (named only when no option differs).
+DERIVED_SETTINGS = ("prompts", "prompt_ids_digest", "rows", "row_ids_digest")
 
 
 class RunConfigError(InputError):
@@ -49,8 +55,14 @@ def ids_digest(ids: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
 
 
-def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None = None) -> None:
-    """Create ``run_dir`` with ``config.json``, or check that the existing run has the same configuration."""
+def check_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None = None) -> None:
+    """Check, before anything is loaded or written, that ``run_dir`` is new, empty, or holds a run of
+    ``benchmark`` with the same configuration (which then resumes); read only.
+
+    Raises:
+        RunConfigError: it holds another benchmark's run, a run with other settings (the message
+            names each setting that differs), or files that are not an lmbias run.
+    """
     path = run_dir / CONFIG_FILE
     if state.is_main_process:
         if path.is_file():
@@ -66,6 +78,8 @@ def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | No
                 raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
             recorded = saved["config"]
             differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k))
+            if set(differing) - set(DERIVED_SETTINGS):  # the options that differ, not what follows from them
+                differing = [k for k in differing if k not in DERIVED_SETTINGS]
             if differing:
                 details = "; ".join(f"{k}: recorded {recorded.get(k)!r}, now {config.get(k)!r}" for k in differing)
                 raise RunConfigError(
@@ -74,39 +88,105 @@ def prepare_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | No
                 )
         elif run_dir.is_dir() and any(entry.name != LOCK_FILE for entry in run_dir.iterdir()):
             raise RunConfigError(f"{run_dir} is not empty and holds no {CONFIG_FILE}: it is not an lmbias run directory")
-        else:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps({"benchmark": benchmark, "config": config, "versions": library_versions()}, indent=2) + "\n")
     state.wait_for_everyone()
 
 
-def _repair_tail(path: Path) -> None:
-    """Cut a partial last line (a process killed mid-write) so that appends start on a fresh line."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+def claim_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None = None) -> None:
+    """Write ``run_dir/config.json`` once the model has loaded (a run that fails to start leaves
+    nothing behind); an existing one was checked by :func:`check_run_dir` and is kept."""
+    path = run_dir / CONFIG_FILE
+    if state.is_main_process and not path.is_file():
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps({"benchmark": benchmark, "config": config, "versions": library_versions()}, indent=2) + "\n")
+    state.wait_for_everyone()
+
+
+def _batch_records(shard: Path) -> tuple[dict[int, list[dict]], list[int]]:
+    """A shard's batches (the first record of each index) and the numbers of its damaged lines
+    (unreadable JSON or not a batch record: a process killed mid-write, an edit)."""
+    done: dict[int, list[dict]] = {}
+    damaged = []
+    lines = shard.read_text(encoding="utf-8", errors="replace").splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("batch"), int) and isinstance(record.get("items"), list):
+            done.setdefault(record["batch"], record["items"])
+        else:
+            damaged.append(number)
+    return done, damaged
 
 
 def finished_batches(run_dir: Path) -> dict[int, list[dict]]:
-    """Batch index -> its results, from every shard of the run (a truncated last line is ignored)."""
+    """Batch index -> its records, from every shard of the run; a damaged line is left out (its
+    batch counts as not done and is redone)."""
     done: dict[int, list[dict]] = {}
     for shard in sorted(run_dir.glob("shard-*.jsonl")):
-        lines = shard.read_text(encoding="utf-8", errors="replace").splitlines()
-        for number, line in enumerate(lines, 1):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                if number == len(lines):
-                    continue  # the partial last line of a killed process
-                record = None
-            if not (isinstance(record, dict) and isinstance(record.get("batch"), int) and isinstance(record.get("items"), list)):
-                raise RunConfigError(f"{shard} line {number} is not a batch record of an lmbias run (edited, or another "
-                                     "program's file); move the run directory away and run again")
-            done.setdefault(record["batch"], record["items"])
+        for batch, items in _batch_records(shard)[0].items():
+            done.setdefault(batch, items)
     return done
+
+
+def _drop_damaged_lines(shard: Path) -> None:
+    """Rewrite ``shard`` without its damaged lines, so that appends start on a fresh line and only the
+    damaged batches are redone (every other finished batch is kept)."""
+    if not shard.is_file():
+        return
+    done, damaged = _batch_records(shard)
+    data = shard.read_bytes()
+    if not damaged and (not data or data.endswith(b"\n")):
+        return
+    if damaged:
+        print(f"lmbias: {shard}: line(s) {damaged[:10]} damaged (a killed process, or an edit); redoing only those "
+              f"batches, {len(done):,} finished batches kept", file=sys.stderr, flush=True)
+    write_atomic(shard, "".join(json.dumps({"batch": b, "items": items}) + "\n" for b, items in done.items()))
+
+
+def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int], list[dict]], state: Any, *,
+                    unit: str, label: str, progress: bool = True, after_batch: Callable[[int], None] | None = None,
+                    postfix: Callable[[list[dict], float], dict] | None = None) -> tuple[dict[int, list[dict]], set[int]]:
+    """Run ``compute(b)`` for this process's unfinished batches (``b % processes == rank``), appending
+    each batch's records to ``run_dir/shard-<rank>.jsonl`` (flushed and fsynced) as it finishes.
+
+    ``sizes[b]`` is batch ``b``'s number of ``unit`` (for the resume message and the progress bar
+    named ``label``); ``postfix(records, seconds)`` adds figures to the bar; ``after_batch(b)`` is
+    called after each batch is saved. Returns every finished batch of the run (on every process,
+    after all have finished) and the indices of those computed now (by any process), not resumed.
+    """
+    done = finished_batches(run_dir)
+    if done and state.is_main_process:
+        already = sum(sizes[b] for b in done if b < len(sizes))
+        print(f"resuming {run_dir}: {already:,} of {sum(sizes):,} {unit}s already done", file=sys.stderr, flush=True)
+    state.wait_for_everyone()  # every rank has read what is done before anyone rewrites or appends
+    mine = [b for b in range(len(sizes)) if b % state.num_processes == state.process_index and b not in done]
+    shard = run_dir / f"shard-{state.process_index}.jsonl"
+    _drop_damaged_lines(shard)
+    bar = None
+    if progress and state.is_main_process:
+        from tqdm.auto import tqdm
+
+        processes = f" ({state.num_processes} processes)" if state.num_processes > 1 else ""
+        bar = tqdm(total=sum(sizes[b] for b in mine), unit=unit, desc=f"{label}{processes}")
+    started, everything = time.perf_counter(), []
+    with open(shard, "a", encoding="utf-8") as handle:
+        for b in mine:
+            records = compute(b)
+            handle.write(json.dumps({"batch": b, "items": records}) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+            if bar is not None:
+                bar.update(sizes[b])
+                if postfix is not None:
+                    everything.extend(records)
+                    bar.set_postfix(postfix(everything, time.perf_counter() - started))
+            if after_batch is not None:
+                after_batch(b)
+    if bar is not None:
+        bar.close()
+    state.wait_for_everyone()
+    return finished_batches(run_dir), set(range(len(sizes))) - set(done)
 
 
 def run_generation(
@@ -125,12 +205,14 @@ def run_generation(
     after_batch: Callable[[int], None] | None = None,
     benchmark: str | None = None,
     backend: str = "hf",
+    label: str = "generating",
 ) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
     Args:
         lm_loader: ``lm_loader(state)`` returns the model for this process (``state``: accelerate's
-            ``PartialState``), called after the run directory is checked.
+            ``PartialState``), called after the run directory is checked and before it is claimed
+            (a model or engine that fails to load leaves nothing behind).
         ids, prompts: one id and one prompt per item.
         run_dir: the run directory (created if missing).
         settings: generation settings (see :func:`lmbias.lm.generation.generation_settings`).
@@ -142,6 +224,7 @@ def run_generation(
             run is never guessed from its preset).
         backend: the inference backend (:mod:`lmbias.lm.backends`); recorded, so that a run is never
             resumed on another backend (their samples differ).
+        label: the progress bar's name (e.g. "BOLD: generating").
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -165,50 +248,27 @@ def run_generation(
         "prompt_ids_digest": ids_digest(ids),
         **({"backend": backend} if backend != "hf" else {}),
     }
-    prepare_run_dir(run_dir, config, state, benchmark)
+    check_run_dir(run_dir, config, state, benchmark)
     lm = lm_loader(state)
     lengths = prompt_lengths(lm, prompts)
     check_context(lm, lengths, int(settings["max_new_tokens"]), ids)
+    claim_run_dir(run_dir, config, state, benchmark)
     batches = plan_batches(lengths, batch_size)
-    done = finished_batches(run_dir)
-    if done and state.is_main_process:
-        already = sum(len(batches[b]) for b in done if b < len(batches))
-        print(f"resuming {run_dir}: {already:,} of {len(prompts):,} prompts already done", file=sys.stderr, flush=True)
-    state.wait_for_everyone()  # every rank has read what is done before anyone appends
-    mine = [b for b in range(len(batches)) if b % state.num_processes == state.process_index and b not in done]
 
-    shard = run_dir / f"shard-{state.process_index}.jsonl"
-    _repair_tail(shard)
-    bar = None
-    if progress and state.is_main_process:
-        from tqdm.auto import tqdm
+    def generate(b: int) -> list[dict]:
+        items = lm.generate([prompts[i] for i in batches[b]], settings, seed=batch_seed(seed, b),
+                            num_return_sequences=num_return_sequences, ids=[ids[i] for i in batches[b]])
+        return [{"id": ids[i], "sample": k, **items[j * num_return_sequences + k]}
+                for j, i in enumerate(batches[b]) for k in range(num_return_sequences)]
 
-        bar = tqdm(total=sum(len(batches[b]) for b in mine), unit="prompt", desc=f"generating ({state.num_processes} proc)")
-    started, new_tokens = time.perf_counter(), 0
-    with open(shard, "a", encoding="utf-8") as handle:
-        for b in mine:
-            items = lm.generate([prompts[i] for i in batches[b]], settings, seed=batch_seed(seed, b),
-                                num_return_sequences=num_return_sequences, ids=[ids[i] for i in batches[b]])
-            records = [
-                {"id": ids[i], "sample": k, **items[j * num_return_sequences + k]}
-                for j, i in enumerate(batches[b])
-                for k in range(num_return_sequences)
-            ]
-            handle.write(json.dumps({"batch": b, "items": records}) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-            if bar is not None:
-                new_tokens += sum(r["num_tokens"] for r in records)
-                bar.update(len(batches[b]))
-                bar.set_postfix(tokens_per_s=f"{new_tokens / (time.perf_counter() - started):.0f}")
-            if after_batch is not None:
-                after_batch(b)
-    if bar is not None:
-        bar.close()
-    state.wait_for_everyone()
+    def tokens_per_second(records: list[dict], seconds: float) -> dict:
+        return {"tokens_per_s": f"{sum(r['num_tokens'] for r in records) / seconds:.0f}"}
+
+    done, _ = process_batches(run_dir, [len(batch) for batch in batches], generate, state, unit="prompt", label=label,
+                              progress=progress, after_batch=after_batch, postfix=tokens_per_second)
     if not state.is_main_process:
         return None
-    return merge_shards(run_dir, ids, prompts, len(batches))
+    return merge_shards(run_dir, done, ids, prompts, len(batches))
 
 
 def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=None, max_memory=None,
@@ -246,9 +306,10 @@ def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=N
     return loader
 
 
-def merge_shards(run_dir: Path, ids: Sequence[str], prompts: Sequence[str], n_batches: int) -> list[dict]:
-    """Rank 0: every batch's results in input order (prompt, then sample), written to ``generations.jsonl``."""
-    done = finished_batches(run_dir)
+def merge_shards(run_dir: Path, done: dict[int, list[dict]], ids: Sequence[str], prompts: Sequence[str],
+                 n_batches: int) -> list[dict]:
+    """Rank 0: every batch's results (``done``, from :func:`process_batches`) in input order (prompt,
+    then sample), written to ``generations.jsonl``."""
     missing = [b for b in range(n_batches) if b not in done]
     if missing:
         raise LmbiasError(f"{run_dir}: batches {missing[:10]} are missing after every process finished; run again to resume")

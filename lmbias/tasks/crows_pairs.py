@@ -19,7 +19,7 @@ from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
 from ..run_lock import holds_run_directory
 from ..stereotype_scores import crows_pairs_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
+from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, write_scores_run
 
 
 def shared_token_pll(
@@ -132,11 +132,11 @@ def run_crows_pairs(
     check_limit(limit)
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
-    lm, kind, state, records, seconds, placement = load_and_score(
+    lm, kind, state, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
         model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        backend=backend, engine_options=engine_options, show_progress=progress, label="CrowS-Pairs",
+        backend=backend, engine_options=engine_options, show_progress=progress, label="CrowS-Pairs: scoring", unit="pair",
     )
     if records is None:
         return None
@@ -155,7 +155,7 @@ def run_crows_pairs(
             "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
             **placement,
         },
-        timing={"scoring_seconds": seconds, "sentences_per_second": 2 * len(rows) / seconds},
+        timing=scoring_timing(timing, 2),
         results=aggregate_crows_pairs(records),
         partial=partial,
     ), records)

@@ -1,16 +1,16 @@
-"""What the StereoSet and CrowS-Pairs runs share: loading the scoring model, splitting the rows over
-the processes and gathering the records, the input checks and the score descriptions."""
+"""What the StereoSet and CrowS-Pairs runs share: loading the scoring model, scoring the rows in saved
+batches over the processes (resumable after a crash), the input checks and the score descriptions."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import progress
 from ..checks import check_scalar
-from ..errors import InputError, InputTypeError
+from ..errors import InputError, InputTypeError, LmbiasError
 
 SCORES_FILE = "scores.jsonl"
 SCORE_DESCRIPTIONS = {
@@ -44,30 +44,37 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 
 
+# Scored rows are saved every SAVE_EVERY scoring batches' worth of rows: a killed run loses at most that.
+SAVE_EVERY = 8
+
+
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model, model_type: str, dtype, device,
                    device_map=None, max_memory=None, backend: str = "hf", engine_options: dict | None = None,
-                   show_progress: bool = True, label: str = "") -> tuple:
-    """The shared start of a likelihood run: check the backend and the run directory ``out`` (a new
-    one gets ``config.json`` with ``benchmark`` and ``run_config``; one holding another benchmark's
-    run or other settings is refused, before anything is written or loaded), load the model (``hf``:
-    the main process first, as it may fill the converted-model cache; ``vllm`` / ``openai``: a causal
-    LM through :func:`lmbias.lm.runner.causal_lm_loader`), score ``rows`` split across the processes
-    with ``score(lm, kind, part)`` (a progress bar on the main process with ``show_progress``,
-    ``label`` naming the benchmark) and gather the records.
+                   show_progress: bool = True, label: str = "", unit: str = "item",
+                   after_batch: Callable[[int], None] | None = None) -> tuple:
+    """The shared body of a likelihood run: check the backend and the run directory ``out`` (one
+    holding another benchmark's run or other settings is refused, before anything is written or
+    loaded), load the model (``hf``: the main process first, as it may fill the converted-model
+    cache; ``vllm`` / ``openai``: a causal LM through :func:`lmbias.lm.runner.causal_lm_loader`),
+    claim the directory (``config.json`` with ``benchmark`` and ``run_config``: a model that fails to
+    load leaves nothing behind), then score ``rows`` with ``score(lm, kind, part)`` in batches of
+    ``SAVE_EVERY * batch_size`` rows, round-robin over the processes, each batch's records saved as
+    it finishes (:func:`lmbias.lm.runner.process_batches`): rerunning the command after a crash,
+    Ctrl-C or kill -9 scores only what is missing. A progress bar named ``label`` counts ``unit`` steps
+    on the main process with ``show_progress``; ``after_batch(b)`` runs after batch ``b`` is saved.
 
-    Returns ``(lm, kind, state, records, seconds, placement)``: ``records`` (in row order) is None on
-    processes other than the main one; ``placement`` is what results.json's config records of where
-    the model ran (device, device map, backend and its options).
+    Returns ``(lm, kind, state, records, timing, placement)``: ``records`` (in row order) is None on
+    processes other than the main one; ``timing`` has this session's ``scoring_seconds``, the rows it
+    scored (``items_scored``) and those resumed from an earlier session (``items_resumed``); ``placement`` is
+    what results.json's config records of where the model ran (device, device map, backend and its options).
 
     Raises:
         InputError: masked-LM scoring with a backend other than ``hf`` (vLLM and servers score causal LMs).
     """
-    from accelerate.utils import gather_object
-
     from ..lm.backends import check_backend
     from ..lm.loading import check_model_path, detect_model_type, load_scoring_model
     from ..lm.processes import process_device, process_state
-    from ..lm.runner import causal_lm_loader, prepare_run_dir
+    from ..lm.runner import causal_lm_loader, check_run_dir, claim_run_dir, process_batches
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
@@ -83,31 +90,54 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
 
         check_tokenizer(engine_options.get("tokenizer") or model)
     on_backend = {"backend": backend, **engine_options} if backend != "hf" else {}
-    prepare_run_dir(Path(out), {"model": model, "model_type": model_type, "dtype": dtype, **run_config, **on_backend},
-                    state, benchmark)
+    from ..lm.runner import ids_digest
+
+    config = {"model": model, "model_type": model_type, "dtype": dtype, **run_config,
+              "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **on_backend}
+    check_run_dir(Path(out), config, state, benchmark)
     if backend == "hf":
         with state.main_process_first():
             lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device_map=device_map, max_memory=max_memory,
                                           device=device if device_map else process_device(state, device))
     else:
         lm, kind = causal_lm_loader(model, dtype=dtype, backend=backend, engine_options=engine_options)(state), "causal"
+    claim_run_dir(Path(out), config, state, benchmark)
     placement = {"device": str(lm.device) if backend == "hf" else None, **on_backend,
                  **({"device_map": device_map, "max_memory": max_memory} if device_map else {})}
+    step = SAVE_EVERY * run_config["batch_size"]
+    parts = [rows[start:start + step] for start in range(0, len(rows), step)]
     started = time.perf_counter()
-    with state.split_between_processes(rows) as mine, progress.showing(show_progress and state.is_main_process, label):
-        records = score(lm, kind, mine) if mine else []
-    if state.num_processes > 1:
-        records = gather_object(records)
-    return lm, kind, state, records if state.is_main_process else None, time.perf_counter() - started, placement
+    with progress.showing(False):  # one bar over the rows, not one per scoring call
+        done, fresh = process_batches(Path(out), [len(part) for part in parts], lambda b: score(lm, kind, parts[b]), state,
+                                      unit=unit, label=label, progress=show_progress, after_batch=after_batch)
+    scored = sum(len(parts[b]) for b in fresh)
+    timing = {"scoring_seconds": time.perf_counter() - started, "items_scored": scored, "items_resumed": len(rows) - scored}
+    if not state.is_main_process:
+        return lm, kind, state, None, timing, placement
+    missing = [b for b in range(len(parts)) if b not in done]
+    if missing:
+        raise LmbiasError(f"{out}: batches {missing[:10]} are missing after every process finished; run again to resume")
+    return lm, kind, state, [record for b in range(len(parts)) for record in done[b]], timing, placement
+
+
+def scoring_timing(timing: dict, sentences_per_item: int) -> dict:
+    """results.json's ``timing`` of a likelihood run: :func:`load_and_score`'s figures plus the
+    sentences scored per second in this session (None when everything was resumed)."""
+    seconds, scored = timing["scoring_seconds"], timing["items_scored"]
+    return {**timing, "sentences_per_second": sentences_per_item * scored / seconds if scored and seconds > 0 else None}
 
 
 def write_scores_run(out, result, records: list[dict]) -> dict:
     """Write ``<out>/scores.jsonl`` (one line per scored item) and ``<out>/results.json`` from ``result``
-    (a :class:`~lmbias.run_result.RunResult`); returns the results dict."""
+    (a :class:`~lmbias.run_result.RunResult`), then remove the saved batches they replace; returns
+    the results dict."""
     from ..run_result import write_run
 
     result.outputs.setdefault("scores_file", SCORES_FILE)
-    return write_run(out, result, files={SCORES_FILE: "".join(json.dumps(record) + "\n" for record in records)})
+    content = write_run(out, result, files={SCORES_FILE: "".join(json.dumps(record) + "\n" for record in records)})
+    for shard in Path(out).glob("shard-*.jsonl"):
+        shard.unlink()
+    return content
 
 
 def check_limit(limit: int | None) -> None:

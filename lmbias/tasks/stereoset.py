@@ -48,7 +48,7 @@ from ..lm import likelihood
 from ..lm.loading import KINDS, MODEL_TYPES
 from ..run_lock import holds_run_directory
 from ..stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, write_scores_run
+from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, write_scores_run
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
@@ -276,14 +276,14 @@ def run_stereoset(
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    lm, kind, state, records, seconds, placement = load_and_score(
+    lm, kind, state, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size, masked_score=masked_score),
         rows,
         out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
                                                     "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
                                                     "masked_score": masked_score},
         model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        backend=backend, engine_options=engine_options, show_progress=progress, label="StereoSet",
+        backend=backend, engine_options=engine_options, show_progress=progress, label="StereoSet: scoring", unit="item",
     )
     if records is None:
         return None
@@ -306,7 +306,7 @@ def run_stereoset(
             **({"masked_score": masked_score} if kind == "masked" else {}),
             **placement,
         },
-        timing={"scoring_seconds": seconds, "sentences_per_second": 3 * len(rows) / seconds},
+        timing=scoring_timing(timing, 3),
         skipped={task: "not run" for task in TASKS if task not in tasks},
         partial=partial,
         results=aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
