@@ -404,6 +404,7 @@ def run_bold(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
         num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", backend=backend,
+        label="BOLD: generating",
     )
     if generations is None:
         return None

@@ -219,6 +219,7 @@ def run_counterfactual(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
         batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", backend=backend,
+        label="counterfactual: generating",
     )
     if generations is None:
         return None
