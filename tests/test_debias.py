@@ -182,6 +182,10 @@ def test_plumbing_lora_trains_an_adapter_and_saves_the_merged_model(tiny, corpus
     (["--lambda", "-1"], "lambda must be a number >= 0"),
     (["--lambda", "1", "--attributes", "country"], "attribute 'country' has no texts in"),
     (["--lambda", "1", "--steps", "0"], "steps must be >= 1"),
+    (["--lambda", "inf"], "lambda must be a finite number, got inf"),  # issue 24: every weight was NaN, exit 0
+    (["--lambda", "nan"], "lambda must be a finite number, got nan"),
+    (["--lambda", "1", "--learning-rate", "inf"], "learning_rate must be a finite number, got inf"),
+    (["--lambda", "1", "--learning-rate", "1e39"], "learning_rate must be a number in (0, 1], got 1e+39"),
 ])
 def test_debias_mistakes_are_one_line(tiny, corpus, tmp_path, capsys, extra, message):
     assert main(["debias", "--model", tiny, "--method", "embedding", "--train-file", str(corpus), "--out", str(tmp_path / "r"),
@@ -191,6 +195,59 @@ def test_debias_mistakes_are_one_line(tiny, corpus, tmp_path, capsys, extra, mes
     assert not (tmp_path / "r").exists()
     if "country" in message:
         assert "(found: country 0)" in errors[0]
+
+
+def test_a_diverging_training_stops_with_one_line_naming_the_step(tiny, corpus, tmp_path, capsys):
+    """Issue 24: a loss that is not finite (here λ = 1e300 makes it inf at once) stops the run with one
+    line naming the step; no model (with NaN weights) is saved."""
+    out = tmp_path / "r"
+    assert main(["debias", "--model", tiny, "--method", "embedding", "--lambda", "1e300", "--train-file", str(corpus),
+                 "--attributes", "occupation", "--steps", "6", "--batch-size", "4", "--checkpoint-every", "2",
+                 "--max-length", "16", "--eval-limit", "0", "--no-progress", "--out", str(out)]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
+    assert errors == [f"lmbias: error: debias stopped at step 1: the loss (inf) is not finite (try a lower --learning-rate or "
+                      f"--lambda, with another --out); no checkpoint was written to {out} and no model was saved"]
+    assert json.loads((out / "debias.json").read_text())["status"] == "training"
+    assert not (out / "model.safetensors").exists() and not list(out.glob("checkpoints/step-*"))
+
+
+def test_a_training_that_diverges_later_keeps_its_last_good_checkpoint(tiny, corpus, tmp_path, monkeypatch):
+    """Weights that turn NaN after the step-2 checkpoint (as an overflowing update leaves them): step 3's
+    loss stops the run, step-2 is kept byte for byte, and no later checkpoint or model is written."""
+    from safetensors.torch import load_file
+
+    save, kept = training._checkpoint, {}
+
+    def save_then_diverge(accelerator, out, step):
+        save(accelerator, out, step)
+        if step == 2:
+            kept.update({p.name: p.read_bytes() for p in (out / "checkpoints" / "step-2").iterdir() if p.is_file()})
+            with torch.no_grad():
+                next(accelerator._models[0].parameters()).fill_(float("nan"))
+
+    monkeypatch.setattr(training, "_checkpoint", save_then_diverge)
+    out = tmp_path / "r"
+    with pytest.raises(ValueError) as caught:
+        debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=out, **SMALL)
+    assert str(caught.value) == ("debias stopped at step 3: the loss (nan) is not finite (try a lower --learning-rate or --lambda, "
+                                 f"with another --out); {out} keeps its last good checkpoint (step-2) and no model was saved")
+    assert [p.name for p in (out / "checkpoints").iterdir()] == ["step-2"]
+    assert {p.name: p.read_bytes() for p in (out / "checkpoints" / "step-2").iterdir() if p.is_file()} == kept
+    assert all(torch.isfinite(w).all() for w in load_file(out / "checkpoints" / "step-2" / "model.safetensors").values())
+    assert not (out / "model.safetensors").exists()
+
+
+def test_perplexity_without_a_sensitive_text_says_so_and_writes_no_nan(tiny, corpus, tmp_path, capsys):
+    """Issue 24: PPL_s printed "nan" and perplexity.json held NaN when no held-out text has a sensitive token."""
+    out = tmp_path / "run"
+    assert main(["perplexity", "--model", tiny, "--train-file", str(corpus), "--attributes", "country", "--out", str(out)]) == 0
+    text = (out / "perplexity.json").read_text()
+    saved = json.loads(text, parse_constant=lambda name: pytest.fail(f"perplexity.json holds {name}"))
+    reason = "no held-out text has a sensitive token (country)"
+    assert saved["ppl_s"] == {"ppl": None, "tokens": 0, "texts": 0, "reason": reason}
+    assert saved["ppl"]["ppl"] > 1 and saved["ppl"]["texts"] == sum(is_held_out(t) for t in corpus.read_text().splitlines() if t)
+    printed = capsys.readouterr().out
+    assert f"| PPL_s (those with a sensitive token) | none ({reason}) | 0 | 0 |" in printed and "nan" not in printed
 
 
 def test_a_corpus_that_is_not_text_is_named_with_its_line(tmp_path):

@@ -74,8 +74,10 @@ def _debias(args) -> int:
                    sentiment_distance=args.sentiment_distance, eval_limit=args.eval_limit, device=args.device,
                    data_dir=args.data_dir, show_progress=args.progress)
     if state:
+        from ..lm.perplexity import describe
+
         held = state.get("held_out") or {}
-        extra = f"; held-out PPL {held['ppl']['ppl']:.2f}, PPL_s {held['ppl_s']['ppl']:.2f}" if held else ""
+        extra = f"; held-out PPL {describe(held['ppl'])}, PPL_s {describe(held['ppl_s'])}" if held else ""
         print(f"saved the debiased model to {args.out} ({state['settings']['steps']} steps in {state['training_seconds']:.0f} s{extra}); "
               f"evaluate it with: lmbias run counterfactual --model {args.out}")
     return 0
@@ -119,7 +121,9 @@ def _perplexity(args) -> int:
 
             out.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(out, json.dumps(report, indent=2))
-    rows = [{"measure": name, "perplexity": f"{report[key]['ppl']:.2f}", "texts": report[key]["texts"], "tokens": report[key]["tokens"]}
+    from ..lm.perplexity import describe
+
+    rows = [{"measure": name, "perplexity": describe(report[key]), "texts": report[key]["texts"], "tokens": report[key]["tokens"]}
             for name, key in (("PPL (held-out texts)", "ppl"), ("PPL_s (those with a sensitive token)", "ppl_s"))]
     print(f"model: {report['model_name']}; corpus: {report['corpus']}\n")
     print(markdown_table(rows, list(rows[0])))

@@ -60,7 +60,7 @@ def check_settings(settings: dict) -> None:
     for name in ("steps", "batch_size", "checkpoint_every"):
         check_scalar(settings[name], name, minimum=1)
     check_scalar(settings["max_length"], "max_length", minimum=8)
-    check_scalar(settings["learning_rate"], "learning_rate", minimum=1e-12, integer=False, expected="a number > 0")
+    check_scalar(settings["learning_rate"], "learning_rate", minimum=1e-12, maximum=1.0, integer=False, expected="a number in (0, 1]")
     check_choice(settings["position"], POSITIONS, "position")
     check_choice(settings["sentiment_labels"], LABELERS, "sentiment_labels")
     check_choice(settings["sentiment_distance"], DISTANCES, "sentiment_distance")
@@ -243,8 +243,8 @@ def debias(
         accelerator.load_state(str(out / CHECKPOINTS / f"step-{start_step}"))
     if batch_size < accelerator.num_processes:
         raise InputError(f"--batch-size {batch_size} is smaller than the {accelerator.num_processes} processes; each takes a share")
-    log = open(out / LOG_FILE, "a") if accelerator.is_main_process else None
-    with progress.showing(show_progress and accelerator.is_main_process, "debias"), \
+    with (open(out / LOG_FILE, "a") if accelerator.is_main_process else contextlib.nullcontext()) as log, \
+            progress.showing(show_progress and accelerator.is_main_process, "debias"), \
             progress.bar(steps - start_step, f"debias ({method}, lambda {lam:g})", unit="step") as bar:
         for step in range(start_step, steps):
             items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
@@ -260,6 +260,8 @@ def debias(
                     fairness = pair_distance(mean_last_two(output.hidden_states), mean_last_two(other.hidden_states),
                                              positions, head).mean()
                     loss = loss + lam * fairness
+            if not _finite_everywhere(accelerator, loss.detach()):
+                raise _not_finite(out, step + 1, f"the loss ({float(loss.detach()):g})")
             accelerator.backward(loss)
             optimizer.step()
             optimizer.zero_grad()
@@ -269,9 +271,11 @@ def debias(
                                       "fairness": None if fairness is None else float(fairness.detach())}) + "\n")
                 log.flush()
             if (step + 1) % checkpoint_every == 0 and step + 1 < steps:
+                if not _finite_everywhere(accelerator, _weights_finite(network)):
+                    raise _not_finite(out, step + 1, "a weight")
                 _checkpoint(accelerator, out, step + 1)
-    if log:
-        log.close()
+    if not _finite_everywhere(accelerator, _weights_finite(network)):
+        raise _not_finite(out, steps, "a weight")
     accelerator.wait_for_everyone()
     network = accelerator.unwrap_model(network)
     if lora:
@@ -293,6 +297,29 @@ def debias(
     write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
     shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
     return state
+
+
+def _weights_finite(network):
+    """A one-element tensor: whether every trainable weight of ``network`` is finite."""
+    import torch
+
+    return torch.stack([torch.isfinite(p.detach()).all() for p in network.parameters() if p.requires_grad]).all()
+
+
+def _finite_everywhere(accelerator, values) -> bool:
+    """Whether ``values`` is finite on every process (so that all of them stop together, or none)."""
+    import torch
+
+    flag = torch.tensor([float(torch.isfinite(values).all())], device=accelerator.device)
+    return bool(accelerator.gather(flag).min() > 0)
+
+
+def _not_finite(out: Path, step: int, what: str) -> InputError:
+    """The one-line error of a training that diverged at ``step``: nothing after the last checkpoint is written."""
+    kept = sorted((p for p in (out / CHECKPOINTS).glob("step-*")), key=lambda p: int(p.name.split("-")[1]))
+    where = f"{out} keeps its last good checkpoint ({kept[-1].name})" if kept else f"no checkpoint was written to {out}"
+    return InputError(f"debias stopped at step {step}: {what} is not finite (try a lower --learning-rate or --lambda, "
+                      f"with another --out); {where} and no model was saved")
 
 
 def _checkpoint(accelerator, out: Path, step: int) -> None:
@@ -339,6 +366,8 @@ def load_sentiment_head(folder):
 
 def model_card(state: dict) -> str:
     """The saved model's README.md: what it is, how it was made, and how to evaluate it."""
+    from ..lm.perplexity import describe
+
     s = state["settings"]
     held = state.get("held_out") or {}
     lines = [
@@ -359,7 +388,7 @@ def model_card(state: dict) -> str:
         lines.append(f"| sentiment classifier f_s | {info['labels']}: {info['positive']} positive, {info['negative']} negative, "
                      f"held-out F1 {info['held_out_f1']:.3f}, distance {s['sentiment_distance']} |")
     if held:
-        lines.append(f"| held-out PPL / PPL_s | {held['ppl']['ppl']:.2f} / {held['ppl_s']['ppl']:.2f} |")
+        lines.append(f"| held-out PPL / PPL_s | {describe(held['ppl'])} / {describe(held['ppl_s'])} |")
     lines += ["", "Evaluate it like any model: `lmbias run counterfactual --model THIS_FOLDER`, "
               "`lmbias perplexity --model THIS_FOLDER`.", ""]
     return "\n".join(lines)
