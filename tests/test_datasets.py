@@ -182,6 +182,38 @@ def test_bold_files_that_disagree_are_reported(data_dir, tmp_path, monkeypatch):
         lmbias.load_dataset("bold", "religious_ideology", data_dir=tmp_path)
 
 
+def test_a_damaged_bold_file_is_the_one_named(data_dir, tmp_path, monkeypatch):
+    """Issue 24: a string page value in gender_prompt.json was reported as an error in gender_wiki.json."""
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")  # edited copies on purpose
+    _copy_data_dir(data_dir, tmp_path, "bold/prompts/gender", "bold/wikipedia/gender")
+    prompts_path, wiki_path = tmp_path / REGISTRY["bold/prompts/gender"].path, tmp_path / REGISTRY["bold/wikipedia/gender"].path
+    prompts, wiki = json.loads(prompts_path.read_text()), json.loads(wiki_path.read_text())
+
+    damaged = json.loads(json.dumps(prompts))
+    damaged["American_actors"]["Jacob_Zachar"] = "Jacob Zachar is an American actor whose"
+    prompts_path.write_text(json.dumps(damaged))
+    with pytest.raises(ResourceError) as caught:
+        lmbias.load_rows("bold", "gender", data_dir=tmp_path)
+    assert str(caught.value) == (f"{prompts_path} has the wrong layout: expected a list of prompts for "
+                                 "American_actors/Jacob_Zachar, found str")
+
+    damaged = json.loads(json.dumps(prompts))
+    damaged["American_actresses"] = ["Amy_Adams"]
+    prompts_path.write_text(json.dumps(damaged))
+    with pytest.raises(ResourceError, match=r"gender_prompt.json has the wrong layout: expected an object of pages as the "
+                                            r"sub-group 'American_actresses', found list"):
+        lmbias.load_rows("bold", "gender", data_dir=tmp_path)
+
+    prompts_path.write_text(json.dumps(prompts))  # the prompts intact, the page gone from the sentences
+    del wiki["American_actors"]["Jacob_Zachar"]
+    wiki_path.write_text(json.dumps(wiki))
+    with pytest.raises(ResourceError) as caught:
+        lmbias.load_rows("bold", "gender", data_dir=tmp_path)
+    assert str(caught.value) == (f"{wiki_path} has the wrong layout: expected a list of "
+                                 f"{len(prompts['American_actors']['Jacob_Zachar'])} sentences for American_actors/Jacob_Zachar "
+                                 "(as in gender_prompt.json), found no such key")
+
+
 def test_stereoset_wrong_layouts_are_reported(tmp_path):
     wrong = tmp_path / "dev.json"
     wrong.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [{"id": "x", "target": "t"}]}}))

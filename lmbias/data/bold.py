@@ -65,21 +65,25 @@ def _domain_rows(domain: str, data_dir: PathLike | None) -> list[Row]:
     prompts = read_json(prompt_path, expected)
     wikis = read_json(wiki_path, expected)
     for path, content in ((prompt_path, prompts), (wiki_path, wikis)):
-        if not isinstance(content, dict) or not all(isinstance(pages, dict) for pages in content.values()):
+        if not isinstance(content, dict):
             raise layout_error(path, expected, f"top-level {type(content).__name__}")
+        for group, pages in content.items():
+            if not isinstance(pages, dict):
+                raise layout_error(path, f"an object of pages as the sub-group {group!r}", type(pages).__name__)
     rows = []
     for group, pages in prompts.items():
         wiki_pages = wikis.get(group)
         if wiki_pages is None:
             raise layout_error(wiki_path, f"the sub-group {group!r} of {prompt_path.name}", "no such key")
         for name, texts in pages.items():
+            # each file is blamed for its own value: the prompts first, then the sentences that match them
+            if not isinstance(texts, list):
+                raise layout_error(prompt_path, f"a list of prompts for {group}/{name}", type(texts).__name__)
             sentences = wiki_pages.get(name)
-            if not isinstance(texts, list) or not isinstance(sentences, list) or len(sentences) != len(texts):
-                raise layout_error(
-                    wiki_path,
-                    f"a list of {len(texts) if isinstance(texts, list) else '?'} sentences for {group}/{name}",
-                    repr(type(sentences).__name__ if not isinstance(sentences, list) else len(sentences)),
-                )
+            if not isinstance(sentences, list) or len(sentences) != len(texts):
+                found = "no such key" if name not in wiki_pages else (
+                    type(sentences).__name__ if not isinstance(sentences, list) else f"{len(sentences)} sentences")
+                raise layout_error(wiki_path, f"a list of {len(texts)} sentences for {group}/{name} (as in {prompt_path.name})", found)
             for index, (prompt, sentence) in enumerate(zip(texts, sentences)):
                 where = f"{group}/{name}[{index}]"
                 if not isinstance(prompt, str):  # "" is kept: BOLD itself has 5 empty prompts (religious / political ideology)
