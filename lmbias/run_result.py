@@ -103,17 +103,32 @@ def write_run(out: str | Path, result: RunResult, files: Mapping[str, str | byte
     return content
 
 
-def default_run_dir(benchmark: str, model: str | None) -> str:
-    """``runs/<benchmark>-<model slug>``: two models run with default commands never share a folder.
+def default_run_dir(benchmark: str, model: str | None, settings: Mapping[str, Any] | None = None) -> str:
+    """``runs/<benchmark>-<model slug>[-<settings>]``: runs of two models, or of one model with
+    different ``settings`` (the options given with values other than their defaults, by flag), never
+    share a default folder. The settings are spelled out while that stays short, else a digest.
 
     >>> default_run_dir("bold", "openai-community/gpt2")
     'runs/bold-openai-community-gpt2'
-    >>> default_run_dir("stereoset", None)
-    'runs/stereoset-smollm2-135m-instruct'
+    >>> default_run_dir("stereoset", None, {"--limit": 20})
+    'runs/stereoset-smollm2-135m-instruct-limit-20'
+    >>> default_run_dir("bold", None, {"--per-group": 5, "--domains": ["gender", "race"], "--preset": "bold-ctrl"})
+    'runs/bold-smollm2-135m-instruct-per-group-5-domains-gender-race-preset-bold-ctrl'
+    >>> default_run_dir("bold", "gpt2", {"--domains": ["gender", "race", "profession"], "--metrics": ["sentiment", "regard"],
+    ...                                  "--preset": "bold-ctrl"})
+    'runs/bold-gpt2-settings-7e16da06'
     """
+    import hashlib
+
     from .files import slugify
 
-    return f"runs/{benchmark}-{slugify(model or 'smollm2-135m-instruct')}"
+    name = f"runs/{benchmark}-{slugify(model or 'smollm2-135m-instruct')}"
+    spelled = [slugify(flag if value is True else f"{flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}")
+               for flag, value in (settings or {}).items()]
+    suffix = "-".join(spelled)
+    if len(suffix) > 60:
+        suffix = "settings-" + hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    return f"{name}-{suffix}" if suffix else name
 
 
 def coverage(counted: dict, options: str) -> dict:

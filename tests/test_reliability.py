@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import lmbias
+import lmbias.files
 from lmbias.cli import main
 from lmbias.run_lock import LOCK_FILE
 from lmbias.scorers import sentiment
@@ -51,6 +52,21 @@ def test_every_run_refuses_another_benchmarks_run_or_other_settings_tiny_model_p
     # the same command again is allowed and gives the same numbers
     assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 0
     assert (out / "scores.jsonl").read_bytes() == finished["scores.jsonl"]
+
+
+def test_default_out_differs_with_the_settings_and_an_explicit_out_still_refuses(tiny, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    slug = lmbias.files.slugify(tiny)
+    for limit in ("2", "3"):  # the same command with another --limit: its own folder, no collision
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", limit, "--no-progress"]) == 0
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "3", "--no-progress", "--threads", "1"]) == 0  # resumes
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [f"crows_pairs-{slug}-limit-2", f"crows_pairs-{slug}-limit-3"]
+    for limit in ("2", "3"):
+        results = json.loads((tmp_path / "runs" / f"crows_pairs-{slug}-limit-{limit}" / "results.json").read_text())
+        assert results["config"]["limit"] == int(limit)
+    capsys.readouterr()
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--no-progress", "--out", f"runs/crows_pairs-{slug}-limit-3"]) == 2
+    assert "another configuration (limit: recorded 3, now 4)" in capsys.readouterr().err
 
 
 def test_a_second_process_on_the_same_directory_is_refused_and_a_dead_holders_lock_is_free(tiny, tmp_path, capsys):
