@@ -97,9 +97,30 @@ def _resources(args) -> int:
     return 1 if args.fetch and missing else 0
 
 
+# Options that change how a run is carried out, not what it measures: they never name its default folder.
+_HOW_TO_RUN = {"command", "benchmark", "func", "out", "model", "data_dir", "progress", "threads", "num_processes", "device",
+               "device_map", "max_memory", "verbose", "require_all", "concurrency", "timeout", "api_key_env"}
+
+
+def _settings_given(args) -> dict:
+    """The run options given with a value other than the default, by flag, in the parser's order."""
+    parser = build_parser()
+    defaults = vars(parser.parse_args(["run", args.benchmark]))
+    flags = {action.dest: action.option_strings[-1] for action in _subparser(parser, "run", args.benchmark)._actions}
+    return {flags[key]: value for key, value in vars(args).items()
+            if key not in _HOW_TO_RUN and key in flags and value != defaults.get(key)}
+
+
+def _subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
+    for name in names:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = action.choices[name]
+    return parser
+
+
 def _run(args) -> int:
     benchmark = get_benchmark(args.benchmark)
-    args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None))
+    args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None), _settings_given(args))
     result = benchmark.run(args)
     if result is not None:  # None on every process but the main one
         print(benchmark.summary(result, args.out))
@@ -267,8 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     for benchmark in benchmarks():
         command = run_benchmarks.add_parser(benchmark.name, parents=[data_dir, run_options(benchmark.run_options)],
                                             help=benchmark.description, description=benchmark.description)
-        command.add_argument("--out", help=f"run directory; a generation run resumes there (default: runs/{benchmark.name}-MODEL, "
-                                           "the model's name as a slug)")
+        command.add_argument("--out", help=f"run directory; an interrupted run resumes there (default: runs/{benchmark.name}-MODEL"
+                                           "[-SETTINGS]: the model's name and the options given, so that runs with other "
+                                           "settings never share a folder)")
         benchmark.add_arguments(command)
         command.set_defaults(func=_run, **benchmark.defaults)
 
