@@ -138,8 +138,9 @@ def _relaunch(num_processes: int, argv: Sequence[str]) -> int:
     rest = [a for i, a in enumerate(argv) if a != "--num-processes" and (i == 0 or argv[i - 1] != "--num-processes")]
     rest = [a for a in rest if not a.startswith("--num-processes=")]
     command = [
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(num_processes),
-        "--master_addr", "127.0.0.1", "--master_port", str(port), "--module", "lmbias", *rest,
+        sys.executable, "-c", "import sys; from lmbias.lm.processes import torchrun; sys.exit(torchrun(sys.argv[1:]))",
+        "--nproc_per_node", str(num_processes), "--master_addr", "127.0.0.1", "--master_port", str(port),
+        "--module", "lmbias", *rest,
     ]
     return subprocess.call(command)
 
@@ -358,7 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _stop_cleanly_on_sigterm():
             return args.func(args)
     except LmbiasError as error:
-        print(f"lmbias: error: {error}", file=sys.stderr)
+        if os.environ.get("RANK", "0") == "0":  # the other processes of a run met the same mistake
+            print(f"lmbias: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nlmbias: interrupted; rerun the same command to resume", file=sys.stderr)

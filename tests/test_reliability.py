@@ -107,6 +107,18 @@ def test_a_refused_command_writes_nothing(tiny, tmp_path, capsys, command):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("mistake", [["--batch-size", "0"], ["--model", "./no-such-model"]])
+def test_a_mistake_with_num_processes_is_one_line_not_torchruns_traceback(tiny, tmp_path, mistake):
+    model = [] if "--model" in mistake else ["--model", tiny]
+    command = [sys.executable, "-m", "lmbias", "run", "crows_pairs", "--num-processes", "2", *model, *mistake,
+               "--limit", "2", "--no-progress", "--out", str(tmp_path / "run")]
+    finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 2
+    lines = finished.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lmbias: error: "), finished.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_out_that_is_a_file_or_cannot_be_created_is_one_line(tiny, tmp_path, capsys):
     a_file = tmp_path / "results.json"
     a_file.write_text("{}")

@@ -7,6 +7,7 @@ is what accelerate reads: nccl on GPUs, gloo on CPUs.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -46,3 +47,25 @@ def process_device(state: Any, requested: str | None = None) -> str:
     if requested:
         return requested
     return "cpu" if state.device.type == "cpu" else str(state.device)
+
+
+def torchrun(argv: list[str]) -> int:
+    """``torchrun ARGV`` in this process, quietly: the exit status of the first process that failed
+    (a user mistake: 2, its one-line error printed by the main process), else 0; torchrun's own
+    logs and its traceback of a failed process are not shown (each process prints its own errors)."""
+    import logging
+
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.run import parse_args, run
+
+    for name in ("torch.distributed", "torch.distributed.run", "torch.distributed.elastic"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        run(parse_args(argv))
+    except ChildFailedError as error:
+        rank, failure = min(error.failures.items())
+        if failure.exitcode != 2 or rank != 0:
+            print(f"lmbias: error: process {rank} of the run stopped (exit status {failure.exitcode}); see its output above",
+                  file=sys.stderr)
+        return failure.exitcode if failure.exitcode > 0 else 1
+    return 0
