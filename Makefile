@@ -4,8 +4,10 @@ VENV ?= .venv
 # A pinned torch: on this project's machines pip takes the CPU wheel from local disk in seconds;
 # an unpinned torch would pull a multi-GB CUDA build. Override with TORCH_SPEC=... elsewhere.
 TORCH_SPEC ?= torch==2.13.0
-# Reference data folder (tests read the real files there); LMBIAS_DATA_DIR wins when set.
-DATA_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/data /work/shared/data))
+# The reference data folder, ../shared/data when it exists (the tests read the real files there; `make run`
+# uses it instead of downloading); LMBIAS_DATA_DIR wins when set. Without either, `make run` downloads what it
+# needs on first use, as any user's first run does.
+DATA_DIR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin

@@ -20,9 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def find_data_dir() -> Path | None:
-    """The reference data folder: ``LMBIAS_DATA_DIR``, else ``../shared/data``, else ``/work/shared/data``
-    (the first that holds ``bold/prompts``); None when there is none."""
-    candidates = [os.environ.get("LMBIAS_DATA_DIR", ""), REPO.parent / "shared" / "data", "/work/shared/data"]
+    """The reference data folder: ``LMBIAS_DATA_DIR``, else ``../shared/data`` (the first that holds
+    ``bold/prompts``); None when there is none."""
+    candidates = [os.environ.get("LMBIAS_DATA_DIR", ""), REPO.parent / "shared" / "data"]
     for candidate in candidates:
         if candidate and (Path(candidate) / "bold" / "prompts").is_dir():
             return Path(candidate)
@@ -38,7 +38,7 @@ def data_dir() -> Path:
     if _DATA_DIR is None:
         pytest.fail(
             "the reference data folder (bold/, stereoset/, crows_pairs/ ...) was not found in LMBIAS_DATA_DIR, "
-            f"{REPO.parent / 'shared' / 'data'} or /work/shared/data; set LMBIAS_DATA_DIR",
+            f"or {REPO.parent / 'shared' / 'data'}; set LMBIAS_DATA_DIR to that folder",
             pytrace=False,
         )
     return _DATA_DIR
