@@ -4,14 +4,17 @@ embedded SmolLM2-135M in float32 (issue 15 §2). Runs in the vLLM environment: `
 (lmbias.lm.backends.vllm keeps one engine per model and options in a process)."""
 
 import json
+import re
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
+from lmbias.cli import main
 from lmbias.data import load_rows
-from lmbias.lm.backends.vllm import _CLIENT_THREADS, load_vllm, shutdown_engines
+from lmbias.lm.backends.vllm import _CLIENT_THREADS, CPU_KV_CACHE_GIB, load_vllm, shutdown_engines
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
 from lmbias.tasks.bold import run_bold
@@ -109,16 +112,71 @@ def test_masked_scoring_needs_the_hf_backend(tmp_path):
 
 
 def test_the_command_exits_cleanly_after_a_vllm_run(tmp_path, embedded_model_cache):
-    """``lmbias run ... --backend vllm`` as a user runs it: exit status 0 and no abort when the process
-    ends (an engine left to the interpreter's shutdown aborted it with status 134 after the work)."""
+    """``lmbias run ... --backend vllm`` as a user runs it on a CPU, without --dtype and without
+    VLLM_CPU_KVCACHE_SPACE (issue 24): the engine starts (a KV cache of its own default size, not 92 %
+    of the memory), runs in float32 like hf, vLLM's own log lines stay off the terminal, exit status 0
+    and no abort when the process ends (an engine left to the interpreter's shutdown aborted it with
+    status 134 after the work)."""
     out = tmp_path / "run"
+    env = embedded_model_cache.env()
+    env.pop("VLLM_CPU_KVCACHE_SPACE", None)
+    env["VLLM_CONFIGURE_LOGGING"] = "1"  # vLLM's logging as a user gets it
     done = subprocess.run([sys.executable, "-m", "lmbias", "run", "bold", "--backend", "vllm", "--max-model-len", "512", "--enforce-eager",
-                           "--dtype", "float32", "--domains", "gender", "--per-group", "1", "--metrics", "sentiment",
+                           "--domains", "gender", "--per-group", "1", "--metrics", "sentiment",
                            "--max-new-tokens", "4", "--no-progress", "--out", str(out)],
-                          capture_output=True, text=True, env=embedded_model_cache.env(), timeout=600)
+                          capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "terminate called" not in done.stderr and "exited unexpectedly" not in done.stderr, done.stderr[-3000:]
     assert len((out / "generations.jsonl").read_text().splitlines()) == 2 and (out / "results.json").is_file()
+    assert json.loads((out / "results.json").read_text())["model"]["dtype"] == "float32"
+    shown = done.stdout + done.stderr
+    assert not re.search(r"\b(INFO|WARNING|DEBUG)\b|EngineCore|Worker pid", shown), shown[-3000:]
+    assert len(shown.splitlines()) < 15, shown  # lmbias's summary only
+
+
+def test_without_the_cache_variable_the_engine_gets_a_kv_cache_of_its_own(monkeypatch, capfd):
+    """In-process, without VLLM_CPU_KVCACHE_SPACE and --dtype: float32, a KV cache of at most
+    CPU_KV_CACHE_GIB GiB, the engine's output in its log file, none on the terminal."""
+    monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE")
+    model = load_vllm(max_model_len=256, enforce_eager=True)
+    shown = capfd.readouterr()
+    assert model.dtype == "float32"
+    assert 0 < model.engine.llm_engine.vllm_config.cache_config.kv_cache_memory_bytes <= CPU_KV_CACHE_GIB * 2**30
+    assert model.log_path.is_file() and model.log_path.stat().st_size > 0
+    assert not re.search(r"\b(INFO|WARNING)\b|EngineCore|Worker pid", shown.out + shown.err), shown
+    assert model.generate(["The nurse said"], {"max_new_tokens": 2}, seed=0)[0]["num_tokens"] == 2
+
+
+ENGINE_RUN = ["run", "bold", "--backend", "vllm", "--enforce-eager", "--domains", "gender", "--per-group", "1", "--metrics",
+              "sentiment", "--max-new-tokens", "4", "--no-progress"]
+
+
+@pytest.mark.parametrize("extra, cause", [
+    (["--max-model-len", "100000"], "ValidationError: User-specified max_model_len (100000) is greater than the derived "
+                                    "max_model_len"),
+    # 0.0001 GiB holds no cache block; VLLM_CPU_KVCACHE_SPACE=1 (set for these tests) would: the option wins over it
+    (["--max-model-len", "512", "--kv-cache-gib", "0.0001"], "ValueError: No available memory for the cache blocks"),
+])
+def test_an_engine_that_cannot_start_is_one_line(tmp_path, capfd, extra, cause):
+    out = tmp_path / "r"
+    assert main([*ENGINE_RUN, *extra, "--out", str(out)]) == 2
+    shown = capfd.readouterr()
+    errors = [line for line in shown.err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and errors[0].startswith("lmbias: error: vLLM could not start ") and cause in errors[0], shown
+    assert "Traceback" not in shown.out + shown.err and not re.search(r"\b(INFO|ERROR)\b", shown.out + shown.err), shown
+    log = Path(re.search(r"; the engine's log: (\S+) \(--verbose shows it on the terminal\)$", errors[0]).group(1))
+    assert log.is_file()
+    if "--kv-cache-gib" in extra:  # a worker's failure: its traceback is in the log, and the hint names the option
+        assert "Traceback" in log.read_text() and "on a CPU, --kv-cache-gib sets the KV cache's size" in errors[0]
+    assert not out.exists()
+
+
+def test_verbose_shows_the_engines_log(tmp_path, capfd):
+    assert main([*ENGINE_RUN, "--max-model-len", "512", "--kv-cache-gib", "0.0001", "--verbose", "--out", str(tmp_path / "r")]) == 2
+    shown = capfd.readouterr()
+    assert "No available memory for the cache blocks" in shown.err and "Traceback" in shown.err  # the worker's, on the terminal
+    errors = [line for line in shown.err.splitlines() if line.startswith("lmbias: error: ")]
+    assert len(errors) == 1 and errors[0].endswith("; its log is above"), errors
 
 
 def test_stopping_the_engines_waits_for_their_client_threads():

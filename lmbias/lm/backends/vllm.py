@@ -8,15 +8,30 @@ sent in nor the number of processes. Prompts go in as the token ids the ``hf`` b
 
 vLLM starts worker processes with ``spawn``: a script that runs it needs an
 ``if __name__ == "__main__":`` guard (the ``lmbias`` command has one).
+
+On a CPU the engine runs in float32 unless ``dtype`` says otherwise (as the ``hf`` backend does;
+vLLM's own default there is bfloat16), and its KV cache gets a fixed size
+(:func:`kv_cache_bytes`: 4 GiB, or a quarter of the available memory when that is less) instead of
+vLLM's default, which reserves 92 % of the machine's memory and fails on a machine in use.
+
+vLLM's own output (about 175 lines per engine: its configuration, its workers' messages, any
+traceback) goes to a log file, not the terminal (``verbose`` shows it there); an engine that fails to
+start is one :class:`~lmbias.lm.loading.ModelLoadError` naming the cause and the log.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
+import os
+import re
+import sys
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
@@ -25,6 +40,9 @@ from ..loading import ModelLoadError, check_model_path, embedded_model_dir, load
 _ENGINES: dict = {}
 # vLLM's names for the threads of an engine's client (vllm/v1/engine/core_client.py)
 _CLIENT_THREADS = {"EngineCoreOutputQueueThread", "MPClientEngineMonitor"}
+GiB = 2**30
+CPU_KV_CACHE_GIB = 4  # the KV cache on a CPU when neither --kv-cache-gib nor VLLM_CPU_KVCACHE_SPACE says
+KV_CACHE_ENV = "VLLM_CPU_KVCACHE_SPACE"  # vLLM's own setting on a CPU (whole GiB)
 
 
 def shutdown_engines() -> None:
@@ -38,8 +56,9 @@ def shutdown_engines() -> None:
     still closing its socket when the interpreter finalises is killed inside pyzmq's C++ code, with the
     same abort."""
     while _ENGINES:
-        _, engine = _ENGINES.popitem()
-        engine.llm_engine.engine_core.shutdown()
+        _, (engine, log_path) = _ENGINES.popitem()
+        with _engine_output(log_path):  # what the engine says while it stops goes to its log too
+            engine.llm_engine.engine_core.shutdown()
     for thread in threading.enumerate():
         if thread.daemon and thread.name in _CLIENT_THREADS:
             thread.join(timeout=30)
@@ -80,6 +99,7 @@ class VllmModel:
     dtype: str
     seed: int = 0
     info: dict = field(default_factory=dict)
+    log_path: Path | None = None  # where the engine's output goes (None: the terminal, ``verbose``)
 
     @property
     def model(self):
@@ -131,15 +151,104 @@ class VllmModel:
                 for output, tokens in zip(outputs, sequences)]
 
 
+def _on_cpu() -> bool:
+    from vllm.platforms import current_platform
+
+    return current_platform.is_cpu()
+
+
+def engine_dtype(dtype: str | None) -> str:
+    """The ``dtype`` the engine is started with: as given; None or ``"auto"``: float32 on a CPU (the
+    ``hf`` backend's rule, :func:`lmbias.lm.loading.load_causal_lm`), the checkpoint's on a GPU."""
+    if dtype not in (None, "auto"):
+        return dtype
+    return "float32" if _on_cpu() else "auto"
+
+
+def kv_cache_bytes(kv_cache_gib: float | None) -> int | None:
+    """The engine's KV cache size in bytes (``kv_cache_memory_bytes``): ``kv_cache_gib`` when given;
+    on a CPU without ``VLLM_CPU_KVCACHE_SPACE``, :data:`CPU_KV_CACHE_GIB` GiB, or a quarter of the
+    memory available now when that is less; else None (vLLM decides: ``VLLM_CPU_KVCACHE_SPACE`` on a
+    CPU, ``gpu_memory_utilization`` on a GPU)."""
+    if kv_cache_gib is not None:
+        return int(kv_cache_gib * GiB)
+    if not _on_cpu() or os.environ.get(KV_CACHE_ENV):
+        return None
+    import psutil  # a dependency of vLLM
+
+    return min(CPU_KV_CACHE_GIB * GiB, psutil.virtual_memory().available // 4)
+
+
+@contextlib.contextmanager
+def _engine_output(log_path: Path | None) -> Iterator[None]:
+    """This process's output and that of the processes it starts meanwhile (file descriptors 1 and 2,
+    which an engine's workers inherit and keep) go to ``log_path`` (None: left on the terminal)."""
+    if log_path is None:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(log_path, "ab") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+@contextlib.contextmanager
+def _kv_cache_option(kv_cache_gib: float | None) -> Iterator[None]:
+    """An explicit ``kv_cache_gib`` wins over ``VLLM_CPU_KVCACHE_SPACE``, which vLLM would apply over it."""
+    saved = os.environ.pop(KV_CACHE_ENV, None) if kv_cache_gib is not None else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[KV_CACHE_ENV] = saved
+
+
+def start_failure(error: Exception, log_path: Path | None) -> str:
+    """What stopped an engine, in one line: the first error of its log (a worker's, logged or a
+    traceback's last line; the exception this process sees then only says "Engine core initialization
+    failed"), else the exception's message (a pydantic validation error's without its frame)."""
+    if log_path is not None and log_path.is_file():
+        for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            found = re.match(r"(?:\(.*?\) ERROR .*?\] )?([\w.]*Error: .+)", line)
+            if found:
+                return _clip(found.group(1))
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if len(lines) > 1 and re.match(r"\d+ validation errors? for ", lines[0]):
+        lines = lines[1:]
+    message = re.sub(r"^Value error, | \[type=.*$", "", lines[0]) if lines else ""
+    return _clip(f"{type(error).__name__}: {message}")
+
+
+def _clip(text: str, limit: int = 400) -> str:
+    text = text.rstrip(" .")
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
 def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_parallel_size: int | None = None,
               pipeline_parallel_size: int | None = None, data_parallel_size: int | None = None,
               gpu_memory_utilization: float | None = None, max_model_len: int | None = None, enforce_eager: bool | None = None,
+              kv_cache_gib: float | None = None, verbose: bool | None = None, log_path: str | Path | None = None,
               seed: int = 0) -> VllmModel:
     """Start a ``vllm.LLM`` engine for ``model`` (a Hub id, a folder, or None: the embedded default,
-    converted to safetensors first). Options left as None keep vLLM's defaults.
+    converted to safetensors first). ``dtype``: :func:`engine_dtype`; ``kv_cache_gib``: the KV
+    cache's size in GiB (:func:`kv_cache_bytes`); other options left as None keep vLLM's defaults.
+
+    The engine's output goes to ``log_path`` (appended; default: a new ``lmbias-vllm-*.log`` in the
+    temporary folder), or to the terminal with ``verbose``; ``VllmModel.log_path`` says where.
 
     Raises:
-        ModelLoadError: vLLM is not installed, or the engine could not start (the cause is named).
+        ModelLoadError: vLLM is not installed, or the engine could not start (one line: the cause
+            and where the engine's log is).
     """
     try:
         import vllm
@@ -152,21 +261,35 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
     else:
         check_model_path(model)
         path, name = model, model
+    dtype = engine_dtype(dtype)
     options = {"tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
                "data_parallel_size": data_parallel_size, "gpu_memory_utilization": gpu_memory_utilization,
-               "max_model_len": max_model_len, "enforce_eager": enforce_eager}
+               "max_model_len": max_model_len, "enforce_eager": enforce_eager, "kv_cache_gib": kv_cache_gib}
     options = {key: value for key, value in options.items() if value is not None}
-    key = (path, dtype, tuple(sorted(options.items())))
+    key = (path, dtype, tuple(sorted(options.items())), os.environ.get(KV_CACHE_ENV))
     if key not in _ENGINES:  # an engine takes 30-120 s to start: one per model and options in a process
         if not _ENGINES:
             atexit.unregister(shutdown_engines)
             atexit.register(shutdown_engines)  # after multiprocessing's own exit handler, so it runs before it
+        if verbose:
+            log_path = None
+        elif log_path is None:
+            handle, log_path = tempfile.mkstemp(prefix="lmbias-vllm-", suffix=".log")
+            os.close(handle)
+        log_path = Path(log_path) if log_path is not None else None
+        engine_options = {k: v for k, v in options.items() if k != "kv_cache_gib"}
         try:
-            _ENGINES[key] = vllm.LLM(model=path, dtype=dtype if dtype not in (None, "auto") else "auto", seed=seed, **options)
+            with _engine_output(log_path), _kv_cache_option(kv_cache_gib):
+                engine = vllm.LLM(model=path, dtype=dtype, seed=seed, kv_cache_memory_bytes=kv_cache_bytes(kv_cache_gib),
+                                  **engine_options)
         except Exception as error:  # the engine's own errors (memory, unsupported architecture ...) name their cause
-            raise ModelLoadError(f"vLLM could not start {name!r}: {type(error).__name__}: "
-                                 f"{str(error).splitlines()[0][:300]}") from None
-    engine = _ENGINES[key]
+            cause = start_failure(error, log_path)
+            if "memory" in cause.lower() and _on_cpu():  # vLLM's advice then names gpu_memory_utilization
+                cause += "; on a CPU, --kv-cache-gib sets the KV cache's size"
+            where = f"the engine's log: {log_path} (--verbose shows it on the terminal)" if log_path else "its log is above"
+            raise ModelLoadError(f"vLLM could not start {name!r}: {cause}; {where}") from None
+        _ENGINES[key] = engine, log_path
+    engine, log_path = _ENGINES[key]
     config = engine.llm_engine.model_config
     return VllmModel(engine, engine.get_tokenizer(), name, path, config.max_model_len, str(config.dtype).replace("torch.", ""),
-                     seed, {"backend": "vllm", "vllm": vllm.__version__, **options})
+                     seed, {"backend": "vllm", "vllm": vllm.__version__, **options}, log_path)
