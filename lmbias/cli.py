@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark
+from .benchmarks.base import BACKEND_OPTIONS
 from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
 from .errors import InputError, LmbiasError
@@ -217,16 +218,50 @@ def _report(args) -> int:
     return 0
 
 
-def run_options(names) -> argparse.ArgumentParser:
-    """A parent parser with the shared run options ``names`` (keys of :data:`RUN_OPTIONS`)."""
-    parser = argparse.ArgumentParser(add_help=False)
-    for name in names:
-        flags, settings = RUN_OPTIONS[name]
-        parser.add_argument(*flags, **settings)
-    return parser
+# ``lmbias run BENCHMARK --help`` lists the benchmark's own options first, then these groups of shared ones.
+_RUN_OPTION_GROUPS = {
+    "model and where it runs": ("model", "dtype", "device", "device_map", "max_memory", "num_processes", "threads",
+                                "batch_size"),
+    "backend (vLLM, an OpenAI-compatible server)": BACKEND_OPTIONS,
+}
 
 
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+def add_run_options(parser: argparse.ArgumentParser, names) -> None:
+    """Add the shared run options ``names`` (keys of :data:`RUN_OPTIONS`) to ``parser``, in groups."""
+    names = list(names)
+    for title, members in [*_RUN_OPTION_GROUPS.items(), ("run", names)]:
+        chosen = [name for name in members if name in names]
+        group = parser.add_argument_group(title)
+        for name in chosen:
+            flags, settings = RUN_OPTIONS[name]
+            group.add_argument(*flags, **settings)
+            names.remove(name)
+        if title == "run":
+            group.add_argument("--data-dir", help="local data folder (default: LMBIAS_DATA_DIR, the cache, a download)")
+
+
+EXAMPLES = """\
+examples:
+  lmbias run bold --per-group 5                      BOLD on 5 prompts per group with the embedded model
+  lmbias run stereoset --model gpt2                  StereoSet (also crows_pairs, counterfactual) -> runs/stereoset-gpt2
+  lmbias run crows_pairs --model M --backend vllm    through vLLM (or --backend openai --base-url URL)
+  lmbias report runs/bold-gpt2 --out reports/gpt2    a self-contained HTML report
+  lmbias leaderboard runs/* --out site               a static leaderboard of every run
+  lmbias resources --fetch                           download every data file now (later runs need no network)
+  lmbias run bold --help                             a benchmark's own options first, then the shared ones
+
+environment:
+  LMBIAS_DATA_DIR     local data folders (':'-separated), looked in before the cache
+  LMBIAS_CACHE_DIR    where downloads go (default ~/.cache/lmbias)
+  LMBIAS_MIRROR       replaces the scheme and host of every download (a proxy or an internal mirror)
+  LMBIAS_OFFLINE=1    never download (HF_HUB_OFFLINE=1 too); a missing file is an error naming it
+  LMBIAS_VERIFY=0     accept a data file whose checksum differs (on purpose only)
+  OPENAI_API_KEY      the key for --backend openai (or the variable --api-key-env names); never printed
+  VLLM_CPU_KVCACHE_SPACE  vLLM on a CPU: its KV cache in GiB (or --kv-cache-gib)
+"""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Every option's help ends with its default (not for flags, nor when there is none)."""
 
     def _get_help_string(self, action):
@@ -245,7 +280,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
-    parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.")
+    parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.", epilog=EXAMPLES)
     parser.add_argument("--version", action="version", version=f"lmbias {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -287,12 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a benchmark on a model (the main job)")
     run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     for benchmark in benchmarks():
-        command = run_benchmarks.add_parser(benchmark.name, parents=[data_dir, run_options(benchmark.run_options)],
-                                            help=benchmark.description, description=benchmark.description)
+        command = run_benchmarks.add_parser(benchmark.name, help=benchmark.description, description=benchmark.description)
+        benchmark.add_arguments(command)
         command.add_argument("--out", help=f"run directory; an interrupted run resumes there (default: runs/{benchmark.name}-MODEL"
                                            "[-SETTINGS]: the model's name and the options given, so that runs with other "
                                            "settings never share a folder)")
-        benchmark.add_arguments(command)
+        add_run_options(command, benchmark.run_options)
         command.set_defaults(func=_run, **benchmark.defaults)
 
     from .hub.push import add_parser as add_push_parser

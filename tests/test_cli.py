@@ -63,3 +63,39 @@ def test_every_option_has_help_and_shows_its_default(monkeypatch):
     assert [(prefix, a.option_strings) for prefix, a, _ in found if not a.help] == []
     helps = {(prefix, a.option_strings[0]): p.format_help() for prefix, a, p in found}
     assert "(default: 0)" in helps["lmbias run bold", "--seed"] and "(default: runs/bold-MODEL" in helps["lmbias run bold", "--out"]
+
+
+def test_top_level_help_has_examples_and_every_environment_variable_it_names_is_read(capsys):
+    import re
+    from pathlib import Path
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "examples:" in text and "environment:" in text
+    named = set(re.findall(r"^  ([A-Z][A-Z_]+)", text.split("environment:")[1], flags=re.M))
+    source = "\n".join(path.read_text() for path in (Path(__file__).parents[1] / "lmbias").rglob("*.py"))
+    assert len(named) >= 7 and all(f'"{name}"' in source for name in named), named  # no variable lmbias does not read
+
+
+@pytest.mark.parametrize("benchmark", ["bold", "stereoset", "crows_pairs", "counterfactual"])
+def test_run_help_lists_the_benchmarks_own_options_before_the_shared_groups(benchmark, capsys):
+    from lmbias.benchmarks import get_benchmark
+
+    with pytest.raises(SystemExit):
+        main(["run", benchmark, "--help"])
+    text = capsys.readouterr().out
+    first_shared = text.index("model and where it runs:")
+    assert first_shared < text.index("\nrun:\n")
+    own = [a.option_strings[-1] for a in _run_parser(benchmark)._actions
+           if a.option_strings and a.container.title == "options" and a.dest != "help"]
+    assert len(own) >= 2  # the benchmark's own options and --out
+    assert all(text.index(flag) < first_shared for flag in own)
+    if "backend" in get_benchmark(benchmark).run_options:
+        assert text.index("backend (vLLM, an OpenAI-compatible server):") > first_shared
+
+
+def _run_parser(benchmark):
+    from lmbias.cli import _subparser, build_parser
+
+    return _subparser(build_parser(), "run", benchmark)
