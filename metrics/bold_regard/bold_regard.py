@@ -3,6 +3,7 @@
 import evaluate
 
 from lmbias import metrics_common
+from lmbias.errors import InputError
 from lmbias.scorers import regard
 
 _CITATION = metrics_common.BOLD_CITATION + """\
@@ -69,7 +70,7 @@ class BoldRegard(metrics_common.TextMeasurement):
         self, predictions, groups=None, domains=None, names=None, device=None, dtype=None, batch_size=32, max_length=256
     ):
         if (domains is None) != (names is None):
-            raise ValueError("domains and names go together: give both (to mask the demographic as XYZ) or neither")
+            raise InputError("domains and names go together: give both (to mask the demographic as XYZ) or neither")
         if domains is not None:
             predictions = regard.mask_demographics(predictions, domains=domains, names=names, groups=groups)
         model = metrics_common.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
