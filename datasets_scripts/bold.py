@@ -6,6 +6,6 @@ from lmbias.data.builder import SpecBuilder
 
 class Bold(SpecBuilder):
     """Bold as a `datasets.GeneratorBasedBuilder`; configs: all, gender, race, profession, religious_ideology,
-    political_ideology; split test."""
+    political_ideology; split train."""
 
     SPEC = SPEC
