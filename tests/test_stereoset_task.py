@@ -413,7 +413,7 @@ def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tm
     report shows a banner, the leaderboard a note (its ⚠), and push refuses it unless --allow-partial."""
     monkeypatch.chdir(tmp_path)
     assert main(["run", "crows_pairs", "--model", causal_dir, "--limit", "3", "--batch-size", "4"]) == 0
-    out = tmp_path / "runs" / f"crows_pairs-{slugify(causal_dir)}"  # the default --out names the model
+    out = tmp_path / "runs" / f"crows_pairs-{slugify(causal_dir)}-limit-3-batch-size-4"  # the default --out: model and settings
     results = json.loads((out / "results.json").read_text())
     assert results["partial"] == {"pairs": "3 of 1,508 (--limit 3)"}
 
@@ -429,7 +429,7 @@ def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tm
     assert main(["push", str(out), "--repo-id", "org/tiny", "--dry-run", "--out", "dry", "--allow-partial"]) == 0
     card = (tmp_path / "dry" / "README.md").read_text()
     assert "partial run" in card and "pairs 3 of 1,508 (--limit 3)" in card
-    assert "partial=pairs 3 of 1,508" in (tmp_path / "dry" / ".eval_results" / "crows_pairs.yaml").read_text()
+    assert not (tmp_path / "dry" / ".eval_results").exists()  # the data came from GitHub, not a Hub dataset: no .eval_results
 
 
 def test_a_full_run_is_not_partial(causal_dir, tmp_path):
