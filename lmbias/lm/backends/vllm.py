@@ -14,8 +14,8 @@ vLLM's own default there is bfloat16), and its KV cache gets a fixed size
 (:func:`kv_cache_bytes`: 4 GiB, or a quarter of the available memory when that is less) instead of
 vLLM's default, which reserves 92 % of the machine's memory and fails on a machine in use.
 
-vLLM's own output (about 175 lines per engine: its configuration, its workers' messages, any
-traceback) goes to a log file, not the terminal (``verbose`` shows it there); an engine that fails to
+vLLM's own output (its configuration, its workers' messages, any traceback: dozens to hundreds of
+lines per engine) goes to a log file, not the terminal (``verbose`` shows it there); an engine that fails to
 start is one :class:`~lmbias.lm.loading.ModelLoadError` naming the cause and the log.
 """
 
