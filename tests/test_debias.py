@@ -122,7 +122,7 @@ def test_plumbing_perplexity_command_writes_and_never_overwrites(tiny, corpus, t
 # --------------------------------------------------------------------------- training plumbing (tiny random model)
 
 
-def test_plumbing_a_killed_training_resumes_where_it_stopped(tiny, corpus, tmp_path, monkeypatch):
+def test_plumbing_a_killed_training_resumes_where_it_stopped(tiny, corpus, tmp_path, monkeypatch, capsys):
     """Stopped right after the step-4 checkpoint, the run resumes there and ends with the same weights
     as an uninterrupted run (the batches depend on the seed and the step only)."""
     whole = debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "whole", **SMALL)
@@ -140,12 +140,38 @@ def test_plumbing_a_killed_training_resumes_where_it_stopped(tiny, corpus, tmp_p
         debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
     assert [p.name for p in (tmp_path / "cut" / "checkpoints").iterdir()] == ["step-4"]  # step-2 removed
     monkeypatch.setattr(training, "_checkpoint", save)
+    capsys.readouterr()
     debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
+    assert f"resuming {tmp_path / 'cut'} from its checkpoint at step 4 of {SMALL['steps']}" in capsys.readouterr().err
     a, b = _weights(tmp_path / "whole"), _weights(tmp_path / "cut")
     assert all(torch.equal(a[key], b[key]) for key in a)
     assert not torch.equal(a["transformer.h.0.attn.c_attn.weight"], _weights(tiny)["transformer.h.0.attn.c_attn.weight"])
     steps = [json.loads(line)["step"] for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
     assert steps == []  # logs every 10 steps: none in 6
+
+
+def test_a_corrupt_state_or_perplexity_file_is_one_line(tiny, corpus, tmp_path, capsys):
+    from lmbias.cli import main
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "debias.json").write_text('{"status": "train')
+    assert main(["debias", "--model", tiny, "--method", "embedding", "--lambda", "1", "--train-file", str(corpus),
+                 "--attributes", "occupation", "--out", str(tmp_path / "run"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{tmp_path / 'run' / 'debias.json'} is not valid JSON" in err[0]
+    (tmp_path / "ppl").mkdir()
+    (tmp_path / "ppl" / "perplexity.json").write_bytes(b"\x00\xff")
+    assert main(["perplexity", "--model", tiny, "--train-file", str(corpus), "--attributes", "occupation",
+                 "--out", str(tmp_path / "ppl")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{tmp_path / 'ppl' / 'perplexity.json'} is not valid JSON" in err[0]
+
+
+def test_debias_help_describes_the_method():
+    from lmbias.cli import build_parser
+
+    text = build_parser()._subparsers._group_actions[0].choices["debias"].format_help()
+    assert "L_LM + lambda * L_fairness" in text and "resumes" in text
 
 
 def test_plumbing_the_control_and_the_methods_differ_only_in_the_fairness_loss(tiny, corpus, tmp_path):

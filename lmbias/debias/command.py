@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
+from ..files import read_json
 from ..text import markdown_table
 from .regularizers import POSITIONS
 from .sentiment_head import DISTANCES, LABELERS
@@ -26,8 +27,16 @@ def _corpus_options(parser: argparse.ArgumentParser) -> None:
 
 def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     """Add ``debias`` and ``perplexity`` to the ``lmbias`` subcommands."""
-    debias = commands.add_parser("debias", parents=[data_dir],
-                                 help="fine-tune a causal LM with the counterfactual paper's fairness regularisation")
+    debias = commands.add_parser(
+        "debias", parents=[data_dir], help="fine-tune a causal LM with the counterfactual paper's fairness regularisation",
+        description="Fine-tune a causal LM with a fairness regulariser of Huang et al. 2020 (§4): L = L_LM + lambda * "
+                    "L_fairness, where L_fairness is the distance between the model's representations of a training text "
+                    "with a sensitive token (a country, occupation or name) and of the same text with another value of "
+                    "that attribute. --method embedding compares the hidden states; --method sentiment compares a "
+                    "sentiment classifier's features of them (trained first on the starting model). --lambda 0 is the "
+                    "paper's control. The output folder gets the model, a model card, debias.json and the held-out "
+                    "perplexity; the same command resumes an interrupted run from its last checkpoint. Example: "
+                    "lmbias debias --method embedding --lambda 10 --out models/embed-10")
     debias.add_argument("--model", help="Hub id or folder of a causal LM (default: the embedded SmolLM2-135M-Instruct)")
     debias.add_argument("--method", choices=METHODS, required=True, help="embedding or sentiment regularisation")
     debias.add_argument("--lambda", dest="lam", type=float, required=True, help="the fairness loss's weight (0: the LM-only control)")
@@ -107,7 +116,7 @@ def _perplexity(args) -> int:
     out = Path(args.out) / PERPLEXITY_FILE if args.out else None
     settings = {"model": args.model or "embedded:smollm2-135m-instruct", "limit": args.limit, "attributes": args.attributes}
     if out is not None and out.is_file():
-        saved = json.loads(out.read_text())
+        saved = read_json(out, fix="move it away or choose another --out")
         if {key: saved.get(key) for key in settings} != settings:
             raise InputError(f"{out} holds the perplexity of other settings ({saved.get('model')}, limit {saved.get('limit')}); "
                              "it is not overwritten: choose another --out")

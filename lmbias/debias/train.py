@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +39,7 @@ from .. import __version__, progress
 from ..checks import check_choice, check_scalar
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
-from ..files import write_atomic
+from ..files import read_json, write_atomic
 from ..run_lock import LOCK_FILE, holds_run_directory
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
 from .regularizers import POSITIONS, aligned_positions, mean_last_two, pair_distance
@@ -75,7 +76,7 @@ def _start_or_resume(out: Path, settings: dict) -> None:
     """Create the run's state in ``out``, or check that the unfinished run there has the same settings."""
     state_path = out / STATE_FILE
     if state_path.is_file():
-        state = json.loads(state_path.read_text())
+        state = read_json(state_path, fix="it is not an lmbias debias run's state: choose another --out")
         if state.get("status") == "finished":
             raise InputError(f"--out {out} holds a finished debiased model (made {state.get('finished_at', '')}); it is "
                              "never overwritten: choose another --out")
@@ -215,6 +216,8 @@ def debias(
         _start_or_resume(out, settings)
     accelerator.wait_for_everyone()
     start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
+    if start_step and accelerator.is_main_process:
+        print(f"resuming {out} from its checkpoint at step {start_step:,} of {steps:,}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     set_seed(seed)
     lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
@@ -244,8 +247,8 @@ def debias(
     if batch_size < accelerator.num_processes:
         raise InputError(f"--batch-size {batch_size} is smaller than the {accelerator.num_processes} processes; each takes a share")
     with (open(out / LOG_FILE, "a") if accelerator.is_main_process else contextlib.nullcontext()) as log, \
-            progress.showing(show_progress and accelerator.is_main_process, "debias"), \
-            progress.bar(steps - start_step, f"debias ({method}, lambda {lam:g})", unit="step") as bar:
+            progress.showing(show_progress and accelerator.is_main_process), \
+            progress.bar(steps - start_step, f"debias: training ({method}, lambda {lam:g})", unit="step") as bar:
         for step in range(start_step, steps):
             items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
             ids, mask = _padded([encoded[i][0] for i in items], pad, accelerator.device)
