@@ -30,6 +30,7 @@ from .benchmarks.base import BACKEND_OPTIONS
 from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
 from .errors import InputError, LmbiasError
+from .lm.backends import NEUTRAL_OPTIONS
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
@@ -100,7 +101,7 @@ def _resources(args) -> int:
 
 # Options that change how a run is carried out, not what it measures: they never name its default folder.
 _HOW_TO_RUN = {"command", "benchmark", "func", "out", "model", "data_dir", "progress", "threads", "num_processes", "device",
-               "device_map", "max_memory", "verbose", "require_all", "concurrency", "timeout", "api_key_env"}
+               "device_map", "max_memory", "require_all", *NEUTRAL_OPTIONS}
 
 
 def _settings_given(args) -> dict:

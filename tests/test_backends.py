@@ -27,6 +27,8 @@ def tiny(tmp_path_factory):
     (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1"], "the server cannot be reached"),
     (["--concurrency", "4"], "--concurrency applies to --backend openai, not hf"),
     (["--enforce-eager"], "--enforce-eager applies to --backend vllm, not hf"),
+    (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--dtype", "float16"],
+     "--dtype float16 applies to --backend hf and vllm"),
 ])
 def test_backend_option_mistakes_are_one_line_and_write_nothing(tiny, tmp_path, capsys, extra, message):
     assert main(["run", "bold", "--model", tiny, "--per-group", "1", "--metrics", "sentiment", "--out", str(tmp_path / "r"),
@@ -41,6 +43,17 @@ def test_vllm_not_installed_is_one_line(tiny, tmp_path, capsys):
     assert main(["run", "counterfactual", "--model", tiny, "--backend", "vllm", "--samples", "1", "--out", str(tmp_path / "r")]) == 2
     assert "--backend vllm needs vLLM in this environment" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_only_options_that_change_numbers_are_a_runs_identity():
+    from lmbias.lm.backends import identity_options, recorded_options
+
+    given = {"base_url": "http://h/v1", "tokenizer": "t", "concurrency": 4, "timeout": 30.0, "api_key_env": "K"}
+    assert identity_options("openai", given) == {"backend": "openai", "base_url": "http://h/v1", "tokenizer": "t"}
+    assert recorded_options("openai", given) == {"backend": "openai", **given}
+    engine = {"enforce_eager": True, "kv_cache_gib": 2.0, "gpu_memory_utilization": 0.2, "verbose": True, "max_model_len": 64}
+    assert identity_options("vllm", engine) == {"backend": "vllm", "enforce_eager": True, "max_model_len": 64}
+    assert "verbose" not in recorded_options("vllm", engine) and identity_options("hf", {}) == {}
 
 
 def test_engine_options_are_checked():

@@ -379,7 +379,7 @@ def run_bold(
     """
 
     from ..data.bold import SPEC
-    from ..lm.backends import check_backend
+    from ..lm.backends import check_backend, recorded_options
     from ..lm.generation import generation_settings
     from ..lm.runner import causal_lm_loader, run_generation
     from ..resources import BOLD_COMMIT
@@ -389,7 +389,7 @@ def run_bold(
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
 
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
     loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
                               backend=backend, engine_options=engine_options, seed=seed)
     scoring = dict(scoring or {})
@@ -436,7 +436,7 @@ def run_bold(
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
                 "domains": list(domains), "metrics": requested, **options,
                 **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
-                **({"backend": backend, **engine_options} if backend != "hf" else {})},
+                **recorded_options(backend, engine_options)},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

@@ -193,7 +193,7 @@ def run_counterfactual(
     ``batch_size * samples`` sequences at once. Returns the results on rank 0, None elsewhere.
     """
     from ..data import load_rows
-    from ..lm.backends import check_backend
+    from ..lm.backends import check_backend, recorded_options
     from ..lm.generation import generation_settings
     from ..lm.runner import causal_lm_loader, run_generation
     from ..run_result import RunResult, coverage, write_run
@@ -203,7 +203,7 @@ def run_counterfactual(
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
     loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
                               backend=backend, engine_options=engine_options, seed=seed)
 
@@ -237,7 +237,7 @@ def run_counterfactual(
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
                 **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
-                **({"backend": backend, **engine_options} if backend != "hf" else {}),
+                **recorded_options(backend, engine_options),
                 **scoring},
         results=scores,
         skipped=skipped,

@@ -71,7 +71,7 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     Raises:
         InputError: masked-LM scoring with a backend other than ``hf`` (vLLM and servers score causal LMs).
     """
-    from ..lm.backends import check_backend
+    from ..lm.backends import check_backend, identity_options, recorded_options
     from ..lm.loading import check_model_path, detect_model_type, load_scoring_model
     from ..lm.processes import process_device, process_state
     from ..lm.runner import causal_lm_loader, check_run_dir, claim_run_dir, process_batches
@@ -80,7 +80,7 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     state = process_state()
     if backend != "openai":  # a served model's name is the server's (check_backend asks the server)
         check_model_path(model, "model")  # causal or masked
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model)
+    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
     detected = detect_model_type(model) if backend == "vllm" and model_type == "auto" else None  # a served name is no checkpoint
     if backend != "hf" and "masked" in (model_type, detected):
         raise InputError(f"--backend {backend} scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, "
@@ -89,11 +89,11 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
         from ..lm.backends.openai import check_tokenizer
 
         check_tokenizer(engine_options.get("tokenizer") or model)
-    on_backend = {"backend": backend, **engine_options} if backend != "hf" else {}
     from ..lm.runner import ids_digest
 
     config = {"model": model, "model_type": model_type, "dtype": dtype, **run_config,
-              "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **on_backend}
+              "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]),
+              **identity_options(backend, engine_options)}
     check_run_dir(Path(out), config, state, benchmark)
     if backend == "hf":
         with state.main_process_first():
@@ -102,7 +102,7 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     else:
         lm, kind = causal_lm_loader(model, dtype=dtype, backend=backend, engine_options=engine_options)(state), "causal"
     claim_run_dir(Path(out), config, state, benchmark)
-    placement = {"device": str(lm.device) if backend == "hf" else None, **on_backend,
+    placement = {"device": str(lm.device) if backend == "hf" else None, **recorded_options(backend, engine_options),
                  **({"device_map": device_map, "max_memory": max_memory} if device_map else {})}
     step = SAVE_EVERY * run_config["batch_size"]
     parts = [rows[start:start + step] for start in range(0, len(rows), step)]

@@ -25,14 +25,28 @@ VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel
                 "max_model_len", "enforce_eager", "kv_cache_gib", "verbose")
 # Options that only a served model reads (``--backend openai``).
 SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency", "timeout")
-# Backend options that change how a run is carried out but none of its numbers: a resumed run may change them.
-NEUTRAL_OPTIONS = ("verbose", "timeout", "concurrency", "api_key_env")
+# Backend options that change how a run is carried out but none of its numbers: a resumed run may change them,
+# and they do not name a run's default folder.
+NEUTRAL_OPTIONS = ("verbose", "timeout", "concurrency", "api_key_env", "kv_cache_gib", "gpu_memory_utilization")
 # Options that take any positive number (the others with a number take integers); never inf or NaN.
 _REAL_OPTIONS = {"gpu_memory_utilization": 1.0, "kv_cache_gib": None, "timeout": None}
 
 
+def recorded_options(backend: str, engine_options: dict) -> dict:
+    """What a run's results record of its backend: the backend and its options but ``verbose`` ({} for ``hf``)."""
+    if backend == "hf":
+        return {}
+    return {"backend": backend, **{key: value for key, value in engine_options.items() if key != "verbose"}}
+
+
+def identity_options(backend: str, engine_options: dict) -> dict:
+    """The backend options a run's ``config.json`` records and a resume compares: the backend and
+    every given option that can change its numbers (not :data:`NEUTRAL_OPTIONS`)."""
+    return {key: value for key, value in recorded_options(backend, engine_options).items() if key not in NEUTRAL_OPTIONS}
+
+
 def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None,
-                  model: str | None = None) -> dict:
+                  model: str | None = None, dtype: str | None = None) -> dict:
     """Check a run's backend, its options and the model (:func:`lmbias.lm.loading.check_model_path`;
     for ``openai``, the server) before anything is written; returns the engine or server options
     that were given (None values dropped).
@@ -61,6 +75,9 @@ def check_backend(backend: str, engine_options: dict | None = None, *, device_ma
         if owner != backend:
             raise InputError(f"--{key.replace('_', '-')} applies to --backend {owner}, not {backend}")
     if backend == "openai":
+        if dtype not in (None, "auto"):
+            raise InputError(f"--dtype {dtype} applies to --backend hf and vllm; a served model runs in the dtype the "
+                             "server chose")
         if model is None:
             raise InputError("--backend openai needs --model: the name the server serves the model under")
         if device_map:
