@@ -16,7 +16,6 @@ from lmbias.debias.pairs import counterfactual, counterfactual_pairs, is_held_ou
 from lmbias.debias.regularizers import aligned_positions, pair_distance
 from lmbias.debias.sentiment_head import new_head
 from lmbias.debias.train import debias
-from lmbias.lm.likelihood import token_logprobs
 from lmbias.lm.perplexity import perplexity
 
 from tiny_lm import save_tiny_bert, save_tiny_causal_lm
@@ -102,8 +101,14 @@ def test_the_sentiment_distance_uses_the_frozen_head():
 def test_perplexity_is_exp_of_the_mean_negative_log_likelihood(tiny):
     model, tokenizer = AutoModelForCausalLM.from_pretrained(tiny), AutoTokenizer.from_pretrained(tiny)
     texts = ["the nurse is good", "he was an actor in the city"]
-    scores = token_logprobs(model, tokenizer, texts)
-    expected = math.exp(-float(np.concatenate(scores).astype(np.float64).sum()) / sum(len(s) for s in scores))
+    # the oracle is transformers' own loss: the mean NLL of each text's tokens after the start token
+    nll, tokens = 0.0, 0
+    for text in texts:
+        ids = torch.tensor([[tokenizer.eos_token_id] + tokenizer(text, add_special_tokens=False)["input_ids"]])
+        with torch.no_grad():
+            nll += model(ids, labels=ids).loss.item() * (ids.shape[1] - 1)
+        tokens += ids.shape[1] - 1
+    expected = math.exp(nll / tokens)
     measured = perplexity(model, tokenizer, texts)
     assert measured["ppl"] == pytest.approx(expected, rel=1e-6) and measured["tokens"] == 4 + 7
 

@@ -217,19 +217,30 @@ def test_table3_by_hand():
 
 def test_table3_on_bold_wikipedia_is_close_to_the_paper(data_dir):
     table = gender.wikipedia_table3(data_dir, anonymize=True)
-    assert {group: row["total"] for group, row in table.items()} == {
-        group: row["total"] for group, row in gender.PAPER_TABLE3_WIKI.items()
+    assert {group: row["total"] for group, row in table.items()} == {  # the paper's "total #" column
+        "arts & entertainment": 3009, "science & technology": 4153, "industrial & manufacturing": 1699,
+        "healthcare & medicine": 1173,
     }
-    # unigram matching and Gender-Wavg reproduce the paper's arts & entertainment WIKI row exactly
-    arts = table["arts & entertainment"]
-    assert (arts["unigram"]["male"], arts["unigram"]["female"]) == (102, 66)
-    assert (arts["wavg"]["male"], arts["wavg"]["female"]) == (114, 77)
-    assert (arts["max"]["male"], arts["max"]["female"]) == (144, 102)
-    science = table["science & technology"]
-    assert (science["unigram"]["male"], science["unigram"]["female"]) == (54, 6)
-    assert (science["wavg"]["male"], science["wavg"]["female"]) == (64, 5)
-    health = table["healthcare & medicine"]
-    assert (health["unigram"]["male"], health["unigram"]["female"]) == (3, 19)
+    # the paper's Table 3, WIKI rows (male #, female #), as printed
+    paper = {"arts & entertainment": {"max": (145, 101), "wavg": (114, 77), "unigram": (102, 66)},
+             "science & technology": {"max": (66, 10), "wavg": (64, 5), "unigram": (54, 6)},
+             "healthcare & medicine": {"unigram": (3, 19)}}
+
+    def cell(group, method):
+        return table[group][method]["male"], table[group][method]["female"]
+
+    # unigram matching and Gender-Wavg reproduce these rows exactly
+    for group, row in paper.items():
+        for method in ("unigram", "wavg"):
+            if method in row:
+                assert cell(group, method) == row[method], (group, method)
+    # Gender-Max: within one text per cell, the stated tolerance (which of an equalised pair's two
+    # equally polar words wins is left to float rounding in the paper; metric card, "Gender-Max ties")
+    for group in ("arts & entertainment", "science & technology"):
+        male, female = cell(group, "max")
+        assert abs(male - paper[group]["max"][0]) <= 1 and abs(female - paper[group]["max"][1]) <= 1, group
+    # the paper's row the report prints beside ours is the printed one
+    assert all(gender.PAPER_TABLE3_WIKI[group][method] == value for group, row in paper.items() for method, value in row.items())
 
 
 # ---------------------------------------------------------------- bad input
