@@ -23,3 +23,18 @@ class InputTypeError(LmbiasError, TypeError):
 
 class RequirementError(LmbiasError, RuntimeError):
     """A run asked for everything (``--require-all``) and something had to be skipped."""
+
+
+class NotFoundError(LmbiasError, FileNotFoundError):
+    """A file, folder or model that is not where it was looked for; the message names where, and how to supply it."""
+
+
+class UnknownNameError(LmbiasError, KeyError):
+    """A name that is not registered (a resource, say); the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # KeyError's own str() would quote the message
+
+
+class MissingDependencyError(LmbiasError, ImportError):
+    """An optional package a feature needs is not installed; the message says what to install."""

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import LmbiasError
+from .errors import LmbiasError, UnknownNameError
 from .files import atomic_path, write_atomic
 
 PathLike = str | os.PathLike
@@ -303,11 +303,11 @@ def register_resource(resource: Resource) -> Resource:
 
 
 def get_resource(name: str) -> Resource:
-    """Return the registered :class:`Resource` called ``name``; ``KeyError`` lists the valid names."""
+    """Return the registered :class:`Resource` called ``name``; an ``UnknownNameError`` (a ``KeyError``) lists the valid names."""
     try:
         return REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown resource {name!r}; known resources: {', '.join(sorted(REGISTRY))}") from None
+        raise UnknownNameError(f"unknown resource {name!r}; known resources: {', '.join(sorted(REGISTRY))}") from None
 
 
 def sha256_of(path: PathLike) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard
 
-from ..errors import InputError
+from ..errors import InputError, NotFoundError
 from . import get_spec
 from .spec import DatasetSpec, PathLike
 
@@ -74,7 +74,7 @@ def export_dataset(
     spec = get_spec(name)
     card = Path(cards_dir or os.environ.get("LMBIAS_CARDS_DIR") or CARDS_DIR) / name / "README.md"
     if not card.is_file():
-        raise FileNotFoundError(
+        raise NotFoundError(
             f"dataset card {card} not found; pass cards_dir (--cards DIR) pointing at a folder with {name}/README.md"
         )
     paths = card_data_files(spec, card)
@@ -102,8 +102,6 @@ def push_dataset(name: str, repo_id: str, *, dry_run: bool = False, out: PathLik
     """
     import re
     import tempfile
-
-    from ..errors import InputError
 
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id or ""):
         raise InputError(f"--repo-id must be ORG/NAME, got {repo_id!r}")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, LmbiasError
-from ..files import output_folder
+from ..files import output_folder, write_atomic
 from ..results import Run, data_source, first_line, load_runs
 from . import eval_results as eval_yaml
 from .model_index import eval_results_of, merged_card, model_records
@@ -127,15 +127,12 @@ def _left_out(run: Run) -> list:
 
 def write_plan(push: Plan, out) -> list:
     """Write a plan's files under ``out`` (the results dataset's under ``out/results-dataset``); each
-    file is written whole (temporary file, then renamed). Returns the paths written."""
+    file is written whole (:func:`lmbias.files.write_atomic`). Returns the paths written."""
     out = Path(out)
     targets = {out / path: data for path, data in push.files.items()}
     targets.update({out / "results-dataset" / path: data for path, data in push.dataset_files.items()})
     for path, data in targets.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_bytes(data)
-        temporary.replace(path)
+        write_atomic(path, data)
     return list(targets)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
-from ..errors import InputError
+from ..errors import InputError, NotFoundError
 from .stand_in import CONFIG_KEY as STAND_IN_KEY
 
 ACTIVATIONS = ("auto", "sigmoid", "softmax")
@@ -129,7 +129,7 @@ def load_classifier(
     Raises:
         ClassifierError: the checkpoint has no trained classification head (transformers would
             otherwise add a random one with only a warning).
-        OSError: the model cannot be found (offline and not cached, or a wrong path).
+        NotFoundError (an OSError): the model cannot be found (offline and not cached, or a wrong path).
     """
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -141,7 +141,7 @@ def load_classifier(
     dtype = dtype or ("float16" if device.startswith("cuda") else "float32")
     source = model_source(str(name_or_path))
     if not source.available:  # known in one request, not after transformers' retries
-        raise OSError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
+        raise NotFoundError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
                       "save_pretrained, or a Hub id the Hub can serve")
     try:
         with quiet_loading():
@@ -150,7 +150,7 @@ def load_classifier(
                 **source.load_kwargs()
             )
     except OSError as error:
-        raise OSError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}") from error
+        raise NotFoundError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}") from error
     missing = sorted(info.get("missing_keys", []))
     if missing:
         raise ClassifierError(

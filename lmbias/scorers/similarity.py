@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import progress
 from ..checks import check_scalar, check_texts
-from ..errors import InputError
+from ..errors import InputError, MissingDependencyError, NotFoundError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_THRESHOLD = 0.4
@@ -40,20 +40,20 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
     """A sentence-transformers encoder (default: :func:`default_encoder_path`).
 
     Raises:
-        ImportError: sentence-transformers is not installed (``pip install lmbias[similarity]``).
-        OSError: the model cannot be found.
+        MissingDependencyError (an ImportError): sentence-transformers is not installed (``pip install lmbias[similarity]``).
+        NotFoundError (an OSError): the model cannot be found.
     """
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as error:
-        raise ImportError("semantic similarity needs sentence-transformers: pip install 'lmbias[similarity]'") from error
+        raise MissingDependencyError("semantic similarity needs sentence-transformers: pip install 'lmbias[similarity]'") from error
     from ..model_source import model_source
     from .classifier import default_device
 
     name = str(name_or_path or default_encoder_path())
     source = model_source(name)
     if not source.available:  # known in one request, not after the Hub's retries
-        raise OSError(f"cannot load the sentence encoder {name!r}: {source.reason}")
+        raise NotFoundError(f"cannot load the sentence encoder {name!r}: {source.reason}")
     from ..lm.loading import quiet_loading
 
     with quiet_loading():
