@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import LmbiasError, UnknownNameError
+from .errors import InputError, LmbiasError, UnknownNameError
 from .files import atomic_path, write_atomic
 
 PathLike = str | os.PathLike
@@ -160,7 +160,7 @@ class Resource:
 
     def __post_init__(self):
         if self.sha256 is None and self.git_blob is None:
-            raise ValueError(f"resource {self.name!r} needs a checksum: sha256 or git_blob (an unverified copy could be "
+            raise InputError(f"resource {self.name!r} needs a checksum: sha256 or git_blob (an unverified copy could be "
                              "short or altered)")
 
 

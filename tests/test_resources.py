@@ -16,6 +16,7 @@ import pytest
 
 import lmbias
 from lmbias import resources
+from lmbias.errors import InputError
 from lmbias.resources import (
     REGISTRY,
     DamagedCacheError,
@@ -83,7 +84,7 @@ def test_missing_offline_error_names_resource_every_place_and_the_remedy(tmp_pat
 
 
 def test_a_resource_without_a_checksum_cannot_be_declared():
-    with pytest.raises(ValueError, match="'my/data' needs a checksum: sha256 or git_blob"):
+    with pytest.raises(InputError, match="'my/data' needs a checksum: sha256 or git_blob"):  # a ValueError too
         Resource(name="my/data", path="my/data.json", url="https://example.org/data.json", sha256=None, description="d")
 
 
