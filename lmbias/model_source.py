@@ -126,9 +126,3 @@ def model_source(name: str) -> ModelSource:
     if cached and not probed.available:
         return ModelSource(name, "cache")
     return probed
-
-
-def forget() -> None:
-    """Forget every lookup of this process (after the network or the cache changed; tests)."""
-    model_source.cache_clear()
-    _hub_unreachable.clear()
