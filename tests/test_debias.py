@@ -1,6 +1,6 @@
 """`lmbias debias` and `lmbias perplexity` (issue 16): the counterfactual pairs and the fairness losses
 on hand-computed examples; training plumbing (resume, LoRA, the control, bad input) on a tiny random
-GPT-2, so those tests check plumbing, not debiasing quality (benchmarks/debias.py measures that)."""
+GPT-2, so those tests check plumbing, not debiasing quality (bench/debias.py measures that)."""
 
 import json
 import math

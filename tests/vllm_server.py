@@ -1,5 +1,5 @@
 """A real OpenAI-compatible server on loopback: vLLM's own server module, started and stopped by the
-caller (tests/test_openai_backend.py, benchmarks/backends.py). Needs the vLLM environment."""
+caller (tests/test_openai_backend.py, bench/backends.py). Needs the vLLM environment."""
 
 from __future__ import annotations
 

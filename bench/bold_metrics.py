@@ -8,9 +8,9 @@ text, and its results are compared with ours (max abs diff). Peak memory is trac
 Python and numpy allocations during a separate batched call. Every rate is the best of several runs
 after a warm-up (batched: ``--repeat``, baselines: 3).
 
-Classifier metrics (toxicity, regard) are measured by ``benchmarks/classifiers.py``.
+Classifier metrics (toxicity, regard) are measured by ``bench/classifiers.py``.
 
-Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/bold_metrics.py
+Usage:  LMBIAS_DATA_DIR=../shared/data python bench/bold_metrics.py
 """
 
 from __future__ import annotations

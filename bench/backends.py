@@ -14,7 +14,7 @@ loopback, started here):
 
 Run it in the vLLM environment (it has all three backends), with lm-eval in an environment of its own:
 ``make vllm-env``; ``python3 -m venv .venv-lmeval && .venv-lmeval/bin/pip install torch==2.13.0 'lm_eval[hf]==0.4.13'``;
-``LMBIAS_DATA_DIR=../shared/data VLLM_CPU_KVCACHE_SPACE=2 .venv-vllm/bin/python benchmarks/backends.py``
+``LMBIAS_DATA_DIR=../shared/data VLLM_CPU_KVCACHE_SPACE=2 .venv-vllm/bin/python bench/backends.py``
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Scores the same CrowS-Pairs sentences with the embedded SmolLM2-135M (causal log
 ``lmbias run crows_pairs`` path) at each thread count, first on an idle machine, then while other
 programs keep some CPUs busy (one busy-looping process per "busy" CPU). Prints sentences/s, the
 ratio to torch's default thread count (all CPUs), and the count :func:`lmbias.lm.processes.cpu_threads`
-picks in that situation. Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/cpu_threads.py``
+picks in that situation. Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python bench/cpu_threads.py``
 """
 
 from __future__ import annotations

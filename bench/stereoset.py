@@ -15,7 +15,7 @@ It ends with an upper bound on any exact speed-up on this machine: the loop's ti
 the fewest FLOPs an exact float32 scorer needs (each item's shared prefix once, the output layer only
 where a scored token is predicted) would take at the measured peak of a large float32 matrix product.
 
-Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/stereoset.py [--model M] [--batch-size 32]
+Usage:  LMBIAS_DATA_DIR=../shared/data python bench/stereoset.py [--model M] [--batch-size 32]
 """
 
 from __future__ import annotations

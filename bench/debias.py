@@ -15,7 +15,7 @@ that differ only in the sensitive token:
 and PPL / PPL_s on the first ``--eval-limit`` held-out texts. The issue's goal: each method halves its
 own measure relative to the control while PPL rises by at most 10 %.
 
-Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python benchmarks/debias.py [--steps 300] [--out runs/debias-bench]
+Usage: ``LMBIAS_DATA_DIR=../shared/data .venv/bin/python bench/debias.py [--steps 300] [--out runs/debias-bench]
 [--runs control embedding:10 sentiment:10 sentiment:1 sentiment:10:probability]``
 """
 

@@ -14,7 +14,7 @@ time, the way a pipeline loop scores) on the first ``--baseline-texts``, against
 (length-sorted batches, fp16 on a GPU: lmbias's default there) on the same texts; then the batched
 scorer alone on ``--texts`` (default all 23,679).
 
-Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/classifiers.py [--size base] [--device cuda]
+Usage:  LMBIAS_DATA_DIR=../shared/data python bench/classifiers.py [--size base] [--device cuda]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Baseline: ``transformers.pipeline("text-generation")`` called once per prompt (t
 peers), same model, same sampling settings (BOLD GPT-2 preset: top-k 40, top-p 0.95, 20 new tokens).
 Then the resumable runner with 1 and with 2 processes (torchrun, gloo) over the same prompts.
 
-Usage:  LMBIAS_DATA_DIR=../shared/data python benchmarks/generation.py [--model M] [--prompts 256]
+Usage:  LMBIAS_DATA_DIR=../shared/data python bench/generation.py [--model M] [--prompts 256]
 """
 
 from __future__ import annotations

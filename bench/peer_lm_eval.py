@@ -1,6 +1,6 @@
-"""lm-evaluation-harness (the peer) scoring CrowS-Pairs from lmbias's local CSV, for benchmarks/backends.py.
+"""lm-evaluation-harness (the peer) scoring CrowS-Pairs from lmbias's local CSV, for bench/backends.py.
 
-Run in lm-eval's own environment: ``python benchmarks/peer_lm_eval.py MODEL_DIR CSV [--limit N]``.
+Run in lm-eval's own environment: ``python bench/peer_lm_eval.py MODEL_DIR CSV [--limit N]``.
 Prints one JSON line: the seconds of lm-eval's evaluation call, and per pair (in file order) the two
 log-likelihoods (sent_more, sent_less). The task is lm-eval's ``crows_pairs_english`` (empty
 context, each sentence scored after the start token) with the dataset read from the CSV.

@@ -12,7 +12,7 @@ cells with a Python dict and calling ``scipy.stats.wasserstein_distance`` once p
 pair) and once per subgroup: every attribute in full by default (``--naive-attributes`` to run a
 subset; the others are then left out of the baseline total, not extrapolated).
 
-Usage:  python benchmarks/counterfactual_metric.py
+Usage:  python bench/counterfactual.py
 """
 
 from __future__ import annotations
