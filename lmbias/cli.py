@@ -18,7 +18,6 @@ Commands:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -31,6 +30,7 @@ from .data import DATASETS, load_rows, summarize
 from .data.bold import merged_group_counts
 from .errors import InputError, LmbiasError
 from .lm.backends import NEUTRAL_OPTIONS
+from .lm.processes import relaunch, report_error, set_threads, stop_cleanly_on_sigterm
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
@@ -127,58 +127,6 @@ def _run(args) -> int:
     if result is not None:  # None on every process but the main one
         print(benchmark.summary(result, args.out))
     return 0
-
-
-def _relaunch(num_processes: int, argv: Sequence[str]) -> int:
-    """Start ``num_processes`` copies of this command under torchrun (gloo on CPU, nccl on GPU)."""
-    import socket
-    import subprocess
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    rest = [a for i, a in enumerate(argv) if a != "--num-processes" and (i == 0 or argv[i - 1] != "--num-processes")]
-    rest = [a for a in rest if not a.startswith("--num-processes=")]
-    command = [
-        sys.executable, "-c", "import sys; from lmbias.lm.processes import torchrun; sys.exit(torchrun(sys.argv[1:]))",
-        "--nproc_per_node", str(num_processes), "--master_addr", "127.0.0.1", "--master_port", str(port),
-        "--module", "lmbias", *rest,
-    ]
-    return subprocess.call(command)
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _stop_cleanly_on_sigterm():
-    """Within the block SIGTERM (``kill``, a scheduler's time limit) stops like Ctrl-C: finished work
-    stays, temporary files and the run directory's lock are removed, and the run resumes when
-    started again. The previous handler is restored after."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _set_threads(requested: int | None) -> None:
-    """torch's CPU threads for a run (:func:`lmbias.lm.processes.cpu_threads`)."""
-    import torch
-
-    from .checks import check_scalar
-    from .lm.processes import cpu_threads
-
-    if requested is not None:
-        check_scalar(requested, "--threads", minimum=1)
-    torch.set_num_threads(cpu_threads(requested))
 
 
 def _modules_install(args) -> int:
@@ -385,18 +333,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise InputError("--device-map splits one model over this machine's devices and cannot be combined with "
                              "--num-processes; run one process")
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
-            return _relaunch(args.num_processes, argv)
+            return relaunch(args.num_processes, argv)
         if getattr(args, "device", None):
             from .lm.loading import check_device
 
             check_device(args.device)
         if hasattr(args, "threads"):
-            _set_threads(args.threads)
-        with _stop_cleanly_on_sigterm():
+            set_threads(args.threads)
+        with stop_cleanly_on_sigterm():
             return args.func(args)
     except LmbiasError as error:
-        if os.environ.get("RANK", "0") == "0":  # the other processes of a run met the same mistake
-            print(f"lmbias: error: {error}", file=sys.stderr)
+        report_error(f"lmbias: error: {error}")
         return 2
     except KeyboardInterrupt:
         print("\nlmbias: interrupted; rerun the same command to resume", file=sys.stderr)

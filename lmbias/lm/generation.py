@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError
-from .loading import LanguageModel
+
+if TYPE_CHECKING:  # a type only: loading.LanguageModel.generate calls generate_batch
+    from .loading import LanguageModel
 
 # Sampling settings of the papers. Every sampling knob is set explicitly so that a model's own
 # generation_config (temperature, top_k ...) cannot leak into a run.
