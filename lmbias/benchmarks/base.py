@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UnknownNameError
 from ..lm.backends import SERVER_OPTIONS, VLLM_OPTIONS
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
@@ -226,7 +227,7 @@ class Benchmark:
         for spec in self.metrics:
             if spec.id == metric_id:
                 return spec
-        raise KeyError(f"{self.name} has no metric {metric_id!r}; its metrics: {[m.id for m in self.metrics]}")
+        raise UnknownNameError(f"{self.name} has no metric {metric_id!r}; its metrics: {[m.id for m in self.metrics]}")
 
     def record(self, metric_id: str, value, *, domain: str, task: str | None = None, source: str = "model", **extra) -> dict:
         """One headline record of metric ``metric_id`` (see :func:`lmbias.results.metric_records`)."""
