@@ -8,7 +8,7 @@ import pytest
 from lmbias import benchmarks
 from lmbias.benchmarks import Benchmark, HubDataset, MetricSpec
 from lmbias.cli import main
-from lmbias.report import html
+from lmbias.render import html
 from lmbias.run_result import RunResult, write_run
 
 FLIPS = {"gender": "HHTH", "race": "TTHT"}  # the toy "dataset": coin flips per domain
@@ -83,7 +83,7 @@ def test_a_benchmark_declared_in_a_test_appears_everywhere(toy, tmp_path, capsys
     dry = tmp_path / "dry"
     assert main(["push", str(run_dir), "--repo-id", "org/coin-7b", "--dry-run", "--out", str(dry)]) == 0
     card = (dry / "README.md").read_text()
-    assert "lmbias/toy-coins" in card and "heads_share" in card
+    assert "Toy coins" in card and "heads_share" in card and "lmbias/toy-coins" not in card  # not read from the Hub: no Hub id
     assert "toy: not measured: tails_streaks" in capsys.readouterr().out
 
 

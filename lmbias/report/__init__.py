@@ -22,8 +22,8 @@ from ..files import output_folder, read_json, write_atomic
 from ..model_source import looks_like_path
 from ..resources import cache_dir
 from ..results import Run, data_source, dataset_of, load_runs
-from . import html
-from .common import Figures, unique_labels
+from ..render import html
+from ..render.common import Figures, unique_labels
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
 

@@ -14,8 +14,8 @@ from .. import stats
 from ..data.bold import DOMAINS
 from ..errors import InputError
 from ..scorers.stand_in import STAND_IN
-from . import html, plots
-from .common import Figures, number, p_value, statistic, test_line
+from ..render import html, plots
+from ..render.common import Figures, number, p_value, statistic, test_line
 
 GENDER_METHODS = ("unigram", "wavg", "max")
 

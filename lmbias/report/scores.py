@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..files import read_json
-from . import html, plots
-from .common import Figures, interval_misses, number, with_ci
+from ..render import html, plots
+from ..render.common import Figures, interval_misses, number, with_ci
 
 STEREOSET_METRICS = (("lms", "LMS", 100), ("ss", "SS", 50), ("icat", "ICAT", 100))
 TASKS = ("intrasentence", "intersentence")
