@@ -82,17 +82,22 @@ def test_aligned_positions_and_the_embedding_distance():
     assert value.item() == pytest.approx(((1 - 1 / math.sqrt(2)) + 2) / 2)
 
 
-def test_the_sentiment_distance_uses_the_frozen_head():
+def test_the_sentiment_distance_is_the_heads_probability_gap():
+    """A head whose P(positive) is sigmoid(x_0) for x_0 >= 0 (identity through the ReLU layers, logit
+    difference x_0): the distance of a pair is the mean |sigmoid(x_0) - sigmoid(y_0)| over its positions."""
     head = new_head(2, "probability")
     with torch.no_grad():
         for layer in [*head.hidden, head.output]:
             if hasattr(layer, "weight"):
                 layer.weight.zero_()
                 layer.bias.zero_()
-        head.output.bias.copy_(torch.tensor([0.0, 1.0]))
-    features = torch.ones(1, 2, 2)
-    # every input gives P(positive) = sigmoid(1): the distance is 0
-    assert pair_distance(features, -features, [([0, 1], [0, 1])], head).item() == pytest.approx(0.0)
+        head.hidden[0].weight[0, 0] = head.hidden[2].weight[0, 0] = head.output.weight[1, 0] = 1.0
+    mine = torch.tensor([[[1.0, 5.0], [2.0, -3.0]]])
+    theirs = torch.tensor([[[0.0, 7.0], [-4.0, 1.0]]])  # x_0 <= 0: P(positive) = 1/2
+    sigmoid = lambda x: 1 / (1 + math.exp(-x))  # noqa: E731
+    expected = ((sigmoid(1) - 0.5) + (sigmoid(2) - 0.5)) / 2
+    assert pair_distance(mine, theirs, [([0, 1], [0, 1])], head).item() == pytest.approx(expected, rel=1e-6)
+    assert pair_distance(mine, theirs, [([1], [0])], head).item() == pytest.approx(sigmoid(2) - 0.5, rel=1e-6)
 
 
 # --------------------------------------------------------------------------- perplexity
@@ -197,6 +202,144 @@ def test_plumbing_the_control_and_the_methods_differ_only_in_the_fairness_loss(t
     assert AutoModelForCausalLM.from_pretrained(tmp_path / "embedding").config.n_layer == 2
 
 
+def test_the_sentiment_head_stays_frozen_while_the_model_trains(tiny, corpus, tmp_path, monkeypatch):
+    """Issue 25: f_s after training is bit-identical to a copy taken when it was prepared (and to the
+    saved sentiment_head.pt), no parameter of it needs or got a gradient, and the model did train."""
+    from dataclasses import replace
+
+    from lmbias.debias import methods
+
+    sentiment, prepared = methods.get_method("sentiment"), []
+
+    def prepare_and_keep(preparation):
+        term = sentiment.loss_term(preparation)
+        prepared.append((term, {key: value.clone() for key, value in term.head.state_dict().items()}))
+        return term
+
+    monkeypatch.setitem(methods.REGISTRY, "sentiment", replace(sentiment, loss_term=prepare_and_keep))
+    out = tmp_path / "sentiment"
+    debias(model=tiny, method="sentiment", lam=10.0, train_file=corpus, out=out, **SMALL)
+    (term, before), = prepared
+    after, saved = term.head.state_dict(), torch.load(out / "sentiment_head.pt", weights_only=False)["state"]
+    assert len(before) == 6 and set(after) == set(before) == set(saved)  # 3 linear layers: weight and bias each
+    assert all(torch.equal(after[key], before[key]) and torch.equal(saved[key], before[key]) for key in before)
+    assert all(not p.requires_grad and p.grad is None for p in term.head.parameters())
+    key = "transformer.h.0.attn.c_attn.weight"
+    assert not torch.equal(_weights(out)[key], _weights(tiny)[key])
+
+
+# --------------------------------------------------------------------------- the method registry (issue 25)
+
+
+def _debias_help() -> str:
+    from lmbias.cli import build_parser
+
+    return build_parser()._subparsers._group_actions[0].choices["debias"].format_help()
+
+
+def test_the_built_in_methods_are_found_through_the_entry_points_setup_cfg_declares():
+    """The built-ins are found like third-party methods: through the lmbias.debias_methods entry points
+    in setup.cfg (after editing it: pip install --no-deps -e . refreshes the installed metadata)."""
+    import configparser
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    from lmbias.debias.methods import get_method, names
+
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).resolve().parents[1] / "setup.cfg")
+    declared = dict(line.split(" = ") for line in config["options.entry_points"]["lmbias.debias_methods"].strip().splitlines())
+    assert declared == {"embedding": "lmbias.debias.methods.embedding:METHOD", "sentiment": "lmbias.debias.methods.sentiment:METHOD"}
+    installed = {entry.name: entry for entry in entry_points(group="lmbias.debias_methods")}
+    assert {name: installed[name].value for name in declared} == declared, "stale metadata: pip install --no-deps -e ."
+    assert all(get_method(name) is installed[name].load() for name in declared)
+    assert set(declared) <= set(names())
+    assert "--method {embedding,sentiment}" in _debias_help()
+
+
+def test_a_method_registered_at_run_time_is_offered_and_trains(tiny, corpus, tmp_path, capsys):
+    """A third method, a tiny loss term with an option of its own, registered in the test: it appears
+    in `lmbias debias --help`, its option reaches it and debias.json, its term is called once per step
+    with the step's pairs, and it changes what is learnt (the λ = 0 control is the same for every method)."""
+    from lmbias.debias.methods import DebiasMethod, register, unregister
+
+    calls = []
+
+    def logit_gap(preparation):
+        power = preparation.settings["gap_power"]
+
+        def term(output, counterfactual_output, positions):
+            calls.append(len(positions))
+            return (output.logits[:, -1].mean() - counterfactual_output.logits[:, -1].mean()).abs() ** power
+
+        return term
+
+    register(DebiasMethod(name="logit_gap", description="the gap of the mean last-position logits", loss_term=logit_gap,
+                          add_arguments=lambda parser: parser.add_argument("--gap-power", type=float, default=2.0,
+                                                                           help="the gap's exponent")))
+    try:
+        text = _debias_help()
+        assert "--method {embedding,sentiment,logit_gap}" in text and "--gap-power GAP_POWER" in text
+        assert "logit_gap (training loss term): the gap of the mean last-position logits" in " ".join(text.split())
+        small = ["--train-file", str(corpus), "--attributes", "occupation", "--steps", "6", "--batch-size", "4",
+                 "--checkpoint-every", "2", "--max-length", "16", "--eval-limit", "0", "--no-progress", "--model", tiny]
+        assert main(["debias", *small, "--method", "logit_gap", "--gap-power", "1", "--lambda", "5", "--out",
+                     str(tmp_path / "gap")]) == 0
+        assert calls == [4] * 6  # 6 steps of 4 pairs
+        settings = json.loads((tmp_path / "gap" / "debias.json").read_text())["settings"]
+        assert (settings["method"], settings["gap_power"], settings["lam"]) == ("logit_gap", 1.0, 5.0)
+        assert "sentiment_distance" not in settings  # another method's option is not this run's setting
+        card = (tmp_path / "gap" / "README.md").read_text()
+        assert "# logit_gap-regularised" in card and "(--method logit_gap): the gap of the mean last-position logits." in card
+        for method in ("logit_gap", "embedding"):
+            assert main(["debias", *small, "--method", method, "--lambda", "0", "--out", str(tmp_path / f"{method}-0")]) == 0
+        assert calls == [4] * 6  # λ = 0 prepares no term
+        gap, control, other = (_weights(tmp_path / name) for name in ("gap", "logit_gap-0", "embedding-0"))
+        assert all(torch.equal(control[key], other[key]) for key in control)
+        assert not torch.equal(gap["transformer.h.0.attn.c_attn.weight"], control["transformer.h.0.attn.c_attn.weight"])
+    finally:
+        unregister("logit_gap")
+    assert "logit_gap" not in _debias_help()
+
+
+def test_a_method_of_another_package_is_found_through_its_entry_point(tmp_path, monkeypatch):
+    """An out-of-tree method: a module and real entry-point metadata (a .dist-info folder) on sys.path."""
+    from lmbias.debias.methods import get_method, load_methods, unregister
+
+    (tmp_path / "lmbias_plugin_method.py").write_text(
+        "from lmbias.debias.methods import DebiasMethod\n"
+        "METHOD = DebiasMethod(name='plugin_projection', description='a projection', transform=lambda preparation: preparation.model)\n")
+    info = tmp_path / "lmbias_plugin_method-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lmbias-plugin-method\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[lmbias.debias_methods]\nplugin_projection = lmbias_plugin_method:METHOD\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert sorted(load_methods()) == ["embedding", "plugin_projection", "sentiment"]
+        assert get_method("plugin_projection").kind == "model transform"
+        assert "plugin_projection (model transform): a projection" in " ".join(_debias_help().split())
+    finally:
+        unregister("plugin_projection")
+
+
+def test_debias_refuses_a_kind_it_cannot_apply_and_a_method_that_contributes_nothing(tiny, corpus, tmp_path, capsys):
+    from lmbias.debias.methods import DebiasMethod, get_method, register, unregister
+
+    register(DebiasMethod(name="projection", description="a projection", transform=lambda preparation: preparation.model))
+    try:
+        assert main(["debias", "--model", tiny, "--method", "projection", "--lambda", "1", "--train-file", str(corpus),
+                     "--out", str(tmp_path / "r")]) == 2
+    finally:
+        unregister("projection")
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "lmbias: error: --method projection is a model transform; lmbias debias applies training loss terms only"]
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(ValueError, match=r"must give exactly one of \['loss_term', 'transform', 'adjust_decoding'\], got none"):
+        DebiasMethod(name="nothing", description="")
+    with pytest.raises(KeyError, match=r"unknown debias method 'projection'; valid: \['embedding', 'sentiment'"):
+        get_method("projection")
+
+
 def test_plumbing_lora_trains_an_adapter_and_saves_the_merged_model(tiny, corpus, tmp_path):
     debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "lora", lora=True, **SMALL)
     merged, base = _weights(tmp_path / "lora"), _weights(tiny)
@@ -217,6 +360,8 @@ def test_plumbing_lora_trains_an_adapter_and_saves_the_merged_model(tiny, corpus
     (["--lambda", "nan"], "lambda must be a finite number, got nan"),
     (["--lambda", "1", "--learning-rate", "inf"], "learning_rate must be a finite number, got inf"),
     (["--lambda", "1", "--learning-rate", "1e39"], "learning_rate must be a number in (0, 1], got 1e+39"),
+    (["--lambda", "1", "--sentiment-distance", "probability"],
+     "--sentiment-distance is an option of --method sentiment, not of --method embedding"),  # issue 25: was ignored
 ])
 def test_debias_mistakes_are_one_line(tiny, corpus, tmp_path, capsys, extra, message):
     assert main(["debias", "--model", tiny, "--method", "embedding", "--train-file", str(corpus), "--out", str(tmp_path / "r"),

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 
 from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json
 from ..text import markdown_table
+from .methods import methods
 from .regularizers import POSITIONS
-from .sentiment_head import DISTANCES, LABELERS
-from .train import METHODS
 
 PERPLEXITY_FILE = "perplexity.json"
 
@@ -29,16 +29,15 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     """Add ``debias`` and ``perplexity`` to the ``lmbias`` subcommands."""
     debias = commands.add_parser(
         "debias", parents=[data_dir], help="fine-tune a causal LM with the counterfactual paper's fairness regularisation",
-        description="Fine-tune a causal LM with a fairness regulariser of Huang et al. 2020 (§4): L = L_LM + lambda * "
-                    "L_fairness, where L_fairness is the distance between the model's representations of a training text "
-                    "with a sensitive token (a country, occupation or name) and of the same text with another value of "
-                    "that attribute. --method embedding compares the hidden states; --method sentiment compares a "
-                    "sentiment classifier's features of them (trained first on the starting model). --lambda 0 is the "
-                    "paper's control. The output folder gets the model, a model card, debias.json and the held-out "
-                    "perplexity; the same command resumes an interrupted run from its last checkpoint. Example: "
-                    "lmbias debias --method embedding --lambda 10 --out models/embed-10")
+        description="Fine-tune a causal LM with a fairness loss term, as in Huang et al. 2020 (§4): L = L_LM + lambda * "
+                    "L_fairness, where L_fairness is the method's term comparing the model's outputs on a training text "
+                    "with a sensitive token (a country, occupation or name) and on the same text with another value of "
+                    "that attribute. --lambda 0 is the paper's control. The output folder gets the "
+                    "model, a model card, debias.json and the held-out perplexity; the same command resumes an "
+                    "interrupted run from its last checkpoint. Example: lmbias debias --method embedding --lambda 10 "
+                    "--out models/embed-10.")
     debias.add_argument("--model", help="Hub id or folder of a causal LM (default: the embedded SmolLM2-135M-Instruct)")
-    debias.add_argument("--method", choices=METHODS, required=True, help="embedding or sentiment regularisation")
+    method = debias.add_argument("--method", required=True, help="the debiasing method (see above)")
     debias.add_argument("--lambda", dest="lam", type=float, required=True, help="the fairness loss's weight (0: the LM-only control)")
     _corpus_options(debias)
     debias.add_argument("--out", required=True, help="a new folder for the debiased model (or an unfinished run's, to resume)")
@@ -51,14 +50,22 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     debias.add_argument("--lora", action="store_true", help="train a LoRA adapter (peft) and merge it into the saved model")
     debias.add_argument("--lora-rank", type=int, help="LoRA rank (default 8)")
     debias.add_argument("--position", choices=POSITIONS, default="all", help="prefix ends compared: all after the token, or the last")
-    debias.add_argument("--sentiment-labels", choices=LABELERS, default="vader", help="sentiment method: who labels f_s's data")
-    debias.add_argument("--label-threshold", type=float, default=0.7, help="sentiment method: |score| above which a text is labelled")
-    debias.add_argument("--sentiment-distance", choices=DISTANCES, default="hidden",
-                        help="sentiment method: cosine of f_s's hidden layer, or |P(positive) difference|")
     debias.add_argument("--eval-limit", type=int, help="held-out texts for the final PPL (default: all; 0: none)")
     debias.add_argument("--device", help="cpu, cuda ... (default: a GPU if there is one)")
     debias.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    debias.set_defaults(func=_debias)
+    method.choices, offered = [], []
+    for each in methods():
+        try:
+            if each.add_arguments is not None:
+                each.add_arguments(debias.add_argument_group(f"--method {each.name}"))
+        except argparse.ArgumentError as error:  # a plugin's option that clashes must not take the command down
+            warnings.warn(f"lmbias: debias method {each.name!r} is not offered: {error}", stacklevel=2)
+            continue
+        method.choices.append(each.name)
+        offered += each.defaults()
+    debias.description += " Methods: " + "; ".join(f"{m.name} ({m.kind}): {m.description}" for m in methods()
+                                                   if m.name in method.choices)
+    debias.set_defaults(func=_debias, method_options=offered)
 
     perplexity = commands.add_parser("perplexity", parents=[data_dir],
                                      help="PPL and PPL_s (texts with a sensitive token) of a causal LM on held-out text")
@@ -79,9 +86,8 @@ def _debias(args) -> int:
                    train_dataset=args.train_dataset, out=args.out, steps=args.steps, batch_size=args.batch_size,
                    learning_rate=args.learning_rate, max_length=args.max_length, checkpoint_every=args.checkpoint_every,
                    seed=args.seed, lora=args.lora, lora_rank=args.lora_rank, position=args.position,
-                   sentiment_labels_from=args.sentiment_labels, label_threshold=args.label_threshold,
-                   sentiment_distance=args.sentiment_distance, eval_limit=args.eval_limit, device=args.device,
-                   data_dir=args.data_dir, show_progress=args.progress)
+                   eval_limit=args.eval_limit, device=args.device, data_dir=args.data_dir, show_progress=args.progress,
+                   **{key: getattr(args, key) for key in args.method_options})
     if state:
         from ..lm.perplexity import describe
 

@@ -67,3 +67,11 @@ def pair_distance(features: Any, counterfactual_features: Any, positions: Sequen
     distances = cosine_distance(mine, theirs) if head is None else head.distance(mine, theirs)
     totals = torch.zeros(len(positions), device=distances.device).index_add_(0, rows, distances)
     return totals / torch.tensor([len(p) for p, _ in positions], device=distances.device)
+
+
+def batch_distance(output: Any, counterfactual_output: Any, positions: Sequence[tuple[list[int], list[int]]],
+                   head: Any = None) -> Any:
+    """A batch's L_fairness: :func:`pair_distance` of h̄ of two model outputs (``output_hidden_states=True``),
+    averaged over the pairs (a scalar tensor)."""
+    return pair_distance(mean_last_two(output.hidden_states), mean_last_two(counterfactual_output.hidden_states), positions,
+                         head).mean()

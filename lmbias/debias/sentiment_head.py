@@ -107,6 +107,7 @@ def train_head(features: Any, labels: Sequence[int], *, distance: str = "hidden"
         optimizer.zero_grad()
         torch.nn.functional.cross_entropy(head(features[train]), labels[train], weight=weights).backward()
         optimizer.step()
+    head.zero_grad(set_to_none=True)  # frozen from here on: no gradient kept, none accumulates
     head.eval().requires_grad_(False)
     with torch.no_grad():
         predicted = head(features[test]).argmax(-1)

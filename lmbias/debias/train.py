@@ -2,13 +2,11 @@
 al. 2020, §4, step 3 of the curriculum) and save it where every benchmark can load it.
 
 L(x) = L_LM(x) + λ · L_fairness(h(x_1:i), h(x̃_1:i)), on the training part of the corpus's texts
-that contain a sensitive token (:mod:`lmbias.debias.pairs`), with
-
-* ``method="embedding"``: the cosine distance of h̄ (:mod:`lmbias.debias.regularizers`);
-* ``method="sentiment"``: the distance of a frozen sentiment classifier's outputs, trained first
-  on the starting model's features (step 2, :mod:`lmbias.debias.sentiment_head`).
-
-``lam=0`` is the paper's control: the same steps on the same batches with L_LM alone.
+that contain a sensitive token (:mod:`lmbias.debias.pairs`), where L_fairness is the loss term of
+the chosen method (:mod:`lmbias.debias.methods`; built in: ``embedding``, the cosine distance of h̄,
+and ``sentiment``, the distance of a frozen sentiment classifier's outputs trained first on the
+starting model's features). ``lam=0`` is the paper's control: the same steps on the same batches
+with L_LM alone (no loss term is prepared).
 
 The loop runs under accelerate (one process, or several with ``accelerate launch``, each taking its
 share of every batch; bf16 mixed precision on a GPU), seeded: the batch of step ``k`` is a function
@@ -19,8 +17,8 @@ of every weight (7B-class models on one GPU) and merges it into the saved model.
 
 ``<out>`` then holds the model and tokenizer (``save_pretrained``), ``README.md`` (a model card
 saying how it was made), ``debias.json`` (the settings, counts, timing, held-out PPL and PPL_s),
-``log.jsonl`` (losses every 10 steps) and, for the sentiment method, ``sentiment_head.pt``. A
-finished ``<out>`` is never overwritten, and a folder holding anything else is refused.
+``log.jsonl`` (losses every 10 steps) and the files the method writes (the sentiment method:
+``sentiment_head.pt``). A finished ``<out>`` is never overwritten, and a folder holding anything else is refused.
 """
 
 from __future__ import annotations
@@ -41,38 +39,39 @@ from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..run_lock import LOCK_FILE, holds_run_directory
+from .features import encode, last_token_features, padded
+from .methods import Preparation, get_method, method_options
+from .methods.sentiment import load_sentiment_head
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
-from .regularizers import POSITIONS, aligned_positions, mean_last_two, pair_distance
-from .sentiment_head import DISTANCES, LABELERS, new_head, sentiment_labels, train_head
+from .regularizers import POSITIONS, aligned_positions
 
-METHODS = ("embedding", "sentiment")
+__all__ = ["debias", "model_card", "last_token_features", "load_sentiment_head"]  # the last two: bench scripts import them here
 STATE_FILE = "debias.json"
-HEAD_FILE = "sentiment_head.pt"
 LOG_FILE = "log.jsonl"
 CHECKPOINTS = "checkpoints"
-# What an unfinished run's folder may hold besides checkpoints (a run resumes in it).
-_RUN_FILES = {STATE_FILE, HEAD_FILE, LOG_FILE, CHECKPOINTS, LOCK_FILE}
+# What an unfinished run's folder may hold besides checkpoints and the method's files (a run resumes in it).
+_RUN_FILES = {STATE_FILE, LOG_FILE, CHECKPOINTS, LOCK_FILE}
 
 
 def check_settings(settings: dict) -> None:
-    """Check the debias settings before anything is loaded or written (one line naming the option)."""
-    check_choice(settings["method"], METHODS, "method")
+    """Check the debias settings before anything is loaded or written (one line naming the option);
+    the method's own options are checked by :func:`~lmbias.debias.methods.method_options`."""
+    method = get_method(settings["method"])
+    if method.loss_term is None:
+        raise InputError(f"--method {method.name} is a {method.kind}; lmbias debias applies training loss terms only")
     check_scalar(settings["lam"], "lambda", minimum=0, integer=False, expected="a number >= 0 (0: the LM-only control)")
     for name in ("steps", "batch_size", "checkpoint_every"):
         check_scalar(settings[name], name, minimum=1)
     check_scalar(settings["max_length"], "max_length", minimum=8)
     check_scalar(settings["learning_rate"], "learning_rate", minimum=1e-12, maximum=1.0, integer=False, expected="a number in (0, 1]")
     check_choice(settings["position"], POSITIONS, "position")
-    check_choice(settings["sentiment_labels"], LABELERS, "sentiment_labels")
-    check_choice(settings["sentiment_distance"], DISTANCES, "sentiment_distance")
-    check_scalar(settings["label_threshold"], "label_threshold", minimum=0, maximum=1, integer=False)
     if settings["lora_rank"] is not None:
         check_scalar(settings["lora_rank"], "lora_rank", minimum=1)
     if settings["eval_limit"] is not None:
         check_scalar(settings["eval_limit"], "eval_limit", minimum=0)
 
 
-def _start_or_resume(out: Path, settings: dict) -> None:
+def _start_or_resume(out: Path, settings: dict, method_files=()) -> None:
     """Create the run's state in ``out``, or check that the unfinished run there has the same settings."""
     state_path = out / STATE_FILE
     if state_path.is_file():
@@ -86,42 +85,10 @@ def _start_or_resume(out: Path, settings: dict) -> None:
             raise InputError(f"--out {out} holds an unfinished debias run with other settings ({', '.join(differ)}); rerun "
                              "it with its settings to resume, or choose another --out")
         return
-    others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES)
+    others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES | set(method_files))
     if others:
         raise InputError(f"--out {out} holds other files ({', '.join(others[:5])}); give a new or empty folder")
     write_atomic(state_path, json.dumps({"status": "training", "settings": settings}, indent=2))
-
-
-def _encode(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]]:
-    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-    return [([start] if start is not None else []) + list(ids)[: max_length - 1] for ids in encoded]
-
-
-def _padded(sequences: list[list[int]], pad: int, device):
-    import torch
-
-    width = max(map(len, sequences))
-    ids = torch.tensor([s + [pad] * (width - len(s)) for s in sequences], device=device)
-    mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=device)
-    return ids, mask
-
-
-def last_token_features(model, tokenizer, texts: Sequence[str], *, max_length: int = 128, batch_size: int = 32):
-    """h̄ at each text's last token under ``model`` (no gradient), one float32 row per text (on CPU)."""
-    import torch
-
-    rows = []
-    encoded = _encode(tokenizer, texts, max_length)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    device = next(model.parameters()).device
-    with torch.no_grad():
-        for start in range(0, len(encoded), batch_size):
-            chunk = encoded[start : start + batch_size]
-            ids, mask = _padded(chunk, pad, device)
-            features = mean_last_two(model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states)
-            rows.append(features[torch.arange(len(chunk)), mask.sum(1) - 1].float().cpu())
-    return torch.cat(rows)
 
 
 def _batch_of(step: int, n_items: int, batch_size: int, seed: int) -> list[int]:
@@ -154,32 +121,32 @@ def debias(
     lora: bool = False,
     lora_rank: int | None = None,
     position: str = "all",
-    sentiment_labels_from: str = "vader",
-    label_threshold: float = 0.7,
-    sentiment_distance: str = "hidden",
     eval_limit: int | None = None,
     device: str | None = None,
     data_dir=None,
     show_progress: bool = True,
+    **options,
 ) -> dict:
     """Debias ``model`` (a Hub id, folder or None for the embedded SmolLM2-135M) and save it to ``out``;
     returns the contents of ``<out>/debias.json``. See the module docstring for the method.
 
     Args:
-        method, lam: ``"embedding"`` or ``"sentiment"`` regularisation and its weight λ (0: the control).
+        method, lam: a registered method with a training loss term (:mod:`lmbias.debias.methods`; built in:
+            ``"embedding"``, ``"sentiment"``) and its weight λ (0: the control).
         attributes: which sensitive attributes' tokens define the training texts and their counterfactuals.
         train_file, train_dataset: the corpus (:func:`~lmbias.debias.pairs.load_corpus`; default BOLD's Wikipedia sentences).
         steps, batch_size, learning_rate, max_length: the optimisation (AdamW; texts cut to ``max_length`` tokens).
         checkpoint_every: steps between ``save_state`` checkpoints (resume points).
         lora, lora_rank: train a LoRA adapter (peft, rank 8 by default) and merge it into the saved model.
         position: ``"all"`` or ``"last"`` prefix ends (:mod:`lmbias.debias.regularizers`).
-        sentiment_labels_from, label_threshold, sentiment_distance: the sentiment method's step 2
-            (:mod:`lmbias.debias.sentiment_head`).
         eval_limit: held-out texts for the final PPL (None: all; 0: no evaluation).
+        options: the method's own options (the sentiment method: ``sentiment_labels``, ``label_threshold``,
+            ``sentiment_distance``); the others keep their defaults.
 
     Raises:
         InputError: a setting out of range, a corpus that is not text, an attribute with no texts in it,
-            a model without a causal LM head, an ``out`` that holds a finished model or other files.
+            a model without a causal LM head, an ``out`` that holds a finished model or other files, a method
+            that is not a training loss term, an option of another method.
     """
     import torch
     from accelerate import Accelerator
@@ -189,12 +156,12 @@ def debias(
     from ..lm.perplexity import held_out_perplexity
 
     attributes = check_attributes(attributes)
+    chosen = get_method(method)
     settings = {"model": model, "method": method, "lam": lam, "attributes": attributes,
                 "train_file": None if train_file is None else str(train_file), "train_dataset": train_dataset,
                 "steps": steps, "batch_size": batch_size, "learning_rate": learning_rate, "max_length": max_length,
                 "checkpoint_every": checkpoint_every, "seed": seed, "lora": lora, "lora_rank": lora_rank if lora else None,
-                "position": position, "sentiment_labels": sentiment_labels_from, "label_threshold": label_threshold,
-                "sentiment_distance": sentiment_distance, "eval_limit": eval_limit}
+                "position": position, **method_options(method, options), "eval_limit": eval_limit}
     check_settings(settings)
     texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
     pairs = counterfactual_pairs(texts, attributes, seed=seed)
@@ -213,7 +180,7 @@ def debias(
     out = Path(out)
     accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if torch.cuda.is_available() and device != "cpu" else "no")
     if accelerator.is_main_process:
-        _start_or_resume(out, settings)
+        _start_or_resume(out, settings, chosen.files)
     accelerator.wait_for_everyone()
     start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
     if start_step and accelerator.is_main_process:
@@ -225,15 +192,15 @@ def debias(
     if network.get_output_embeddings() is None:
         raise InputError(f"--model {model}: {type(network).__name__} has no causal LM head; debiasing needs a causal LM")
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    encoded = [(a, b) for a, b in zip(_encode(tokenizer, [p["text"] for p in train_pairs], max_length),
-                                      _encode(tokenizer, [p["counterfactual"] for p in train_pairs], max_length)) if a != b]
+    encoded = [(a, b) for a, b in zip(encode(tokenizer, [p["text"] for p in train_pairs], max_length),
+                                      encode(tokenizer, [p["counterfactual"] for p in train_pairs], max_length)) if a != b]
     if not encoded:
         raise InputError(f"no training text differs from its counterfactual within --max-length {max_length} tokens")
 
-    head, head_info = None, None
-    if method == "sentiment" and lam > 0:
-        head, head_info = _sentiment_head(out, network, tokenizer, [t for t in texts if not is_held_out(t)], settings, data_dir)
-        head = head.to(accelerator.device)
+    term = None
+    if lam > 0:
+        term = chosen.loss_term(Preparation(model=network, tokenizer=tokenizer, texts=[t for t in texts if not is_held_out(t)],
+                                            settings=settings, folder=out, device=accelerator.device, data_dir=data_dir))
     if lora:
         from peft import LoraConfig, get_peft_model
 
@@ -251,17 +218,15 @@ def debias(
             progress.bar(steps - start_step, f"debias: training ({method}, lambda {lam:g})", unit="step") as bar:
         for step in range(start_step, steps):
             items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
-            ids, mask = _padded([encoded[i][0] for i in items], pad, accelerator.device)
+            ids, mask = padded([encoded[i][0] for i in items], pad, accelerator.device)
             labels = ids.masked_fill(mask == 0, -100)
             with accelerator.autocast():
                 output = network(input_ids=ids, attention_mask=mask, labels=labels, output_hidden_states=lam > 0)
                 loss, fairness = output.loss, None
-                if lam > 0:
-                    other_ids, other_mask = _padded([encoded[i][1] for i in items], pad, accelerator.device)
+                if term is not None:
+                    other_ids, other_mask = padded([encoded[i][1] for i in items], pad, accelerator.device)
                     other = network(input_ids=other_ids, attention_mask=other_mask, output_hidden_states=True)
-                    positions = [aligned_positions(*encoded[i], position) for i in items]
-                    fairness = pair_distance(mean_last_two(output.hidden_states), mean_last_two(other.hidden_states),
-                                             positions, head).mean()
+                    fairness = term(output, other, [aligned_positions(*encoded[i], position) for i in items])
                     loss = loss + lam * fairness
             if not _finite_everywhere(accelerator, loss.detach()):
                 raise _not_finite(out, step + 1, f"the loss ({float(loss.detach()):g})")
@@ -295,7 +260,7 @@ def debias(
     state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
              "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
              "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,
-             "training_seconds": round(seconds, 1), "sentiment_head": head_info, "held_out": evaluation}
+             "training_seconds": round(seconds, 1), **getattr(term, "record", {}), "held_out": evaluation}
     write_atomic(out / "README.md", model_card(state))
     write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
     shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
@@ -338,47 +303,19 @@ def _checkpoint(accelerator, out: Path, step: int) -> None:
     accelerator.wait_for_everyone()
 
 
-def _sentiment_head(out: Path, network, tokenizer, texts: Sequence[str], settings: dict, data_dir):
-    """Step 2: f_s trained on the starting model's features (or loaded from ``out`` when resuming)."""
-    import torch
-
-    path = out / HEAD_FILE
-    if path.is_file():
-        saved = torch.load(path, weights_only=False)
-        head = new_head(saved["width"], settings["sentiment_distance"])
-        head.load_state_dict(saved["state"])
-        return head.eval().requires_grad_(False), saved["info"]
-    index, labels = sentiment_labels(texts, settings["sentiment_labels"], settings["label_threshold"], data_dir=data_dir)
-    network.eval()
-    features = last_token_features(network, tokenizer, [texts[i] for i in index], max_length=settings["max_length"])
-    head, info = train_head(features, labels, distance=settings["sentiment_distance"], seed=settings["seed"])
-    info["labels"] = f"{settings['sentiment_labels']} |score| > {settings['label_threshold']}"
-    torch.save({"width": features.shape[-1], "state": head.state_dict(), "info": info}, path)
-    return head, info
-
-
-def load_sentiment_head(folder):
-    """The f_s a sentiment-debiased model was trained with (``<folder>/sentiment_head.pt``), frozen."""
-    import torch
-
-    saved = torch.load(Path(folder) / HEAD_FILE, weights_only=False)
-    head = new_head(saved["width"], "hidden")
-    head.load_state_dict(saved["state"])
-    return head.eval().requires_grad_(False)
-
-
 def model_card(state: dict) -> str:
     """The saved model's README.md: what it is, how it was made, and how to evaluate it."""
     from ..lm.perplexity import describe
 
     s = state["settings"]
+    method = get_method(s["method"])
     held = state.get("held_out") or {}
     lines = [
         "---", "tags:", "- lmbias", "- debiasing", "- counterfactual-fairness",
         *([f"base_model: {s['model']}"] if s["model"] and "/" in s["model"] and not Path(s["model"]).exists() else []), "---", "",
         f"# {s['method']}-regularised {state['base_model']} (λ = {s['lam']:g})", "",
-        f"Fine-tuned with `lmbias debias` {state['lmbias_version']}: the counterfactual paper's {s['method']} regularisation "
-        f"(Huang et al. 2020, §4){' — here the λ = 0 control, LM loss only' if s['lam'] == 0 else ''}.", "",
+        f"Fine-tuned with `lmbias debias` {state['lmbias_version']} (--method {s['method']}): {method.description}"
+        f"{' — here the λ = 0 control, LM loss only' if s['lam'] == 0 else ''}.", "",
         "| setting | value |", "|---|---|",
         f"| attributes | {', '.join(s['attributes'])} |", f"| corpus | {state['corpus']} |",
         f"| training pairs | {state['training_pairs']:,} (held out: {state['held_out_pairs']:,}) |",
@@ -386,10 +323,7 @@ def model_card(state: dict) -> str:
         f"| prefix ends | {s['position']} |", f"| LoRA | {'rank ' + str(s['lora_rank'] or 8) + ', merged' if s['lora'] else 'no'} |",
         f"| seed | {s['seed']} |", f"| training time | {state['training_seconds']:.0f} s on {state['processes']} process(es) |",
     ]
-    if state.get("sentiment_head"):
-        info = state["sentiment_head"]
-        lines.append(f"| sentiment classifier f_s | {info['labels']}: {info['positive']} positive, {info['negative']} negative, "
-                     f"held-out F1 {info['held_out_f1']:.3f}, distance {s['sentiment_distance']} |")
+    lines += [f"| {name} | {value} |" for name, value in (method.card_rows(state) if method.card_rows else [])]
     if held:
         lines.append(f"| held-out PPL / PPL_s | {describe(held['ppl'])} / {describe(held['ppl_s'])} |")
     lines += ["", "Evaluate it like any model: `lmbias run counterfactual --model THIS_FOLDER`, "

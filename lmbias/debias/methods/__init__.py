@@ -1,0 +1,173 @@
+"""Debiasing methods behind one small protocol, and their registry.
+
+A method is a :class:`DebiasMethod`: a name, a one-line description, its own options, and what it
+contributes, which is exactly one of:
+
+* ``loss_term``: a training loss term, what ``lmbias debias`` applies (embedding and sentiment
+  regularisation). ``loss_term(preparation)`` is called once before the first step (and again when a
+  run resumes) with a :class:`Preparation` (the starting model, the training texts, the settings, the
+  run folder), and returns the term: a callable ``term(output, counterfactual_output, positions)``
+  giving the batch's L_fairness as a scalar tensor, which the loop adds to the LM loss as λ · term.
+  ``output`` and ``counterfactual_output`` are the model's outputs (with ``hidden_states``) on a batch
+  of training texts and on their counterfactuals; ``positions[j]`` is pair j's aligned prefix ends in
+  each (:func:`~lmbias.debias.regularizers.aligned_positions`). The term may carry ``record``, a dict
+  of JSON values that ``debias.json`` keeps (the sentiment method: its classifier's counts and F1).
+* ``transform``: a change of the model's weights, for projection methods (INLP, LEACE).
+  ``transform(preparation)`` returns the transformed model.
+* ``adjust_decoding``: a decoding-time adjustment (Self-Debias). ``adjust_decoding(model, tokenizer,
+  options)`` returns a ``transformers.LogitsProcessor`` for generation.
+
+No command applies the last two kinds yet: ``lmbias debias`` refuses them with one line.
+
+Methods are found through the ``lmbias.debias_methods`` entry-point group, built-ins (declared in
+setup.cfg) and other packages' alike; :func:`register` adds one at run time.
+docs/adding-a-debias-method.md shows a whole method.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, UnknownNameError
+
+GROUP = "lmbias.debias_methods"
+KINDS = {"loss_term": "training loss term", "transform": "model transform", "adjust_decoding": "decoding-time adjustment"}
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a method's ``loss_term`` or ``transform`` gets before training: the starting model (not yet
+    trained, wrapped or moved by accelerate), its tokenizer, the training part of the corpus, the run's
+    settings (the method's options among them), the run folder and the device."""
+
+    model: Any
+    tokenizer: Any
+    texts: list
+    settings: dict
+    folder: Path
+    device: Any
+    data_dir: Any = None
+
+
+@dataclass(frozen=True)
+class DebiasMethod:
+    """A debiasing method (see the module docstring).
+
+    Args:
+        name: the id: ``lmbias debias --method NAME``, ``debias.json``'s ``settings.method``.
+        description: one line for ``lmbias debias --help`` and the saved model's card.
+        add_arguments: ``add_arguments(parser)`` adds the method's own options to ``lmbias debias``;
+            each needs a default (the Python API's default too) and its ``dest`` is its settings key.
+        check: ``check(options)`` raises :class:`~lmbias.errors.InputError` naming a bad option value.
+        loss_term, transform, adjust_decoding: what it contributes; exactly one is given.
+        files: names of the files it writes into the run folder (an unfinished run may hold them).
+        card_rows: ``card_rows(state)`` -> ``(setting, value)`` rows for the model card's table.
+    """
+
+    name: str
+    description: str
+    add_arguments: Callable | None = None
+    check: Callable | None = None
+    loss_term: Callable | None = None
+    transform: Callable | None = None
+    adjust_decoding: Callable | None = None
+    files: tuple = ()
+    card_rows: Callable | None = None
+
+    def __post_init__(self):
+        given = [hook for hook in KINDS if getattr(self, hook) is not None]
+        if len(given) != 1:
+            raise InputError(f"debias method {self.name!r} must give exactly one of {list(KINDS)}, got {given or 'none'}")
+
+    @property
+    def kind(self) -> str:
+        """What it contributes, in words: "training loss term", "model transform" or "decoding-time adjustment"."""
+        return next(KINDS[hook] for hook in KINDS if getattr(self, hook) is not None)
+
+    def defaults(self) -> dict:
+        """Its options and their defaults, read from ``add_arguments``."""
+        parser = argparse.ArgumentParser(add_help=False)
+        if self.add_arguments is not None:
+            self.add_arguments(parser)
+        return vars(parser.parse_args([]))
+
+
+REGISTRY: dict = {}
+_loaded = False
+
+
+def load_methods() -> list:
+    """Register the methods named under the ``lmbias.debias_methods`` entry-point group (each entry
+    point names a :class:`DebiasMethod`); returns their names. A broken one is a warning, not an error."""
+    global _loaded
+    import warnings
+    from importlib.metadata import entry_points
+
+    _loaded = True
+    loaded = []
+    for entry in entry_points(group=GROUP):
+        try:
+            loaded.append(register(entry.load()).name)
+        except Exception as error:  # noqa: BLE001
+            warnings.warn(f"lmbias: debias method {entry.name!r} ({entry.value}) was not loaded: {error}", stacklevel=2)
+    return loaded
+
+
+def register(method: DebiasMethod) -> DebiasMethod:
+    """Add ``method`` to the registry (replacing one of the same name) and return it."""
+    if not _loaded:
+        load_methods()  # entry points first, so that a method registered at run time wins
+    if not isinstance(method, DebiasMethod):
+        raise InputError(f"register() takes a lmbias.debias.methods.DebiasMethod, got {type(method).__name__}")
+    REGISTRY[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove the method called ``name`` (no error if it is not registered)."""
+    REGISTRY.pop(name, None)
+
+
+def methods() -> list:
+    """The registered :class:`DebiasMethod` objects, in registration order."""
+    if not _loaded:
+        load_methods()
+    return list(REGISTRY.values())
+
+
+def names() -> list:
+    """The registered methods' names, in registration order."""
+    return [method.name for method in methods()]
+
+
+def get_method(name: str) -> DebiasMethod:
+    """The method called ``name``; an :class:`~lmbias.errors.UnknownNameError` lists the valid names."""
+    valid = names()
+    if name not in valid:
+        hint = "" if valid else f" (no method is registered: is lmbias installed, with its {GROUP} entry points?)"
+        raise UnknownNameError(f"unknown debias method {name!r}; valid: {valid}{hint}")
+    return REGISTRY[name]
+
+
+def method_options(name: str, given: dict) -> dict:
+    """The options of the method ``name``: its defaults updated with ``given``, checked. An option of
+    another registered method is refused unless it has that method's default (the command line passes
+    every method's options), and an option no method has is refused."""
+    method = get_method(name)
+    options = method.defaults()
+    for key, value in given.items():
+        if key in options:
+            options[key] = value
+            continue
+        owner = next((other for other in methods() if key in other.defaults()), None)
+        if owner is None:
+            raise InputError(f"unknown option {key!r} for --method {name}; its options: {sorted(options) or 'none'}")
+        if value != owner.defaults()[key]:
+            raise InputError(f"--{key.replace('_', '-')} is an option of --method {owner.name}, not of --method {name}")
+    if method.check is not None:
+        method.check(options)
+    return options
