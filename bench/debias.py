@@ -33,9 +33,11 @@ import numpy as np
 import torch
 
 import lmbias
+from lmbias.debias.features import last_token_features
+from lmbias.debias.methods.sentiment import load_sentiment_head
 from lmbias.debias.pairs import load_corpus
 from lmbias.debias.sentiment_head import DISTANCES
-from lmbias.debias.train import debias, last_token_features, load_sentiment_head
+from lmbias.debias.train import debias
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.perplexity import held_out_perplexity
 from lmbias.text import markdown_table

@@ -39,13 +39,11 @@ from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..run_lock import LOCK_FILE, holds_run_directory
-from .features import encode, last_token_features, padded
+from .features import encode, padded
 from .methods import Preparation, get_method, method_options
-from .methods.sentiment import load_sentiment_head
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
 from .regularizers import POSITIONS, aligned_positions
 
-__all__ = ["debias", "model_card", "last_token_features", "load_sentiment_head"]  # the last two: bench scripts import them here
 STATE_FILE = "debias.json"
 LOG_FILE = "log.jsonl"
 CHECKPOINTS = "checkpoints"
