@@ -321,11 +321,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _named_as_options(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` with a leading Python argument name ("batch_size must be >= 1") spelled as the
+    command-line option the user typed ("--batch-size must be >= 1")."""
+    flags = {}
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.option_strings:
+                flags.setdefault(action.dest, action.option_strings[-1])
+    name = message.split(" ", 1)[0]
+    named = name in flags and ("_" in name or message[len(name):].startswith(" must "))
+    return flags[name] + message[len(name):] if named else message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         if getattr(args, "backend", "hf") != "hf" and getattr(args, "num_processes", 1) > 1:
             raise InputError(f"--backend {args.backend} runs its own workers and cannot be combined with --num-processes")
@@ -343,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with stop_cleanly_on_sigterm():
             return args.func(args)
     except LmbiasError as error:
-        report_error(f"lmbias: error: {error}")
+        report_error(f"lmbias: error: {_named_as_options(str(error), parser)}")
         return 2
     except KeyboardInterrupt:
         print("\nlmbias: interrupted; rerun the same command to resume", file=sys.stderr)

@@ -69,6 +69,17 @@ def test_default_out_differs_with_the_settings_and_an_explicit_out_still_refuses
     assert "another configuration (limit: recorded 3, now 4)" in capsys.readouterr().err
 
 
+def test_a_refused_resume_names_the_option_that_differs_and_a_bad_option_comes_first(tiny, tmp_path, capsys):
+    out = str(tmp_path / "bold")
+    assert main(["run", "bold", "--model", tiny, "--per-group", "1", "--metrics", "sentiment", "--no-progress", "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["run", "bold", "--model", tiny, "--per-group", "2", "--metrics", "sentiment", "--no-progress", "--out", out]) == 2
+    error = capsys.readouterr().err
+    assert "(per_group: recorded 1, now 2)" in error and "prompt_ids_digest" not in error
+    assert main(["run", "bold", "--model", tiny, "--batch-size", "0", "--no-progress", "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == ["lmbias: error: --batch-size must be >= 1, got 0"]  # no skip notices first
+
+
 def test_a_second_process_on_the_same_directory_is_refused_and_a_dead_holders_lock_is_free(tiny, tmp_path, capsys):
     out = tmp_path / "run"
     holder = subprocess.Popen(
@@ -192,6 +203,8 @@ def test_a_likelihood_run_killed_at_random_points_resumes_to_the_uninterrupted_r
     rows = 120 if benchmark == "crows_pairs" else 240  # StereoSet: --limit per task
     resumed_rows = sum(min(16, rows - 16 * b) for b in saved)  # 16 rows a saved batch: 8 x --batch-size
     assert f"resuming {out}: {resumed_rows:,} of {rows:,} {unit}s already done" in finished.stderr
+    assert f"{rows - resumed_rows:,} items scored in " in finished.stdout
+    assert f"{resumed_rows:,} before the run was resumed" in finished.stdout
     reference, resumed = ([json.loads(line) for line in (folder / "scores.jsonl").read_text().splitlines()]
                           for folder in (tmp_path / "reference", out))
     assert [r["id"] for r in resumed] == [r["id"] for r in reference]  # every item once, in order

@@ -63,9 +63,9 @@ RUN_OPTIONS = {
     "num_processes": (["--num-processes"], {"type": int, "default": 1,
                                             "help": "processes (via torchrun); or launch with accelerate / torchrun"}),
     "progress": (["--no-progress"], {"dest": "progress", "action": "store_false", "help": "no progress bar"}),
-    "threads": (["--threads"], {"type": int, "help": "CPU threads per process (default: the free CPUs, from the CPUs this "
-                                                     "process may use less the load average, split among the processes; "
-                                                     "OMP_NUM_THREADS when set)"}),
+    "threads": (["--threads"], {"type": int, "help": "CPU threads per process (default: the CPUs this process may use "
+                                                     "less those other programs keep busy, from CPU use sampled for 0.25 s, "
+                                                     "split among the processes; OMP_NUM_THREADS when set)"}),
 }
 
 # The run options that choose the inference backend and configure it.

@@ -13,7 +13,14 @@ def add_likelihood_arguments(parser) -> None:
 
 
 def likelihood_summary(results: dict, scored: str, rows: list, out) -> str:
-    """The model line and the table of a likelihood run's summary."""
-    header = (f"model: {results['model']['name']} ({results['model']['type']}); {scored} scored in "
-              f"{results['timing']['scoring_seconds']:.1f} s; results in {out}/results.json")
+    """The model line and the table of a likelihood run's summary (``scored``: what the run covers;
+    a resumed run says how many items this session scored and how many an earlier one did)."""
+    timing = results["timing"]
+    seconds = f"{timing['scoring_seconds']:.1f} s"
+    if timing.get("items_resumed"):
+        done = (f"{scored} in all: {timing['items_scored']:,} items scored in {seconds} now, "
+                f"{timing['items_resumed']:,} before the run was resumed")
+    else:
+        done = f"{scored} scored in {seconds}"
+    header = f"model: {results['model']['name']} ({results['model']['type']}); {done}; results in {out}/results.json"
     return "\n".join([header, "", markdown_table(rows, list(rows[0]))])

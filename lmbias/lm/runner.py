@@ -206,6 +206,7 @@ def run_generation(
     benchmark: str | None = None,
     backend: str = "hf",
     label: str = "generating",
+    options: dict | None = None,
 ) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
@@ -225,6 +226,8 @@ def run_generation(
         backend: the inference backend (:mod:`lmbias.lm.backends`); recorded, so that a run is never
             resumed on another backend (their samples differ).
         label: the progress bar's name (e.g. "BOLD: generating").
+        options: the benchmark's options that chose the prompts (``{"per_group": 5}``), recorded so that
+            a refused resume names the option that differs, not only the prompts.
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -247,6 +250,7 @@ def run_generation(
         "prompts": len(prompts),
         "prompt_ids_digest": ids_digest(ids),
         **({"backend": backend} if backend != "hf" else {}),
+        **(options or {}),
     }
     check_run_dir(run_dir, config, state, benchmark)
     lm = lm_loader(state)

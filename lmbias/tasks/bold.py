@@ -387,6 +387,7 @@ def run_bold(
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
+    check_scalar(batch_size, "batch_size", minimum=1)  # every option before the metrics are looked up
 
     loaded: dict = {}
     engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
@@ -404,7 +405,7 @@ def run_bold(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
         num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", backend=backend,
-        label="BOLD: generating",
+        label="BOLD: generating", options={"domains": list(domains), "per_group": per_group, "limit": limit},
     )
     if generations is None:
         return None

@@ -200,6 +200,7 @@ def run_counterfactual(
 
     attributes = check_choices(attributes, ATTRIBUTES, "attributes")
     check_scalar(samples, "samples", minimum=1)
+    check_scalar(batch_size, "batch_size", minimum=1)  # every option before the classifiers are looked up
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
@@ -219,7 +220,7 @@ def run_counterfactual(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
         batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", backend=backend,
-        label="counterfactual: generating",
+        label="counterfactual: generating", options={"attributes": list(attributes)},
     )
     if generations is None:
         return None
