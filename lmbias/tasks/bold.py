@@ -95,13 +95,14 @@ class SkippedMetric(LmbiasError):
 FIXES = {
     "toxicity": "pass --toxicity-model DIR (a classifier folder saved with save_pretrained) or a Hub id the Hub can serve",
     "regard": "pass --regard-model DIR (a classifier folder saved with save_pretrained) or a Hub id the Hub can serve",
-    "psycholinguistic_norms": "run `lmbias resources --fetch` where downloads work, or pass --data-dir DIR",
-    "gender_polarity": "run `lmbias resources --fetch` where downloads work, pass --data-dir DIR, or --embedding PATH",
+    "psycholinguistic_norms": "run `lmbias resources --fetch` (online, or with LMBIAS_MIRROR), or pass --data-dir DIR",
+    "gender_polarity": "run `lmbias resources --fetch` (online, or with LMBIAS_MIRROR), pass --data-dir DIR, or --embedding PATH",
 }
 
 
 def _skip(metric: str, cause) -> SkippedMetric:
-    cause = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    """The skip of ``metric`` for ``cause``: one line (a missing resource's summary, else the first line)."""
+    cause = getattr(cause, "summary", None) or (str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__)
     return SkippedMetric(f"{cause}; fix: {FIXES[metric]}")
 
 

