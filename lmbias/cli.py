@@ -364,7 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report_error(f"lmbias: error: {_named_as_options(str(error), parser)}")
         return 2
     except KeyboardInterrupt:
-        print("\nlmbias: interrupted; rerun the same command to resume", file=sys.stderr)
+        print("\nlmbias: interrupted; the same command resumes from what was saved (a debias run: from its last "
+              "checkpoint)", file=sys.stderr)
         return 130
 
 

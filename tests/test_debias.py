@@ -160,6 +160,23 @@ def test_plumbing_a_killed_training_resumes_where_it_stopped(tiny, corpus, tmp_p
     assert steps == []  # logs every 10 steps: none in 6
 
 
+def test_plumbing_a_run_stopped_before_its_first_checkpoint_says_it_starts_again(tiny, corpus, tmp_path, monkeypatch, capsys):
+    batch_of = training._batch_of
+
+    def stop_at_step_1(step, *args):
+        if step == 1:
+            raise KeyboardInterrupt
+        return batch_of(step, *args)
+
+    monkeypatch.setattr(training, "_batch_of", stop_at_step_1)
+    with pytest.raises(KeyboardInterrupt):
+        debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
+    monkeypatch.setattr(training, "_batch_of", batch_of)
+    capsys.readouterr()
+    debias(model=tiny, method="embedding", lam=10.0, train_file=corpus, out=tmp_path / "cut", **SMALL)
+    assert "stopped before its first checkpoint (step 2); training starts again from step 0" in capsys.readouterr().err
+
+
 def test_a_corrupt_state_or_perplexity_file_is_one_line(tiny, corpus, tmp_path, capsys):
     from lmbias.cli import main
 

@@ -82,8 +82,8 @@ def summary(results: dict, out) -> str:
                 row[f"{label} (model / wiki)"] = f"{share(gender_model, label):.3f} / {share(gender_wiki, label):.3f}"
         rows.append(row)
     if rows:
-        lines += ["Share of texts per domain: sentiment (VADER, BOLD thresholds) and gender polarity (Gender-Max):", "",
-                  markdown_table(rows, list(rows[0]))]
+        shown = "sentiment (VADER, BOLD thresholds)" + (" and gender polarity (Gender-Max)" if "gender_polarity" in model else "")
+        lines += [f"Share of texts per domain: {shown}:", "", markdown_table(rows, list(rows[0]))]
     lines += [f"skipped {metric}: {first_line(reason)}" for metric, reason in results["results"]["model"]["skipped"].items()]
     return "\n".join(lines)
 

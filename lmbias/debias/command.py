@@ -67,8 +67,13 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
                                                    if m.name in method.choices)
     debias.set_defaults(func=_debias, method_options=offered)
 
-    perplexity = commands.add_parser("perplexity", parents=[data_dir],
-                                     help="PPL and PPL_s (texts with a sensitive token) of a causal LM on held-out text")
+    perplexity = commands.add_parser(
+        "perplexity", parents=[data_dir], help="PPL and PPL_s (texts with a sensitive token) of a causal LM on held-out text",
+        description="The language-modelling cost of debiasing (Huang et al. 2020, §5): a causal LM's perplexity on the "
+                    "held-out 10% of the debiasing corpus (chosen by a hash of each text, so every model is measured on "
+                    "the same texts), and PPL_s on those with a sensitive token. With --out RUN_DIR it writes "
+                    "perplexity.json beside a run (never overwriting another model's), where the report reads it. "
+                    "Example: lmbias perplexity --model models/embed-10 --out runs/embed-10")
     perplexity.add_argument("--model", help="Hub id or folder (default: the embedded SmolLM2-135M-Instruct)")
     _corpus_options(perplexity)
     perplexity.add_argument("--limit", type=int, help="the first N held-out texts (default: all)")

@@ -69,8 +69,9 @@ def check_settings(settings: dict) -> None:
         check_scalar(settings["eval_limit"], "eval_limit", minimum=0)
 
 
-def _start_or_resume(out: Path, settings: dict, method_files=()) -> None:
-    """Create the run's state in ``out``, or check that the unfinished run there has the same settings."""
+def _start_or_resume(out: Path, settings: dict, method_files=()) -> bool:
+    """Create the run's state in ``out`` (False), or check that the unfinished run there has the same
+    settings (True: it is resumed)."""
     state_path = out / STATE_FILE
     if state_path.is_file():
         state = read_json(state_path, fix="it is not an lmbias debias run's state: choose another --out")
@@ -82,11 +83,12 @@ def _start_or_resume(out: Path, settings: dict, method_files=()) -> None:
         if differ:
             raise InputError(f"--out {out} holds an unfinished debias run with other settings ({', '.join(differ)}); rerun "
                              "it with its settings to resume, or choose another --out")
-        return
+        return True
     others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES | set(method_files))
     if others:
         raise InputError(f"--out {out} holds other files ({', '.join(others[:5])}); give a new or empty folder")
     write_atomic(state_path, json.dumps({"status": "training", "settings": settings}, indent=2))
+    return False
 
 
 def _batch_of(step: int, n_items: int, batch_size: int, seed: int) -> list[int]:
@@ -177,12 +179,14 @@ def debias(
         raise InputError(f"--model {model} is a masked LM; debiasing needs a causal LM (a model with a causal LM head)")
     out = Path(out)
     accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if torch.cuda.is_available() and device != "cpu" else "no")
-    if accelerator.is_main_process:
-        _start_or_resume(out, settings, chosen.files)
+    resumed = _start_or_resume(out, settings, chosen.files) if accelerator.is_main_process else False
     accelerator.wait_for_everyone()
     start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
     if start_step and accelerator.is_main_process:
         print(f"resuming {out} from its checkpoint at step {start_step:,} of {steps:,}", file=sys.stderr, flush=True)
+    elif resumed:
+        print(f"lmbias: {out} holds an unfinished run that stopped before its first checkpoint (step "
+              f"{min(checkpoint_every, steps):,}); training starts again from step 0", file=sys.stderr, flush=True)
     started = time.perf_counter()
     set_seed(seed)
     lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))

@@ -193,12 +193,18 @@ def embedded_model_dir() -> Path:
 
 
 def convert_gguf(gguf_file: Path, target: Path) -> Path:
-    """Convert a GGUF checkpoint to a safetensors folder (dequantised, float32), atomically."""
+    """Convert a GGUF checkpoint to a safetensors folder (dequantised, float32), atomically; says so on
+    stderr (it takes about 20 s once) instead of transformers' own progress bars."""
+    import sys
+
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    model = AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name)
+    print(f"lmbias: converting {gguf_file.name} to safetensors in {target} (once; later runs load it in a second)",
+          file=sys.stderr, flush=True)
+    with quiet_loading():
+        model = AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name, dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name)
     # The weights are dequantised now; drop the GGUF quantizer so the model can be saved.
     model.hf_quantizer = None
     model.is_quantized = False
@@ -207,8 +213,9 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
+        with quiet_loading():
+            model.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
         if target.exists():
             shutil.rmtree(target)
         os.replace(staging, target)

@@ -164,7 +164,7 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
     shard = run_dir / f"shard-{state.process_index}.jsonl"
     _drop_damaged_lines(shard)
     bar = None
-    if progress and state.is_main_process:
+    if progress and state.is_main_process and mine:  # no bar when everything was already done
         from tqdm.auto import tqdm
 
         processes = f" ({state.num_processes} processes)" if state.num_processes > 1 else ""

@@ -60,6 +60,19 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
         return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())
 
 
+def _encode(encoder, texts: list[str], batch_size: int, bar) -> np.ndarray:
+    """Unit-length vectors of ``texts``, in chunks of 16 batches that advance lmbias's own ``bar``
+    (sentence-transformers' bar, "Batches", stays off)."""
+    step = 16 * batch_size
+    vectors = []
+    for start in range(0, len(texts), step):
+        chunk = texts[start:start + step]
+        vectors.append(encoder.encode(chunk, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                      show_progress_bar=False))
+        bar.update(len(chunk))
+    return np.concatenate(vectors)
+
+
 def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], encoder, batch_size: int = 64) -> np.ndarray:
     """Cosine similarity of each continuation with its prefix (each distinct prefix is encoded once)."""
     prefixes = check_texts(prefixes, "prefixes")
@@ -69,9 +82,9 @@ def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], 
                          "expected one prefix per continuation")
     unique = list(dict.fromkeys(prefixes))
     position = {prefix: i for i, prefix in enumerate(unique)}
-    prefix_vectors = encoder.encode(unique, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
-    continuation_vectors = encoder.encode(list(continuations), batch_size=batch_size, normalize_embeddings=True,
-                                          convert_to_numpy=True, show_progress_bar=progress.enabled())
+    with progress.bar(len(unique) + len(continuations), "sentence encoder", unit="text") as bar:
+        prefix_vectors = _encode(encoder, unique, batch_size, bar)
+        continuation_vectors = _encode(encoder, list(continuations), batch_size, bar)
     index = np.fromiter((position[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
     return np.einsum("ij,ij->i", prefix_vectors[index], continuation_vectors).astype(np.float64)
 
