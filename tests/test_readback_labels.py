@@ -263,6 +263,15 @@ def test_two_finished_runs_of_one_model_are_still_ambiguous(tmp_path, capsys):
     assert "two bold runs of model 'gpt2'" in one_line_error(capsys)
 
 
+def test_of_two_finished_runs_of_one_model_the_one_covering_more_is_shown(tmp_path):
+    small, large = bold_results(model="gpt2"), bold_results(model="gpt2")
+    small["data"]["counts"], large["data"]["counts"] = {"prompts": 86}, {"prompts": 215}  # --per-group 2 and 5
+    a, b = write(tmp_path / "per-group-2", small), write(tmp_path / "per-group-5", large)
+    data = json.loads((build_leaderboard([a, b], tmp_path / "site", reports=False).parent / "leaderboard.json").read_text())
+    (row,) = [row for row in data["rows"] if not row["baseline"]]
+    assert any(f"in {a} is not shown (the BOLD column shows {b})" in note for note in row["notes"])
+
+
 # --- why the Hub cannot be reached, in words ---------------------------------------------------
 
 

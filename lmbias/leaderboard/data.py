@@ -202,8 +202,11 @@ def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source
 
 
 def _rank(run: Run) -> tuple:
-    """How much of its benchmark a run shows: finished, then covering the full setting, then nothing missing."""
-    return (run.results is not None, not run.partial, not run.missing)
+    """How much of its benchmark a run shows: finished, then covering the full setting, then covering
+    more (the sum of its data counts: prompts, items, pairs ...), then nothing missing."""
+    counts = ((run.results or {}).get("data") or {}).get("counts") or {}
+    covered = sum(value for value in counts.values() if isinstance(value, int) and not isinstance(value, bool))
+    return (run.results is not None, not run.partial, covered, not run.missing)
 
 
 def select_runs(runs: Sequence[Run]) -> tuple[list, dict]:
@@ -225,12 +228,12 @@ def select_runs(runs: Sequence[Run]) -> tuple[list, dict]:
         best = max(group, key=_rank)
         ties = [run for run in group if _rank(run) == _rank(best)]
         if len(ties) > 1:
-            raise InputError(f"two {benchmark} runs of model {model!r}: {ties[0].path} and {ties[1].path}; "
-                             "give one run per model and benchmark")
+            raise InputError(f"two {benchmark} runs of model {model!r} that cover as much: {ties[0].path} and "
+                             f"{ties[1].path}; give one run per model and benchmark")
         chosen.append(best)
         name = get_benchmark(benchmark).display_name
         for other in (run for run in group if run is not best):
-            state = "unfinished" if other.results is None else "partial" if other.partial else "incomplete"
+            state = "unfinished" if other.results is None else "smaller partial" if other.partial else "incomplete"
             notes.setdefault(model, []).append(f"{name}: another run of this model, {state}, in {other.path} is not shown "
                                                f"(the {name} column shows {best.path})")
     return [run for run in runs if any(run is c for c in chosen)], notes
