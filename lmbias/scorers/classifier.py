@@ -141,8 +141,10 @@ def load_classifier(
     dtype = dtype or ("float16" if device.startswith("cuda") else "float32")
     source = model_source(str(name_or_path))
     if not source.available:  # known in one request, not after transformers' retries
-        raise NotFoundError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
-                      "save_pretrained, or a Hub id the Hub can serve")
+        error = NotFoundError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
+                              "save_pretrained, or a Hub id the Hub can serve")
+        error.summary = f"classifier {name_or_path!r} cannot be loaded: {source.reason}"  # a skip notice adds its own fix
+        raise error
     try:
         with quiet_loading():
             model, info = AutoModelForSequenceClassification.from_pretrained(
