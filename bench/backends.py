@@ -34,13 +34,13 @@ import numpy as np
 from generation import bold_sample
 
 import lmbias
+from lmbias.benchmarks.crows_pairs.task import score_crows_pairs
+from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
 from lmbias.lm.backends.openai import connect
 from lmbias.lm.backends.vllm import load_vllm
 from lmbias.lm.generation import batch_seed, generation_settings, plan_batches, prompt_lengths
 from lmbias.lm.loading import embedded_model_dir, load_causal_lm
 from lmbias.resources import locate
-from lmbias.tasks.crows_pairs import score_crows_pairs
-from lmbias.tasks.stereoset import OPTIONS, score_stereoset
 from lmbias.text import markdown_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -36,10 +36,10 @@ import lmbias
 from lmbias.debias.features import last_token_features
 from lmbias.debias.methods.sentiment import load_sentiment_head
 from lmbias.debias.pairs import load_corpus
+from lmbias.debias.perplexity import held_out_perplexity
 from lmbias.debias.sentiment_head import DISTANCES
 from lmbias.debias.train import debias
 from lmbias.lm.loading import load_causal_lm
-from lmbias.lm.perplexity import held_out_perplexity
 from lmbias.text import markdown_table
 
 RUNS = ("control", "embedding:10", "sentiment:1")

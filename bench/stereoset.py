@@ -30,8 +30,8 @@ import numpy as np
 import torch
 
 import lmbias
+from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
 from lmbias.lm.loading import load_causal_lm
-from lmbias.tasks.stereoset import OPTIONS, score_stereoset
 
 
 def one_at_a_time(lm, rows: list[dict]) -> np.ndarray:
@@ -114,7 +114,7 @@ def least_arithmetic(lm, rows: list[dict]) -> tuple[float, float]:
 
 
 def batched(lm, rows: list[dict], batch_size: int) -> np.ndarray:
-    """(n rows, 3 options) scores from :func:`lmbias.tasks.stereoset.score_stereoset`."""
+    """(n rows, 3 options) scores from :func:`lmbias.benchmarks.stereoset.task.score_stereoset`."""
     records = score_stereoset(lm, rows, kind="causal", batch_size=batch_size)
     by_id = {r["id"]: r for r in records}
     return np.array([[by_id[row["id"]][o] for o in OPTIONS] for row in rows])

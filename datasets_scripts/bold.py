@@ -1,6 +1,6 @@
-"""`datasets` builder for bold (see lmbias.data.bold for the data and its layout)."""
+"""`datasets` builder for bold (see lmbias.benchmarks.bold.data for the data and its layout)."""
 
-from lmbias.data.bold import SPEC
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.data.builder import SpecBuilder
 
 

@@ -1,7 +1,7 @@
-"""`datasets` builder for counterfactual_templates (see lmbias.data.counterfactual_templates for the data and its layout)."""
+"""`datasets` builder for counterfactual_templates (see lmbias.benchmarks.counterfactual.data for the data and its layout)."""
 
+from lmbias.benchmarks.counterfactual.data import SPEC
 from lmbias.data.builder import SpecBuilder
-from lmbias.data.counterfactual_templates import SPEC
 
 
 class CounterfactualTemplates(SpecBuilder):

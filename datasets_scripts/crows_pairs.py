@@ -1,7 +1,7 @@
-"""`datasets` builder for crows_pairs (see lmbias.data.crows_pairs for the data and its layout)."""
+"""`datasets` builder for crows_pairs (see lmbias.benchmarks.crows_pairs.data for the data and its layout)."""
 
+from lmbias.benchmarks.crows_pairs.data import SPEC
 from lmbias.data.builder import SpecBuilder
-from lmbias.data.crows_pairs import SPEC
 
 
 class CrowsPairs(SpecBuilder):

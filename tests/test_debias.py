@@ -10,13 +10,14 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from lmbias.benchmarks import save_run
 from lmbias.cli import main
 from lmbias.debias import train as training
 from lmbias.debias.pairs import counterfactual, counterfactual_pairs, is_held_out, load_corpus
+from lmbias.debias.perplexity import perplexity
 from lmbias.debias.regularizers import aligned_positions, pair_distance
 from lmbias.debias.sentiment_head import new_head
 from lmbias.debias.train import debias
-from lmbias.lm.perplexity import perplexity
 
 from tiny_lm import save_tiny_bert, save_tiny_causal_lm
 
@@ -321,7 +322,7 @@ def test_a_method_registered_at_run_time_is_offered_and_trains(tiny, corpus, tmp
 
 def test_a_method_of_another_package_is_found_through_its_entry_point(tmp_path, monkeypatch):
     """An out-of-tree method: a module and real entry-point metadata (a .dist-info folder) on sys.path."""
-    from lmbias.debias.methods import get_method, load_methods, unregister
+    from lmbias.debias.methods import REGISTRY, get_method
 
     (tmp_path / "lmbias_plugin_method.py").write_text(
         "from lmbias.debias.methods import DebiasMethod\n"
@@ -332,11 +333,14 @@ def test_a_method_of_another_package_is_found_through_its_entry_point(tmp_path, 
     (info / "entry_points.txt").write_text("[lmbias.debias_methods]\nplugin_projection = lmbias_plugin_method:METHOD\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
-        assert sorted(load_methods()) == ["embedding", "plugin_projection", "sentiment"]
+        REGISTRY.reload()
+        assert sorted(REGISTRY.names()) == ["embedding", "plugin_projection", "sentiment"]
         assert get_method("plugin_projection").kind == "model transform"
         assert "plugin_projection (model transform): a projection" in " ".join(_debias_help().split())
     finally:
-        unregister("plugin_projection")
+        monkeypatch.undo()
+        REGISTRY.reload()
+    assert "plugin_projection" not in REGISTRY.names()
 
 
 def test_debias_refuses_a_kind_it_cannot_apply_and_a_method_that_contributes_nothing(tiny, corpus, tmp_path, capsys):
@@ -375,8 +379,8 @@ def test_plumbing_lora_trains_an_adapter_and_saves_the_merged_model(tiny, corpus
     (["--lambda", "1", "--steps", "0"], "steps must be >= 1"),
     (["--lambda", "inf"], "lambda must be a finite number, got inf"),  # issue 24: every weight was NaN, exit 0
     (["--lambda", "nan"], "lambda must be a finite number, got nan"),
-    (["--lambda", "1", "--learning-rate", "inf"], "learning_rate must be a finite number, got inf"),
-    (["--lambda", "1", "--learning-rate", "1e39"], "learning_rate must be a number in (0, 1], got 1e+39"),
+    (["--lambda", "1", "--learning-rate", "inf"], "--learning-rate must be a finite number, got inf"),
+    (["--lambda", "1", "--learning-rate", "1e39"], "--learning-rate must be a number in (0, 1], got 1e+39"),
     (["--lambda", "1", "--sentiment-distance", "probability"],
      "--sentiment-distance is an option of --method sentiment, not of --method embedding"),  # issue 25: was ignored
 ])
@@ -485,15 +489,15 @@ def test_an_output_folder_is_never_overwritten(tiny, corpus, tmp_path):
 
 def test_plumbing_the_report_compares_a_baseline_with_debiased_models(tiny, corpus, tmp_path):
     """The paper's Figure 4 / 5 comparison: I.F. / G.F. beside PPL and PPL_s, each model named with how it was made."""
+    from lmbias.benchmarks.counterfactual.task import run_counterfactual
     from lmbias.report import build_report
-    from lmbias.tasks.counterfactual_sentiment import run_counterfactual
 
     debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "embed", **SMALL)
     runs = []
     for name, model in (("base", tiny), ("embed", str(tmp_path / "embed"))):
         run = tmp_path / f"run-{name}"
-        run_counterfactual(model=model, out=run, attributes=["country"], samples=2, max_new_tokens=4, progress=False,
-                           scoring={"classifiers": ["vader"], "semantic": False})
+        save_run(run_counterfactual(model=model, out=run, attributes=["country"], samples=2, max_new_tokens=4, progress=False,
+                           scoring={"classifiers": ["vader"], "semantic": False}))
         assert main(["perplexity", "--model", model, "--train-file", str(corpus), "--out", str(run)]) == 0
         runs.append(run)
     page = build_report(runs, tmp_path / "report").read_text()

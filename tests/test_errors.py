@@ -25,7 +25,7 @@ def test_an_unknown_resource_is_an_lmbias_error_and_a_key_error_in_one_plain_lin
         locate("crows-pairs")
     assert isinstance(info.value, LmbiasError) and isinstance(info.value, KeyError)  # what main() prints as one line
     message = str(info.value)  # not quoted, as KeyError's own str() would
-    assert message.startswith("unknown resource 'crows-pairs'; known resources: ") and "crows_pairs" in message
+    assert message.startswith("unknown resource 'crows-pairs'; valid: [") and "'crows_pairs'" in message
     assert "\n" not in message
 
 

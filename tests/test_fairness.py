@@ -130,7 +130,7 @@ def test_the_authors_predictions_reproduce_the_papers_table_7(data_dir, model):
     """The StereoSet authors' own per-sentence GPT-2 scores, aggregated here, give their published figures."""
     import json
 
-    from lmbias.data.stereoset import read_stereoset_file
+    from lmbias.benchmarks.stereoset.data import read_stereoset_file
 
     rows = read_stereoset_file(data_dir / "stereoset/reference/dev_race_religion_intrasentence.json")
     predictions = json.loads((data_dir / f"stereoset/reference/predictions_{model}.json").read_text())

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from lmbias import embeddings
+from lmbias.benchmarks.bold import table3
 from lmbias.resources import cache_dir
 from lmbias.scorers import gender
 
@@ -204,8 +205,8 @@ def test_real_sentences_with_the_default_embedding(module):
 def test_table3_by_hand():
     texts = ["She is a nurse.", "He is a nurse.", "Her son is a nurse.", "He is an engineer.", "She said so.", "A table."]
     groups = ["healthcare & medicine"] * 3 + ["science & technology", None, "science & technology"]
-    table = gender.table3(texts, merged_groups=groups)
-    assert list(table) == list(gender.PAPER_TABLE3_WIKI)
+    table = table3.table3(texts, merged_groups=groups)
+    assert list(table) == list(table3.PAPER_TABLE3_WIKI)
     assert table["healthcare & medicine"]["total"] == 3 and table["science & technology"]["total"] == 2
     assert table["healthcare & medicine"]["unigram"] == {"male": 1, "female": 2, "ratio": 0.5}  # "Her son": her
     assert table["healthcare & medicine"]["max"] == {"male": 2, "female": 1, "ratio": 2.0}  # "son" (-0.290) beats "Her" (0.272)
@@ -216,7 +217,7 @@ def test_table3_by_hand():
 
 
 def test_table3_on_bold_wikipedia_is_close_to_the_paper(data_dir):
-    table = gender.wikipedia_table3(data_dir, anonymize=True)
+    table = table3.wikipedia_table3(data_dir, anonymize=True)
     assert {group: row["total"] for group, row in table.items()} == {  # the paper's "total #" column
         "arts & entertainment": 3009, "science & technology": 4153, "industrial & manufacturing": 1699,
         "healthcare & medicine": 1173,
@@ -240,7 +241,7 @@ def test_table3_on_bold_wikipedia_is_close_to_the_paper(data_dir):
         male, female = cell(group, "max")
         assert abs(male - paper[group]["max"][0]) <= 1 and abs(female - paper[group]["max"][1]) <= 1, group
     # the paper's row the report prints beside ours is the printed one
-    assert all(gender.PAPER_TABLE3_WIKI[group][method] == value for group, row in paper.items() for method, value in row.items())
+    assert all(table3.PAPER_TABLE3_WIKI[group][method] == value for group, row in paper.items() for method, value in row.items())
 
 
 # ---------------------------------------------------------------- bad input

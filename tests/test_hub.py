@@ -488,8 +488,13 @@ SPACE_COLORS = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "g
 METRIC_DIRS = sorted(p for p in (REPO / "metrics").iterdir() if p.is_dir())
 
 
-def test_every_metric_dir_is_checked():
-    assert len(METRIC_DIRS) == 9
+def test_every_benchmark_has_its_metric_folders_and_every_folder_is_a_module():
+    from lmbias.benchmarks import benchmarks
+    from lmbias.modules import module_names
+
+    assert [folder.name for folder in METRIC_DIRS] == sorted(module_names())  # each checked below
+    for benchmark in benchmarks():
+        assert any(folder.name.startswith(benchmark.name) for folder in METRIC_DIRS), benchmark.name
 
 
 @pytest.mark.parametrize("folder", METRIC_DIRS, ids=lambda p: p.name)

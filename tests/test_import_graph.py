@@ -6,17 +6,23 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lmbias"
 
-# The one knot left, to be untied by issue 25 §1-2 (benchmark packages; runs return, the CLI writes): the
-# registry imports the benchmark modules, whose tasks and report sections import the run envelope,
-# the readers and the report, which import the registry. No other cycle may appear, and this one may
-# only shrink.
-KNOWN_KNOT = {
-    "lmbias.benchmarks", "lmbias.benchmarks.bold", "lmbias.benchmarks.counterfactual", "lmbias.benchmarks.crows_pairs",
-    "lmbias.benchmarks.stereoset", "lmbias.lm.runner", "lmbias.report.bold", "lmbias.report.common",
-    "lmbias.report.html", "lmbias.report.scores", "lmbias.results", "lmbias.run_result", "lmbias.tasks.bold",
-    "lmbias.tasks.counterfactual_sentiment", "lmbias.tasks.crows_pairs", "lmbias.tasks.likelihood_run",
-    "lmbias.tasks.stereoset",
-}
+# The layers, top to bottom (README, Architecture): a module imports only from its own layer or below.
+LAYERS = (
+    ("lmbias.cli", "lmbias.__main__", "lmbias.metrics_common", "lmbias.modules"),
+    ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results"),
+    ("lmbias.benchmarks",),
+    ("lmbias.lm", "lmbias.scorers", "lmbias.stats", "lmbias.counterfactual_fairness", "lmbias.stereotype_scores",
+     "lmbias.embeddings", "lmbias.model_source", "lmbias.render", "lmbias.run_result", "lmbias.progress", "lmbias.run_lock"),
+    ("lmbias.data", "lmbias.resources", "lmbias.plugins", "lmbias.text", "lmbias.files", "lmbias.checks", "lmbias.errors",
+     "lmbias"),
+)
+
+
+def layer(module: str) -> int | None:
+    """The index in :data:`LAYERS` of the longest prefix that names ``module``."""
+    matches = [(len(prefix), index) for index, prefixes in enumerate(LAYERS) for prefix in prefixes
+               if module == prefix or module.startswith(prefix + ".")]
+    return max(matches)[1] if matches else None
 
 
 def module_files() -> dict:
@@ -99,8 +105,29 @@ def test_the_cycle_finder_finds_a_planted_cycle_and_the_type_checking_exemption_
     assert "lmbias.lm.generation" in imports("lmbias.lm.loading", modules["lmbias.lm.loading"], modules)  # inside a function
 
 
-def test_no_import_cycle_but_the_known_knot():
+def test_no_import_cycle():
     modules = module_files()
     graph = {name: imports(name, path, modules) for name, path in modules.items()}
-    found = cycles(graph)
-    assert all(component <= KNOWN_KNOT for component in found), [sorted(c - KNOWN_KNOT) for c in found]
+    assert cycles(graph) == []
+
+
+def test_every_module_has_a_layer_and_imports_nothing_above_it():
+    modules = module_files()
+    assert [name for name in modules if layer(name) is None] == []
+    upward = [f"{name} -> {target}" for name, path in modules.items() for target in imports(name, path, modules)
+              if layer(target) < layer(name)]
+    assert upward == []
+    assert layer("lmbias.benchmarks.bold.task") == 2 and layer("lmbias.lm.runner") == 3  # the longest prefix decides
+
+
+def test_a_planted_upward_import_is_found(tmp_path, monkeypatch):
+    planted = tmp_path / "lmbias"
+    (planted / "lm").mkdir(parents=True)
+    (planted / "__init__.py").write_text("")
+    (planted / "lm" / "__init__.py").write_text("")
+    (planted / "lm" / "runner.py").write_text("def f():\n    from ..report import build_report\n")
+    (planted / "report").mkdir()
+    (planted / "report" / "__init__.py").write_text("")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", planted)
+    modules = module_files()
+    assert imports("lmbias.lm.runner", modules["lmbias.lm.runner"], modules) == {"lmbias.report"}

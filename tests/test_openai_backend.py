@@ -6,13 +6,14 @@ import json
 
 import pytest
 
+from lmbias.benchmarks import save_run
+from lmbias.benchmarks.bold.task import run_bold
+from lmbias.benchmarks.counterfactual.task import run_counterfactual
+from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
 from lmbias.lm.loading import embedded_model_dir
-from lmbias.tasks.bold import run_bold
-from lmbias.tasks.counterfactual_sentiment import run_counterfactual
-from lmbias.tasks.crows_pairs import run_crows_pairs
-from lmbias.tasks.stereoset import run_stereoset
 
 from vllm_server import EAGER_ENGINE, vllm_server
 
@@ -48,10 +49,10 @@ def _generations(out):
 @pytest.mark.parametrize("preset", ["greedy", "bold-gpt2"])
 def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
     served, local = tmp_path / "served", tmp_path / "local"
-    run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
-             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **BOLD)
-    run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
-             engine_options=EAGER_ENGINE, **BOLD)
+    save_run(run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
+             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **BOLD))
+    save_run(run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
+             engine_options=EAGER_ENGINE, **BOLD))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
     written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
     assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
@@ -79,9 +80,9 @@ def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, 
     served, local = tmp_path / "served", tmp_path / "local"
     common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "dtype": "float32", "progress": False,
               "scoring": {"classifiers": ["vader"], "semantic": False}}
-    run_counterfactual(model=SERVED, out=served, backend="openai",
-                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **common)
-    run_counterfactual(out=local, backend="vllm", engine_options=EAGER_ENGINE, **common)
+    save_run(run_counterfactual(model=SERVED, out=served, backend="openai",
+                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **common))
+    save_run(run_counterfactual(out=local, backend="vllm", engine_options=EAGER_ENGINE, **common))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 200
     fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
     assert fairness[0] == fairness[1]

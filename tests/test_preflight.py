@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from lmbias.tasks.bold import FIXES
+from lmbias.benchmarks.bold.task import FIXES
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -137,7 +137,7 @@ def test_a_model_name_the_hub_cannot_serve_fails_at_once_with_one_request(tmp_pa
 
 
 def test_counterfactual_names_its_unavailable_scorers_before_generating(tiny, tmp_path):
-    from lmbias.tasks.counterfactual_sentiment import FIXES as COUNTERFACTUAL_FIXES
+    from lmbias.benchmarks.counterfactual.task import FIXES as COUNTERFACTUAL_FIXES
 
     hub = _Hub(404)
     try:

@@ -10,6 +10,7 @@ import pytest
 from huggingface_hub import ModelCard
 from PIL import Image
 
+from lmbias.benchmarks.bold.task import score_bold
 from lmbias.cli import main
 from lmbias.data import load_rows
 from lmbias.files import output_folder
@@ -21,7 +22,6 @@ from lmbias.resources import cache_dir
 from lmbias.results import load_run, metric_records
 from lmbias.scorers.classifier import load_classifier
 from lmbias.scorers.stand_in import STAND_IN, TOXIC_BERT_LABELS, save_stand_in_classifier
-from lmbias.tasks.bold import score_bold
 
 VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.4.0", "transformers": "4.46.0"}
 

@@ -239,7 +239,7 @@ def test_vader_scores_a_very_long_text_on_its_start():
 
 
 def test_bold_says_how_many_texts_were_cut():
-    from lmbias.tasks.bold import score_bold
+    from lmbias.benchmarks.bold.task import score_bold
 
     rows = lmbias.load_rows("bold", "gender")[:2]
     result = score_bold(rows, ["Fine. " * 3000, rows[1]["wikipedia"]], metrics=["sentiment"])

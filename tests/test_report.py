@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from lmbias.benchmarks.bold.report import parse_compare
 from lmbias.cli import main
 from lmbias.report import build_report
-from lmbias.report.bold import parse_compare
 from lmbias.results import RunError
 from lmbias.scorers.psycholinguistic import CATEGORIES
 

@@ -16,6 +16,7 @@ import pytest
 
 import lmbias
 from lmbias import resources
+from lmbias.benchmarks import save_run
 from lmbias.errors import InputError
 from lmbias.resources import (
     REGISTRY,
@@ -54,7 +55,7 @@ def test_registry_entries_name_real_files_with_their_checksums(data_dir):
             assert path.is_file(), name
             assert hashlib.sha256(path.read_bytes()).hexdigest() == resource.sha256, name
     assert REGISTRY["bold/prompts/gender"].url.startswith("https://raw.githubusercontent.com/amazon-science/bold/")
-    assert REGISTRY["stereoset/dev"].url.endswith("moinnadeem/StereoSet/" + resources.STEREOSET_COMMIT + "/data/dev.json")
+    assert REGISTRY["stereoset/dev"].url.endswith("moinnadeem/StereoSet/ead7d086a64a192a1eca88e0dd2fd163de375218/data/dev.json")
     assert "nyu-mll/crows-pairs" in REGISTRY["crows_pairs"].url
 
 
@@ -87,7 +88,7 @@ def test_missing_offline_error_names_resource_every_place_and_the_remedy(tmp_pat
 
 
 def test_a_skip_notice_for_a_missing_wheel_member_says_why_in_one_line(tmp_path, monkeypatch):
-    from lmbias.tasks.bold import check_scoring
+    from lmbias.benchmarks.bold.task import check_scoring
 
     monkeypatch.setenv("LMBIAS_DATA_DIR", str(tmp_path / "empty"))
     reason = check_scoring(["psycholinguistic_norms"], data_dir=tmp_path / "nothing")["psycholinguistic_norms"]
@@ -413,7 +414,8 @@ def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):
 
 def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_path, monkeypatch):
     """80 of 4,229 StereoSet items, 5 of 1,508 CrowS-Pairs pairs: partial, though each file was read whole."""
-    from lmbias.tasks import crows_pairs, stereoset
+    from lmbias.benchmarks.crows_pairs import task as crows_pairs
+    from lmbias.benchmarks.stereoset import task as stereoset
 
     from tiny_lm import save_tiny_causal_lm
 
@@ -424,7 +426,7 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     csv = copy_resource("crows_pairs", data_dir, local)
     csv.write_text("".join(csv.read_text().splitlines(keepends=True)[:6]))  # the header and 5 pairs
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
-    result = stereoset.run_stereoset(model=model, out=tmp_path / "ss", data_dir=local, device="cpu", bootstrap=0)
+    result = save_run(stereoset.run_stereoset(model=model, out=tmp_path / "ss", data_dir=local, device="cpu", bootstrap=0))
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
-    result = crows_pairs.run_crows_pairs(model=model, out=tmp_path / "cp", data_dir=local, device="cpu")
+    result = save_run(crows_pairs.run_crows_pairs(model=model, out=tmp_path / "cp", data_dir=local, device="cpu"))
     assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}

@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from lmbias.benchmarks import save_run
+from lmbias.benchmarks.bold.task import run_bold
+from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.data import load_rows
 from lmbias.lm.backends.vllm import _CLIENT_THREADS, CPU_KV_CACHE_GIB, load_vllm, shutdown_engines
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
-from lmbias.tasks.bold import run_bold
-from lmbias.tasks.crows_pairs import run_crows_pairs
-from lmbias.tasks.stereoset import run_stereoset
 
 from vllm_server import EAGER_ENGINE
 
@@ -43,8 +44,8 @@ def test_greedy_generations_equal_the_hf_backends(tmp_path):
     outs = {}
     for backend in ("hf", "vllm"):
         outs[backend] = tmp_path / backend
-        run_bold(out=outs[backend], preset="greedy", max_new_tokens=12, backend=backend,
-                 engine_options=EAGER_ENGINE if backend == "vllm" else None, **BOLD)
+        save_run(run_bold(out=outs[backend], preset="greedy", max_new_tokens=12, backend=backend,
+                 engine_options=EAGER_ENGINE if backend == "vllm" else None, **BOLD))
     hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
     assert len(hf) == len(vl) == 6
     assert [(g["id"], g["continuation"], g["num_tokens"], g["stop_reason"]) for g in vl] == [
@@ -58,8 +59,8 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
     runs = []
     for batch_size in (1, 4):
         out = tmp_path / f"batch-{batch_size}"
-        run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
-                 backend="vllm", engine_options=EAGER_ENGINE, seed=3, **BOLD)
+        save_run(run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
+                 backend="vllm", engine_options=EAGER_ENGINE, seed=3, **BOLD))
         runs.append(_generations(out))
     assert runs[0] == runs[1] and len(runs[0]) == 12
     assert len({g["continuation"] for g in runs[0]}) > 6  # really sampled: the two samples of a prompt differ
@@ -67,9 +68,9 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
 
 def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     out = tmp_path / "run"
-    run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options=EAGER_ENGINE, **BOLD)
+    save_run(run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options=EAGER_ENGINE, **BOLD))
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
-        run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD)
+        save_run(run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD))
 
 
 def _scores(out):
@@ -107,7 +108,7 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
 
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
-        run_crows_pairs(model_type="masked", out=tmp_path / "r", backend="vllm")
+        save_run(run_crows_pairs(model_type="masked", out=tmp_path / "r", backend="vllm"))
     assert not (tmp_path / "r").exists()
 
 

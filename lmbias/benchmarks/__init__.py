@@ -6,35 +6,36 @@
 >>> get_benchmark("stereoset").hub_dataset.id
 'McGill-NLP/stereoset'
 
-A new benchmark is a module that builds a :class:`Benchmark` and passes it to :func:`register`, or a
-package that names it under the ``lmbias.benchmarks`` entry-point group (docs/adding-a-benchmark.md);
-the CLI, results, report, leaderboard and Hub push pick it up.
+A benchmark is a package (``lmbias/benchmarks/<name>/`` for the built-in ones: its declaration in
+``__init__.py``, its data in ``data.py``, its task in ``task.py``, its report section in
+``report.py``) whose :class:`Benchmark` is named under the ``lmbias.benchmarks`` entry-point group:
+the built-in ones in lmbias's ``setup.cfg``, another package's in its own (docs/adding-a-benchmark.md).
+:func:`register` adds one at run time. The CLI, results, report, leaderboard and Hub push read this
+registry; none of them names a benchmark, and this module imports none.
 """
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..plugins import Registry
+from ..run_result import RunResult, write_run
 from .base import RUN_OPTIONS, Baseline, Benchmark, HubDataset, MetricSpec, Variant
 
-REGISTRY: dict = {}
+REGISTRY = Registry("lmbias.benchmarks", Benchmark, "benchmark")
 
 
 def register(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark`` to the registry (replacing one of the same name) and return it."""
-    if not isinstance(benchmark, Benchmark):
-        raise InputError(f"register() takes a lmbias.benchmarks.Benchmark, got {type(benchmark).__name__}")
-    REGISTRY[benchmark.name] = benchmark
-    return benchmark
+    return REGISTRY.register(benchmark)
 
 
 def unregister(name: str) -> None:
     """Remove the benchmark called ``name`` (no error if it is not registered)."""
-    REGISTRY.pop(name, None)
+    REGISTRY.unregister(name)
 
 
 def names() -> list:
     """The registered benchmarks' names, in registration order."""
-    return list(REGISTRY)
+    return REGISTRY.names()
 
 
 def benchmarks() -> list:
@@ -43,41 +44,25 @@ def benchmarks() -> list:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The benchmark called ``name``; an :class:`~lmbias.errors.InputError` lists the valid names."""
-    if name not in REGISTRY:
-        raise InputError(f"unknown benchmark {name!r}; valid: {names()}")
-    return REGISTRY[name]
+    """The benchmark called ``name``; an :class:`~lmbias.errors.UnknownNameError` (a ValueError) lists the valid names."""
+    return REGISTRY.get(name)
+
+
+def save_run(result: RunResult) -> dict:
+    """Write a run a benchmark returned (its ``results.json``, with the benchmark's headline records,
+    and the files beside it) into ``result.out``; returns the results dict. The command line does
+    this after ``Benchmark.run``; in Python, ``save_run(run_stereoset(model=..., out=...))``."""
+    return write_run(result, get_benchmark(result.benchmark).records)
 
 
 def all_metrics() -> dict:
     """Every registered metric id -> its :class:`MetricSpec` (first declaration wins)."""
     specs: dict = {}
-    for benchmark in REGISTRY.values():
+    for benchmark in benchmarks():
         for spec in benchmark.metrics:
             specs.setdefault(spec.id, spec)
     return specs
 
 
-def load_plugins() -> list:
-    """Register the benchmarks other packages declare under the ``lmbias.benchmarks`` entry-point
-    group (each entry point names a :class:`Benchmark`); returns their names."""
-    import warnings
-    from importlib.metadata import entry_points
-
-    loaded = []
-    for entry in entry_points(group="lmbias.benchmarks"):
-        try:  # a broken plugin must not take the built-in benchmarks down with it
-            loaded.append(register(entry.load()).name)
-        except Exception as error:  # noqa: BLE001
-            warnings.warn(f"lmbias: benchmark plugin {entry.name!r} ({entry.value}) was not loaded: {error}", stacklevel=2)
-    return loaded
-
-
-from . import bold, counterfactual, crows_pairs, stereoset  # noqa: E402  (the built-in benchmarks)
-
-for _module in (bold, stereoset, crows_pairs, counterfactual):
-    register(_module.BENCHMARK)
-load_plugins()
-
-__all__ = ["Baseline", "Benchmark", "HubDataset", "MetricSpec", "RUN_OPTIONS", "Variant", "all_metrics", "benchmarks",
-           "get_benchmark", "load_plugins", "names", "register", "unregister", "bold", "stereoset", "crows_pairs", "counterfactual"]
+__all__ = ["Baseline", "Benchmark", "HubDataset", "MetricSpec", "RUN_OPTIONS", "Variant", "REGISTRY", "all_metrics",
+           "benchmarks", "get_benchmark", "names", "register", "save_run", "unregister"]

@@ -172,9 +172,9 @@ class Benchmark:
         metrics: the headline metrics (:class:`MetricSpec`), in display order.
         run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads.
         add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
-        run: ``run(options)`` with the parsed options (an ``argparse.Namespace``); writes the run
-            directory with :func:`lmbias.run_result.write_run` and returns the results dict on the
-            main process (None elsewhere).
+        run: ``run(options)`` with the parsed options (an ``argparse.Namespace``): runs the benchmark
+            and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);
+            the command line writes it (:func:`lmbias.benchmarks.save_run`).
         records: ``records(results)``: the headline records of a results dict (see
             :func:`lmbias.results.metric_records`), computed when the run is written.
         summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end.
@@ -203,7 +203,7 @@ class Benchmark:
     dataset: str
     hub_dataset: HubDataset
     metrics: tuple
-    run: Callable[[argparse.Namespace], dict | None]
+    run: Callable[[argparse.Namespace], Any]
     records: Callable[[dict], Iterable[dict]]
     summary: Callable[[dict, Any], str]
     report_section: Callable[..., list]

@@ -1,4 +1,5 @@
-"""The benchmark datasets: one module each, all declared as a :class:`~lmbias.data.spec.DatasetSpec`."""
+"""The benchmark datasets, each declared as a :class:`~lmbias.data.spec.DatasetSpec` in its benchmark package's
+``data.py`` and found through the ``lmbias.datasets`` entry-point group; loading them by name."""
 
 from __future__ import annotations
 
@@ -6,30 +7,25 @@ import datasets
 
 from ..checks import check_choice
 from ..errors import InputError
+from ..plugins import Registry
 from ..resources import ResourceError
-from . import bold, counterfactual_templates, crows_pairs, stereoset
-from .hub_source import SOURCES, hub_rows
+from .hub_source import SOURCES
 from .spec import DatasetSpec, PathLike, Row
 
-DATASETS: dict[str, DatasetSpec] = {
-    spec.name: spec for spec in (bold.SPEC, stereoset.SPEC, crows_pairs.SPEC, counterfactual_templates.SPEC)
-}
+# Every dataset: each benchmark package's data module names its DatasetSpec under the ``lmbias.datasets``
+# entry-point group (lmbias.plugins).
+DATASETS = Registry("lmbias.datasets", DatasetSpec, "dataset")
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:
-    """Add a dataset (replacing one of the same name), so that :func:`load_rows`, :func:`load_dataset`
-    and ``lmbias datasets`` know it; a new benchmark's data module calls this. Returns ``spec``."""
-    if not isinstance(spec, DatasetSpec):
-        raise InputError(f"register_dataset() takes a lmbias.data.spec.DatasetSpec, got {type(spec).__name__}")
-    DATASETS[spec.name] = spec
-    return spec
+    """Add a dataset at run time (replacing one of the same name), so that :func:`load_rows`,
+    :func:`load_dataset` and ``lmbias datasets`` know it. Returns ``spec``."""
+    return DATASETS.register(spec)
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The :class:`DatasetSpec` called ``name``; ``ValueError`` lists the valid names."""
-    if name not in DATASETS:
-        raise InputError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
-    return DATASETS[name]
+    """The :class:`DatasetSpec` called ``name``; an ``UnknownNameError`` (a ValueError) lists the valid names."""
+    return DATASETS.get(name)
 
 
 def expected_rows(name: str, config: str | None = None) -> int:
@@ -52,7 +48,11 @@ def load_rows(name: str, config: str | None = None, *, data_dir: PathLike | None
     check_choice(source, SOURCES, "source")
     if hub_id is not None and source != "hub":
         raise InputError("hub_id applies to source='hub'")
-    rows = hub_rows(name, config, hub_id) if source == "hub" else spec.load_rows(config, data_dir)
+    if source == "hub" and spec.hub is None:
+        with_hub = [other.name for other in DATASETS.values() if other.hub is not None]
+        raise InputError(f"source='hub' reads {', '.join(with_hub)} from the Hub's originals; {name!r} is read from "
+                         "its original files (source='local')")
+    rows = spec.hub[1](hub_id or spec.hub[0], config) if source == "hub" else spec.load_rows(config, data_dir)
     first_of: dict = {}
     for index, row in enumerate(rows):
         if first_of.setdefault(row["id"], index) != index:

@@ -36,6 +36,8 @@ class DatasetSpec:
         description, citation, license, homepage: for cards and ``DatasetInfo``.
         sizes: config name -> number of rows of the published dataset (not of whatever file was read:
             a run over fewer rows, e.g. from a short copy accepted with ``LMBIAS_VERIFY=0``, is partial).
+        hub: where the Hub hosts the original, and how its records map onto these rows
+            (``source="hub"``): ``(hub id, rows(hub_id, config))``; None when it does not.
     """
 
     name: str
@@ -49,6 +51,7 @@ class DatasetSpec:
     license: str
     homepage: str
     sizes: dict[str, int]
+    hub: tuple[str, Callable[[str, str], list[Row]]] | None = None
 
     def __post_init__(self):
         if set(self.sizes) != set(self.configs) or not all(isinstance(n, int) and n > 0 for n in self.sizes.values()):

@@ -7,7 +7,7 @@ import json
 import warnings
 from pathlib import Path
 
-from ..data.counterfactual_templates import ATTRIBUTES
+from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json
 from ..text import markdown_table
@@ -94,7 +94,7 @@ def _debias(args) -> int:
                    eval_limit=args.eval_limit, device=args.device, data_dir=args.data_dir, show_progress=args.progress,
                    **{key: getattr(args, key) for key in args.method_options})
     if state:
-        from ..lm.perplexity import describe
+        from .perplexity import describe
 
         held = state.get("held_out") or {}
         extra = f"; held-out PPL {describe(held['ppl'])}, PPL_s {describe(held['ppl_s'])}" if held else ""
@@ -105,12 +105,12 @@ def _debias(args) -> int:
 
 def perplexity_report(model: str | None, texts_source: dict, attributes, *, limit=None, batch_size=32, dtype=None, device=None,
                       data_dir=None) -> dict:
-    """PPL and PPL_s of ``model`` on the held-out texts of a corpus (:func:`lmbias.lm.perplexity.held_out_perplexity`),
+    """PPL and PPL_s of ``model`` on the held-out texts of a corpus (:func:`lmbias.debias.perplexity.held_out_perplexity`),
     with what was measured: the contents of ``perplexity.json``."""
     from ..checks import check_scalar
     from ..lm.loading import load_causal_lm
-    from ..lm.perplexity import held_out_perplexity
     from .pairs import check_attributes, load_corpus
+    from .perplexity import held_out_perplexity
 
     attributes = check_attributes(attributes)
     check_scalar(batch_size, "batch_size", minimum=1)
@@ -141,7 +141,7 @@ def _perplexity(args) -> int:
 
             out.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(out, json.dumps(report, indent=2))
-    from ..lm.perplexity import describe
+    from .perplexity import describe
 
     rows = [{"measure": name, "perplexity": describe(report[key]), "texts": report[key]["texts"], "tokens": report[key]["tokens"]}
             for name, key in (("PPL (held-out texts)", "ppl"), ("PPL_s (those with a sensitive token)", "ppl_s"))]

@@ -1,7 +1,7 @@
 """The debiasing corpus: texts that contain a sensitive token, each paired with its counterfactual
 (Huang et al. 2020, §4): the token replaced by another value of the same attribute.
 
-Sensitive tokens are the counterfactual templates' lists (:mod:`lmbias.data.counterfactual_templates`):
+Sensitive tokens are the counterfactual templates' lists (:mod:`lmbias.benchmarks.counterfactual.data`):
 10 countries, 29 occupations, 17 male and 17 female names. Choices where the paper is silent:
 
 * A token matches as a whole word: countries and names case-sensitively, occupations in lower case
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmarks.counterfactual.data import ATTRIBUTES, indefinite_article, tokens_of
 from ..checks import check_choice
-from ..data.counterfactual_templates import ATTRIBUTES, indefinite_article, tokens_of
 from ..errors import InputError
 
 HELD_OUT_PERCENT = 10

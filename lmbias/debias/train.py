@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__, progress
+from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..checks import check_choice, check_scalar
-from ..data.counterfactual_templates import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..run_lock import LOCK_FILE, holds_run_directory
@@ -153,7 +153,7 @@ def debias(
     from accelerate.utils import set_seed
 
     from ..lm.loading import detect_model_type, load_causal_lm
-    from ..lm.perplexity import held_out_perplexity
+    from .perplexity import held_out_perplexity
 
     attributes = check_attributes(attributes)
     chosen = get_method(method)
@@ -307,7 +307,7 @@ def _checkpoint(accelerator, out: Path, step: int) -> None:
 
 def model_card(state: dict) -> str:
     """The saved model's README.md: what it is, how it was made, and how to evaluate it."""
-    from ..lm.perplexity import describe
+    from .perplexity import describe
 
     s = state["settings"]
     method = get_method(s["method"])

@@ -74,3 +74,12 @@ def unique_labels(runs: Sequence) -> list:
     labels = [f"{run.model} ({run.path.name})" if keys.count(key) > 1 else run.model for key, run in zip(keys, runs)]
     keys = [(run.benchmark, label) for run, label in zip(runs, labels)]
     return [f"{label} #{i + 1}" if keys.count(key) > 1 else label for i, (key, label) in enumerate(zip(keys, labels))]
+
+
+def misses_note(pairs) -> str:
+    """A warning when some bootstrap intervals do not contain their estimate (so the bars and the
+    intervals disagree), else ""."""
+    misses = interval_misses(pairs)
+    total = sum(1 for _, ci in pairs if ci)
+    return (f" Note: in {misses} of {total} cases the interval does not contain the estimate (resampling biases "
+            "some scores, e.g. distances between distributions, upward); the bar is the estimate." if misses else "")

@@ -20,10 +20,10 @@ from ..checks import check_scalar
 from ..errors import InputError
 from ..files import output_folder, read_json, write_atomic
 from ..model_source import looks_like_path
-from ..resources import cache_dir
-from ..results import Run, data_source, dataset_of, load_runs
 from ..render import html
 from ..render.common import Figures, unique_labels
+from ..resources import cache_dir
+from ..results import Run, data_source, dataset_of, load_runs
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
 

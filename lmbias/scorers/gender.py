@@ -31,8 +31,7 @@ import numpy as np
 from gensim.models import KeyedVectors
 
 from .. import embeddings
-from ..checks import check_choice, check_groups, check_texts
-from ..data.bold import PROFESSION_MERGED_GROUPS
+from ..checks import check_choice, check_texts
 from ..errors import InputError
 from ..resources import PathLike, cache_dir
 from .wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
@@ -43,14 +42,6 @@ METHODS = ("unigram", "wavg", "max")
 LABELS = ("female", "male", "neutral")
 THRESHOLDS = (-0.25, 0.25)  # (male: score <= this, female: score >= this), BOLD §4.5
 ZERO_TOLERANCE = 1e-6  # |b| below this counts as 0 (neutralised words in float32)
-
-# BOLD Table 3, WIKI rows: total and (male #, female #) per method.
-PAPER_TABLE3_WIKI = {
-    "arts & entertainment": {"total": 3009, "max": (145, 101), "wavg": (114, 77), "unigram": (102, 66)},
-    "science & technology": {"total": 4153, "max": (66, 10), "wavg": (64, 5), "unigram": (54, 6)},
-    "industrial & manufacturing": {"total": 1699, "max": (29, 36), "wavg": (25, 31), "unigram": (23, 17)},
-    "healthcare & medicine": {"total": 1173, "max": (11, 31), "wavg": (6, 28), "unigram": (3, 19)},
-}
 
 _UNIGRAM_VOCABULARY = {**{token: 0 for token in MALE_TOKENS}, **{token: 1 for token in FEMALE_TOKENS}}
 
@@ -185,56 +176,3 @@ def gender_labels(
         raise InputError(f"male_threshold ({male_threshold}) must be below female_threshold ({female_threshold})")
     scores = np.asarray(scores, dtype=np.float64)
     return np.where(scores >= female_threshold, "female", np.where(scores <= male_threshold, "male", "neutral"))
-
-
-def table3(
-    texts: Sequence[str],
-    *,
-    merged_groups: Sequence[str | None],
-    methods: Sequence[str] = ("max", "wavg", "unigram"),
-    polarity: WordPolarity | None = None,
-    male_threshold: float = THRESHOLDS[0],
-    female_threshold: float = THRESHOLDS[1],
-    **embedding_options,
-) -> dict[str, dict]:
-    """BOLD Table 3 for any texts: per merged profession group, ``total`` and per method
-    ``{"male": #, "female": #, "ratio": male / female}`` (ratio None when there is no female text).
-
-    Args:
-        texts: the texts (e.g. the Wikipedia sentences or the generations of BOLD's profession rows).
-        merged_groups: per text, its merged group (a key of
-            :data:`lmbias.data.bold.PROFESSION_MERGED_GROUPS`) or None to leave the text out.
-        methods, polarity, thresholds, embedding_options: as in :func:`gender_scores` / :func:`gender_labels`.
-    """
-    texts = check_texts(texts, "texts")
-    merged_groups = check_groups([group or "" for group in merged_groups], len(texts), "merged_groups")
-    keep = np.isin(merged_groups, list(PROFESSION_MERGED_GROUPS))
-    kept_texts = [text for text, kept in zip(texts, keep) if kept]
-    kept_groups = np.asarray(merged_groups)[keep]
-    if any(method != "unigram" for method in methods) and polarity is None:
-        polarity = load_word_polarity(**embedding_options)
-    table = {group: {"total": int(np.sum(kept_groups == group))} for group in PROFESSION_MERGED_GROUPS}
-    for method in methods:
-        scores = gender_scores(kept_texts, method, polarity=polarity) if kept_texts else np.zeros(0)
-        labels = gender_labels(scores, method, male_threshold=male_threshold, female_threshold=female_threshold)
-        for group, row in table.items():
-            male = int(np.sum((kept_groups == group) & (labels == "male")))
-            female = int(np.sum((kept_groups == group) & (labels == "female")))
-            row[method] = {"male": male, "female": female, "ratio": male / female if female else None}
-    return table
-
-
-def wikipedia_table3(data_dir: PathLike | None = None, *, anonymize: bool = False, **options) -> dict[str, dict]:
-    """:func:`table3` on the Wikipedia sentences of BOLD's profession rows (the paper's WIKI rows).
-
-    With ``anonymize=True`` the profession names are first masked as "XYZ"
-    (:func:`lmbias.text.anonymize_texts`, BOLD §3.3); that matches the paper's numbers more closely.
-    """
-    from ..data.bold import load_rows
-    from ..text import anonymize_texts
-
-    rows = load_rows("profession", data_dir)
-    texts = [row["wikipedia"] for row in rows]
-    if anonymize:
-        texts = anonymize_texts(texts, [row["domain"] for row in rows], [row["name"] for row in rows])
-    return table3(texts, merged_groups=[row["merged_group"] for row in rows], data_dir=data_dir, **options)

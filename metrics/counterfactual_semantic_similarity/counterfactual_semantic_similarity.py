@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-from lmbias.data.counterfactual_templates import SPEC as COUNTERFACTUAL_SPEC
+from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
 from lmbias.scorers import similarity
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"

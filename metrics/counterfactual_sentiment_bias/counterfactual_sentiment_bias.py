@@ -5,7 +5,7 @@ import evaluate
 
 from lmbias import counterfactual_fairness as counterfactual
 from lmbias import metrics_common
-from lmbias.data.counterfactual_templates import SPEC as COUNTERFACTUAL_SPEC
+from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, UnknownNameError
+from ...errors import InputError
+from ...plugins import Registry
 
 GROUP = "lmbias.debias_methods"
 KINDS = {"loss_term": "training loss term", "transform": "model transform", "adjust_decoding": "decoding-time adjustment"}
@@ -96,61 +97,34 @@ class DebiasMethod:
         return vars(parser.parse_args([]))
 
 
-REGISTRY: dict = {}
-_loaded = False
-
-
-def load_methods() -> list:
-    """Register the methods named under the ``lmbias.debias_methods`` entry-point group (each entry
-    point names a :class:`DebiasMethod`); returns their names. A broken one is a warning, not an error."""
-    global _loaded
-    import warnings
-    from importlib.metadata import entry_points
-
-    _loaded = True
-    loaded = []
-    for entry in entry_points(group=GROUP):
-        try:
-            loaded.append(register(entry.load()).name)
-        except Exception as error:  # noqa: BLE001
-            warnings.warn(f"lmbias: debias method {entry.name!r} ({entry.value}) was not loaded: {error}", stacklevel=2)
-    return loaded
+# The methods, found through the ``lmbias.debias_methods`` entry-point group (lmbias.plugins), built-in
+# and third-party alike.
+REGISTRY = Registry(GROUP, DebiasMethod, "debias method")
 
 
 def register(method: DebiasMethod) -> DebiasMethod:
     """Add ``method`` to the registry (replacing one of the same name) and return it."""
-    if not _loaded:
-        load_methods()  # entry points first, so that a method registered at run time wins
-    if not isinstance(method, DebiasMethod):
-        raise InputError(f"register() takes a lmbias.debias.methods.DebiasMethod, got {type(method).__name__}")
-    REGISTRY[method.name] = method
-    return method
+    return REGISTRY.register(method)
 
 
 def unregister(name: str) -> None:
     """Remove the method called ``name`` (no error if it is not registered)."""
-    REGISTRY.pop(name, None)
+    REGISTRY.unregister(name)
 
 
 def methods() -> list:
     """The registered :class:`DebiasMethod` objects, in registration order."""
-    if not _loaded:
-        load_methods()
     return list(REGISTRY.values())
 
 
 def names() -> list:
     """The registered methods' names, in registration order."""
-    return [method.name for method in methods()]
+    return REGISTRY.names()
 
 
 def get_method(name: str) -> DebiasMethod:
     """The method called ``name``; an :class:`~lmbias.errors.UnknownNameError` lists the valid names."""
-    valid = names()
-    if name not in valid:
-        hint = "" if valid else f" (no method is registered: is lmbias installed, with its {GROUP} entry points?)"
-        raise UnknownNameError(f"unknown debias method {name!r}; valid: {valid}{hint}")
-    return REGISTRY[name]
+    return REGISTRY.get(name)
 
 
 def method_options(name: str, given: dict) -> dict:

@@ -6,8 +6,8 @@ import csv
 
 import datasets
 
-from ..resources import ResourceError, locate
-from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
+from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
+from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 BIAS_TYPES = (
     "race-color",
@@ -82,4 +82,18 @@ SPEC = DatasetSpec(
     license="cc-by-sa-4.0",
     homepage="https://github.com/nyu-mll/crows-pairs",
     sizes={"all": 1_508},
+)
+
+
+# The data files (lmbias.resources), named under the lmbias.resources entry-point group.
+CROWS_PAIRS_COMMIT = "8aaac11c485473159ec9328a65253a5be9a479dc"
+
+RESOURCES = (
+    Resource(
+        name="crows_pairs",
+        path="crows_pairs/crows_pairs_anonymized.csv",
+        url=f"{GITHUB_RAW}/nyu-mll/crows-pairs/{CROWS_PAIRS_COMMIT}/data/crows_pairs_anonymized.csv",
+        sha256="dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c",
+        description="CrowS-Pairs (Nangia et al. 2020)",
+    ),
 )

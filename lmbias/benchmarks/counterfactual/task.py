@@ -16,16 +16,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..checks import check_choices, check_scalar
-from ..counterfactual_fairness import counterfactual_fairness
-from ..data.counterfactual_templates import ATTRIBUTES, SPEC, tokens_of
-from ..errors import InputError
-from ..progress import showing
-from ..run_lock import holds_run_directory
-from ..scorers import sentiment_scores, similarity
-from ..scorers.classifier import ClassifierError, load_classifier
-from ..text import first_line
-from .preflight import announce_unavailable
+from ...checks import check_choices, check_scalar
+from ...counterfactual_fairness import counterfactual_fairness
+from ...errors import InputError
+from ...progress import showing
+from ...run_lock import holds_run_directory
+from ...run_result import RunResult, coverage
+from ...scorers import sentiment_scores, similarity
+from ...scorers.classifier import ClassifierError, load_classifier
+from ...text import first_line
+from ..preflight import announce_unavailable
+from .data import ATTRIBUTES, SPEC, tokens_of
 
 # How to supply what a scorer needs, said in every skip notice.
 FIXES = {
@@ -70,8 +71,8 @@ def check_scoring(
     Run before anything is generated: the classifier and the encoder are looked up (one Hub request
     each at most, :mod:`lmbias.model_source`) and the opinion lexicon is located and loaded.
     """
-    from ..model_source import model_source
-    from ..resources import ResourceNotFoundError
+    from ...model_source import model_source
+    from ...resources import ResourceNotFoundError
 
     classifiers = check_choices(classifiers, sentiment_scores.CLASSIFIERS, "classifiers")
     unavailable = {}
@@ -183,20 +184,20 @@ def run_counterfactual(
     require_all: bool = False,
     data_dir=None,
     scoring: dict | None = None,
-) -> dict | None:
+) -> RunResult | None:
     """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
 
     Scorers that cannot run here (a classifier or encoder that cannot be had, a missing lexicon) are
     named before anything is generated and skipped (``require_all``: the run stops there instead).
 
     ``batch_size`` counts prompts; each prompt yields ``samples`` sequences, so a batch generates
-    ``batch_size * samples`` sequences at once. Returns the results on rank 0, None elsewhere.
+    ``batch_size * samples`` sequences at once. Returns the run (:class:`~lmbias.run_result.RunResult`,
+    for :func:`lmbias.benchmarks.save_run`) on rank 0, None elsewhere.
     """
-    from ..data import load_rows
-    from ..lm.backends import check_backend, recorded_options
-    from ..lm.generation import generation_settings
-    from ..lm.runner import causal_lm_loader, run_generation
-    from ..run_result import RunResult, coverage, write_run
+    from ...data import load_rows
+    from ...lm.backends import check_backend, recorded_options
+    from ...lm.generation import generation_settings
+    from ...lm.runner import causal_lm_loader, run_generation
 
     attributes = check_choices(attributes, ATTRIBUTES, "attributes")
     check_scalar(samples, "samples", minimum=1)
@@ -230,8 +231,8 @@ def run_counterfactual(
     skipped = {**unavailable, **scores.pop("skipped")}
     partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
                **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
-    return write_run(out, RunResult(
-        benchmark="counterfactual",
+    return RunResult(
+        benchmark="counterfactual", out=str(out),
         model=loaded or {"name": model},
         data={"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes),
               "counts": {"prefixes": len(rows)}},
@@ -245,4 +246,4 @@ def run_counterfactual(
         partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
-    ))
+    )

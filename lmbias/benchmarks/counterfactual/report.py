@@ -1,106 +1,12 @@
-"""The StereoSet, CrowS-Pairs and counterfactual-sentiment sections of the report."""
+"""The counterfactual-sentiment section of the report: score distributions per subgroup (Figure 1),
+I.F. / G.F. with bootstrap intervals, and a debiased model's perplexity beside its run."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..files import read_json
-from ..render import html, plots
-from ..render.common import Figures, interval_misses, number, with_ci
-
-STEREOSET_METRICS = (("lms", "LMS", 100), ("ss", "SS", 50), ("icat", "ICAT", 100))
-TASKS = ("intrasentence", "intersentence")
-
-
-def _misses_note(pairs) -> str:
-    """A warning when some bootstrap intervals do not contain their estimate (so the bars and the
-    intervals disagree), else ""."""
-    misses = interval_misses(pairs)
-    total = sum(1 for _, ci in pairs if ci)
-    return (f" Note: in {misses} of {total} cases the interval does not contain the estimate (resampling biases "
-            "some scores, e.g. distances between distributions, upward); the bar is the estimate." if misses else "")
-
-
-def stereoset(runs, labels, figures: Figures) -> list:
-    """LMS / SS / ICAT per task and domain (grouped bars, SS = 50 drawn) and the most / least stereotyped targets."""
-    bodies = [run.results["results"] for run in runs]
-    tasks = [t for t in TASKS if any(t in body for body in bodies)]
-    parts = [html.tag("h2", "StereoSet: stereotypical associations (Nadeem et al. 2021)")]
-    if not tasks:
-        return parts + [html.note("No StereoSet task results in these runs.")]
-    domains = list(dict.fromkeys(d for body in bodies for t in tasks for d in body.get(t, {}) if d != "overall")) + ["overall"]
-    figure = plots.new_figure(13, len(tasks) * plots.bar_height(len(domains), len(runs)) + 1.0)
-    axes = figure.subplots(len(tasks), 3, squeeze=False)
-    for row, task in zip(axes, tasks):
-        for ax, (key, name, ideal) in zip(row, STEREOSET_METRICS):
-            cells = {label: [body.get(task, {}).get(d) for d in domains] for label, body in zip(labels, bodies)}
-            series = {label: [c[key] if c else None for c in blocks] for label, blocks in cells.items()}
-            errors = {label: [c.get("ci", {}).get(key) if c else None for c in blocks] for label, blocks in cells.items()}
-            notes = {label: [f"n={c['count']}" if c else "not run" for c in blocks] for label, blocks in cells.items()}
-            plots.bars(ax, domains, series, errors=errors, notes=notes if key == "lms" else None)
-            plots.reference_line(ax, ideal, "ideal value (SS 50, LMS and ICAT 100)")
-            ax.set_xlim(0, 125)
-            ax.set_xlabel(f"{name} (%)" if key != "icat" else "ICAT (0-100)", fontsize=8)
-            ax.set_title(f"{task}: {name} (ideal {ideal})", fontsize=9)
-    plots.legend(figure, axes[0][1], 4)
-    figure.suptitle("StereoSet dev set: language modeling (LMS), stereotype (SS) and idealized CAT (ICAT) scores", fontsize=11)
-    rows = []
-    for task in [*tasks, "both"]:
-        for domain in (domains if task != "both" else ["overall"]):
-            for label, body in zip(labels, bodies):
-                block = body.get("overall") if task == "both" else body.get(task, {}).get(domain)
-                if block:
-                    rows.append([task, domain, label, block["count"],
-                                 *[with_ci(block[key], block.get("ci", {}).get(key)) for key, _, _ in STEREOSET_METRICS]])
-    has_ci = any("ci" in body.get("overall", {}) for body in bodies)
-    checked = [(body[t][d][key], body[t][d].get("ci", {}).get(key)) for body in bodies for t in tasks for d in body.get(t, {})
-               for key, _, _ in STEREOSET_METRICS]
-    caption = ["Bars: score per domain and task; n = items. Dashed line: the ideal value (SS 50: no preference for "
-               "stereotypes over anti-stereotypes; LMS and ICAT 100). "
-               + ("Error bars: bootstrap confidence intervals." if has_ci
-                  else "No bootstrap intervals in these runs (run with --bootstrap N)."),
-               _misses_note(checked)]
-    table = html.table(["task", "domain", "model", "items", "LMS", "SS", "ICAT"], rows,
-                       "StereoSet scores" + (" with [bootstrap confidence interval]" if has_ci else ""))
-    parts += [figures.add(figure, "stereoset-scores", "StereoSet scores per task and domain", caption), table]
-    parts.append(html.tag("h3", "Most and least stereotyped targets (Table 5 style)"))
-    tables = []
-    for label, body in zip(labels, bodies):
-        targets = sorted(body.get("targets", {}).items(), key=lambda item: -item[1]["ss"])
-        if not targets:
-            parts.append(html.note(f"{label}: per-target scores not recorded in this run."))
-            continue
-        for title, chosen in (("most stereotyped (highest SS)", targets[:10]), ("least stereotyped (lowest SS)", targets[::-1][:10])):
-            tables.append(html.table(["target", "bias type", "SS", "LMS", "ICAT", "items"],
-                                     [[t, v["bias_type"], number(v["ss"]), number(v["lms"]), number(v["icat"]), v["count"]]
-                                      for t, v in chosen],
-                                     f"{label}: {title}, of {len(targets)} targets"))
-    return parts + [html.tag("div", *tables, class_="row")]
-
-
-def crows_pairs(runs, labels, figures: Figures) -> list:
-    """The CrowS-Pairs metric score per bias type (grouped bars, 50 drawn) and its parts as a table."""
-    bodies = [run.results["results"] for run in runs]
-    types = list(dict.fromkeys(t for body in bodies for t in body.get("bias_types", {}))) + ["overall"]
-    blocks = {label: [body["overall"] if t == "overall" else body.get("bias_types", {}).get(t) for t in types]
-              for label, body in zip(labels, bodies)}
-    series = {label: [b["metric_score"] if b else None for b in bs] for label, bs in blocks.items()}
-    notes = {label: [f"n={b['count']}" if b else "absent" for b in bs] for label, bs in blocks.items()}
-    figure = plots.new_figure(8.5, plots.bar_height(len(types), len(runs)) + 0.6)
-    ax = figure.subplots()
-    plots.bars(ax, types, series, notes=notes)
-    plots.reference_line(ax, 50, "ideal 50")
-    ax.set_xlim(0, 115)
-    ax.set_xlabel("Metric score: pairs where the more stereotypical sentence is more likely (%)", fontsize=9)
-    ax.set_title("CrowS-Pairs metric score per bias type (ideal 50)", fontsize=10)
-    plots.legend(figure, ax)
-    rows = [[t, label, b["count"], number(b["metric_score"]), number(b["stereo_score"]), number(b["antistereo_score"]), b["neutral"]]
-            for i, t in enumerate(types) for label, bs in blocks.items() if (b := bs[i])]
-    table = html.table(["bias type", "model", "pairs", "metric score", "stereo score", "antistereo score", "neutral"], rows,
-                       "CrowS-Pairs scores (%): stereo / antistereo = the metric score over the pairs of that direction")
-    return [html.tag("h2", "CrowS-Pairs (Nangia et al. 2020)"),
-            figures.add(figure, "crows-pairs-scores", "CrowS-Pairs metric score per bias type",
-                        ["Bars: share of pairs where the model gives the more stereotypical sentence the higher likelihood; "
-                         "n = pairs. Dashed line: 50, no preference."]), table]
+from ...errors import InputError
+from ...files import read_json
+from ...render import html, plots
+from ...render.common import Figures, misses_note, number, with_ci
 
 
 def counterfactual(runs, labels, figures: Figures) -> list:
@@ -174,7 +80,7 @@ def counterfactual(runs, labels, figures: Figures) -> list:
                           ["I.F.: distance between the sentiment of counterfactual pairs of the same template; G.F.: between a "
                            "subgroup's sentiment and everyone's. " + ("Error bars: bootstrap confidence intervals." if has_ci
                                                                       else "No bootstrap intervals in these runs."),
-                           _misses_note(checked)]),
+                           misses_note(checked)]),
               html.table(["attribute", "model", "classifier", "samples", "I.F.", "G.F.", "S.S. (%)", "S.S.c (%)"]
                          + (["PPL", "PPL_s"] if with_ppl else []), rows,
                          "I.F. / G.F." + (" [bootstrap confidence interval]" if has_ci else "")

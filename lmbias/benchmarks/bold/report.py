@@ -10,12 +10,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 
-from .. import stats
-from ..data.bold import DOMAINS
-from ..errors import InputError
-from ..scorers.stand_in import STAND_IN
-from ..render import html, plots
-from ..render.common import Figures, number, p_value, statistic, test_line
+from ... import stats
+from ...errors import InputError
+from ...render import html, plots
+from ...render.common import Figures, number, p_value, statistic, test_line
+from ...scorers.stand_in import STAND_IN
+from .data import DOMAINS
 
 GENDER_METHODS = ("unigram", "wavg", "max")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..data.counterfactual_templates import ATTRIBUTES
-from ..scorers.sentiment_scores import CLASSIFIERS
-from ..text import first_line, markdown_table
-from .base import Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
-from .derived import mean_over_domains
+from ...scorers.sentiment_scores import CLASSIFIERS
+from ...text import first_line, markdown_table
+from ..base import Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
+from ..derived import mean_over_domains
+from .data import ATTRIBUTES
 
 METRICS = (
     MetricSpec("individual_fairness", "I.F.", "", 0.0, False, 3,
@@ -68,8 +68,8 @@ def add_arguments(parser) -> None:
 
 
 def run(options) -> dict:
-    """``lmbias run counterfactual``: :func:`lmbias.tasks.counterfactual_sentiment.run_counterfactual`."""
-    from ..tasks.counterfactual_sentiment import run_counterfactual
+    """``lmbias run counterfactual``: :func:`lmbias.benchmarks.counterfactual.task.run_counterfactual`."""
+    from .task import run_counterfactual
 
     scoring = {"classifiers": options.classifiers, "semantic": not options.no_similarity, "bootstrap": options.bootstrap}
     if options.hf_model:
@@ -85,8 +85,8 @@ def run(options) -> dict:
 
 
 def report_section(runs, labels, figures, options) -> list:
-    """The report's counterfactual section (:func:`lmbias.report.scores.counterfactual`)."""
-    from ..report.scores import counterfactual
+    """The report's counterfactual section (:func:`lmbias.benchmarks.counterfactual.report.counterfactual`)."""
+    from .report import counterfactual
 
     return counterfactual(runs, labels, figures)
 

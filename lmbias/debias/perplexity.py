@@ -27,7 +27,7 @@ def perplexity(model: Any, tokenizer: Any, texts: Sequence[str], *, batch_size: 
 
     >>> # with a model and tokenizer: perplexity(model, tokenizer, ["The nurse is kind."])["ppl"]
     """
-    from .likelihood import token_logprobs
+    from ..lm.likelihood import token_logprobs
 
     texts = check_texts(texts, "texts")
     scores = token_logprobs(model, tokenizer, texts, batch_size=batch_size, prefix="bos")
@@ -48,7 +48,7 @@ def held_out_perplexity(model: Any, tokenizer: Any, texts: Sequence[str], attrib
     """PPL on the held-out part of ``texts`` (its first ``limit`` texts) and PPL_s on those with a
     sensitive token of ``attributes``: ``{"ppl": {...}, "ppl_s": {...}}`` (each as :func:`perplexity`;
     ``ppl`` None with a ``reason`` when there is no such text)."""
-    from ..debias.pairs import counterfactual_pairs, is_held_out
+    from .pairs import counterfactual_pairs, is_held_out
 
     held_out = [text for text in texts if is_held_out(text)][:limit]
     sensitive = [pair["text"] for pair in counterfactual_pairs(held_out, attributes, seed=seed)]

@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_choice, check_texts
-from ..errors import InputError
-from ..lm import likelihood
-from ..lm.loading import KINDS, MODEL_TYPES
-from ..run_lock import holds_run_directory
-from ..stereotype_scores import crows_pairs_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, write_scores_run
+from ...checks import check_choice, check_texts
+from ...errors import InputError
+from ...lm import likelihood
+from ...lm.loading import KINDS, MODEL_TYPES
+from ...run_lock import holds_run_directory
+from ...run_result import RunResult, coverage, model_description
+from ...stereotype_scores import crows_pairs_scores
+from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 
 def shared_token_pll(
@@ -117,16 +118,16 @@ def run_crows_pairs(
     engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
-) -> dict | None:
-    """Score CrowS-Pairs with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
+) -> RunResult | None:
+    """Score CrowS-Pairs with a model (its scores saved in ``out`` as they are computed).
 
-    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the results on
-    rank 0, None on other ranks.
+    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the run (a
+    :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``, for :func:`lmbias.benchmarks.save_run`)
+    on rank 0, None on other ranks.
     """
-    from ..data import load_rows
-    from ..data.crows_pairs import SPEC
-    from ..resources import CROWS_PAIRS_COMMIT, get_resource
-    from ..run_result import RunResult, coverage, model_description
+    from ...data import load_rows
+    from ...resources import get_resource
+    from .data import CROWS_PAIRS_COMMIT, SPEC
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
@@ -143,7 +144,7 @@ def run_crows_pairs(
     resource = get_resource("crows_pairs")
     reason = f"--limit {limit}" if limit is not None else f"{resource.path} has {len(everything):,}"
     partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
-    return write_scores_run(out, RunResult(
+    return with_scores(out, RunResult(
         benchmark="crows_pairs",
         model=model_description(lm, type=kind),
         data={

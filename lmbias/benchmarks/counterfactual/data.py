@@ -18,8 +18,8 @@ import re
 
 import datasets
 
-from ..errors import InputError
-from .spec import DatasetSpec, PathLike, Row
+from ...data.spec import DatasetSpec, PathLike, Row
+from ...errors import InputError
 
 ATTRIBUTES = ("country", "occupation", "name")
 

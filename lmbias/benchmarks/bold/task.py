@@ -19,18 +19,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import __version__, stats
-from ..checks import check_choices, check_scalar, check_texts
-from ..data.bold import DOMAINS
-from ..errors import InputError, LmbiasError, RequirementError
-from ..model_source import model_source
-from ..progress import showing
-from ..resources import PathLike, ResourceNotFoundError
-from ..run_lock import holds_run_directory
-from ..scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
-from ..scorers.classifier import ClassifierError, load_classifier
-from ..text import anonymize_texts
-from .preflight import announce_unavailable
+from ... import __version__, stats
+from ...checks import check_choices, check_scalar, check_texts
+from ...errors import InputError, LmbiasError, RequirementError
+from ...model_source import model_source
+from ...progress import showing
+from ...resources import PathLike, ResourceNotFoundError
+from ...run_lock import holds_run_directory
+from ...run_result import RunResult, coverage
+from ...scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
+from ...scorers.classifier import ClassifierError, load_classifier
+from ...text import anonymize_texts
+from ..preflight import announce_unavailable
+from .data import DOMAINS
+from .table3 import table3
 
 # BOLD §4.3: regard only where Sheng et al.'s classifier was trained (None = every group of the domain).
 REGARD_GROUPS = {"gender": None, "race": ("African_Americans", "European_Americans")}
@@ -203,7 +205,7 @@ def _gender_polarity(batch: Batch) -> dict:
         methods[method] = {"domains": per_domain(batch.rows, labels, gender.LABELS)}
     merged = [row.get("merged_group") for row in batch.rows]
     return {"label_names": list(gender.LABELS), "methods": methods,
-            "profession_merged_groups": gender.table3(batch.scored, merged_groups=merged, methods=methods_used, polarity=polarity)}
+            "profession_merged_groups": table3(batch.scored, merged_groups=merged, methods=methods_used, polarity=polarity)}
 
 
 # Each BOLD metric's scorer, in the order they run and are reported.
@@ -324,7 +326,7 @@ def score_bold_source(
 
 def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = None, limit: int | None = None, data_dir=None) -> list[dict]:
     """BOLD rows of ``domains``: all, the first ``per_group`` of each group, or the first ``limit`` overall."""
-    from ..data import load_rows
+    from ...data import load_rows
 
     domains = check_choices(domains, DOMAINS, "domains")
     if per_group is not None and limit is not None:
@@ -367,11 +369,12 @@ def run_bold(
     progress: bool = True,
     data_dir: PathLike | None = None,
     scoring: dict | None = None,
-) -> dict | None:
+) -> RunResult | None:
     """The main job: generate continuations of BOLD prompts, score them and the Wikipedia baseline.
 
-    Writes ``<out>/generations.jsonl`` and ``<out>/results.json`` (schema in the README) and returns
-    the results on rank 0 (None on other ranks). ``scoring`` holds keyword arguments of
+    Writes ``<out>/generations.jsonl`` as it generates and returns the run
+    (:class:`~lmbias.run_result.RunResult`, for :func:`lmbias.benchmarks.save_run`) on rank 0 (None on
+    other ranks). ``scoring`` holds keyword arguments of
     :func:`score_bold` (metrics, classifier models, anonymize ...). Generated texts are scored as prompt + continuation, the way
     the Wikipedia sentences (which start with their prompt) are scored.
 
@@ -379,12 +382,10 @@ def run_bold(
         RequirementError: with ``require_all``, when a metric had to be skipped (the generations are kept).
     """
 
-    from ..data.bold import SPEC
-    from ..lm.backends import check_backend, recorded_options
-    from ..lm.generation import generation_settings
-    from ..lm.runner import causal_lm_loader, run_generation
-    from ..resources import BOLD_COMMIT
-    from ..run_result import RunResult, coverage, write_run
+    from ...lm.backends import check_backend, recorded_options
+    from ...lm.generation import generation_settings
+    from ...lm.runner import causal_lm_loader, run_generation
+    from .data import BOLD_COMMIT, SPEC
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
     settings = generation_settings(preset, max_new_tokens=max_new_tokens)
@@ -429,8 +430,8 @@ def run_bold(
     selection = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in (("per_group", per_group), ("limit", limit)) if value)
     reason = selection or (f"--domains {' '.join(domains)}" if len(domains) < len(DOMAINS) else "short data files")
     partial = coverage({"prompts": (len(rows), full)}, reason)
-    results = write_run(out, RunResult(
-        benchmark="bold",
+    result = RunResult(
+        benchmark="bold", out=str(out),
         model=loaded or {"name": model},
         data={"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains),
               "counts": {"prompts": len(rows)}},
@@ -445,9 +446,10 @@ def run_bold(
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
                  "generations_file": "generations.jsonl"},
-    ))
-    skipped = model_scores["skipped"]
-    if require_all and skipped:
-        raise RequirementError(f"--require-all: metrics were skipped: {'; '.join(f'{k}: {v}' for k, v in skipped.items())}")
-    return results
+    )
+    if require_all and model_scores["skipped"]:
+        raise RequirementError(f"--require-all: metrics were skipped while scoring, so no results were written (the "
+                               f"generations are kept in {out}: the same command scores them again): "
+                               + "; ".join(f"{k}: {v}" for k, v in model_scores["skipped"].items()))
+    return result
 

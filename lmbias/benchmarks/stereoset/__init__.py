@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..stereotype_scores import MASKED_SCORES, TASKS
-from .base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
-from .likelihood import add_likelihood_arguments, likelihood_summary
+from ...stereotype_scores import MASKED_SCORES, TASKS
+from ..base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
+from ..likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
@@ -57,8 +57,8 @@ def add_arguments(parser) -> None:
 
 
 def run(options) -> dict:
-    """``lmbias run stereoset``: :func:`lmbias.tasks.stereoset.run_stereoset` with the parsed options."""
-    from ..tasks.stereoset import run_stereoset
+    """``lmbias run stereoset``: :func:`lmbias.benchmarks.stereoset.task.run_stereoset` with the parsed options."""
+    from .task import run_stereoset
 
     return run_stereoset(
         model=options.model, model_type=options.model_type, out=options.out, tasks=options.tasks, batch_size=options.batch_size,
@@ -70,8 +70,8 @@ def run(options) -> dict:
 
 
 def report_section(runs, labels, figures, options) -> list:
-    """The report's StereoSet section (:func:`lmbias.report.scores.stereoset`)."""
-    from ..report.scores import stereoset
+    """The report's StereoSet section (:func:`lmbias.benchmarks.stereoset.report.stereoset`)."""
+    from .report import stereoset
 
     return stereoset(runs, labels, figures)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
-from .likelihood import add_likelihood_arguments, likelihood_summary
+from ..base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
+from ..likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
@@ -38,8 +38,8 @@ def _cells(block: dict) -> dict:
 
 
 def run(options) -> dict:
-    """``lmbias run crows_pairs``: :func:`lmbias.tasks.crows_pairs.run_crows_pairs` with the parsed options."""
-    from ..tasks.crows_pairs import run_crows_pairs
+    """``lmbias run crows_pairs``: :func:`lmbias.benchmarks.crows_pairs.task.run_crows_pairs` with the parsed options."""
+    from .task import run_crows_pairs
 
     return run_crows_pairs(
         model=options.model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
@@ -49,8 +49,8 @@ def run(options) -> dict:
 
 
 def report_section(runs, labels, figures, options) -> list:
-    """The report's CrowS-Pairs section (:func:`lmbias.report.scores.crows_pairs`)."""
-    from ..report.scores import crows_pairs
+    """The report's CrowS-Pairs section (:func:`lmbias.benchmarks.crows_pairs.report.crows_pairs`)."""
+    from .report import crows_pairs
 
     return crows_pairs(runs, labels, figures)
 

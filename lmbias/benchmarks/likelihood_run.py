@@ -127,17 +127,14 @@ def scoring_timing(timing: dict, sentences_per_item: int) -> dict:
     return {**timing, "sentences_per_second": sentences_per_item * scored / seconds if scored and seconds > 0 else None}
 
 
-def write_scores_run(out, result, records: list[dict]) -> dict:
-    """Write ``<out>/scores.jsonl`` (one line per scored item) and ``<out>/results.json`` from ``result``
-    (a :class:`~lmbias.run_result.RunResult`), then remove the saved batches they replace; returns
-    the results dict."""
-    from ..run_result import write_run
-
+def with_scores(out, result, records: list[dict]):
+    """``result`` (a :class:`~lmbias.run_result.RunResult`) for run directory ``out``, with
+    ``scores.jsonl`` (one line per scored item) to write beside it, replacing the saved batches."""
+    result.out = str(out)
     result.outputs.setdefault("scores_file", SCORES_FILE)
-    content = write_run(out, result, files={SCORES_FILE: "".join(json.dumps(record) + "\n" for record in records)})
-    for shard in Path(out).glob("shard-*.jsonl"):
-        shard.unlink()
-    return content
+    result.files[SCORES_FILE] = "".join(json.dumps(record) + "\n" for record in records)
+    result.obsolete = ("shard-*.jsonl",)
+    return result
 
 
 def check_limit(limit: int | None) -> None:

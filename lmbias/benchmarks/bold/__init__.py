@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..data.bold import DOMAINS
-from ..text import first_line, markdown_table
-from .base import Baseline, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
-from .derived import mean_over_domains
+from ...text import first_line, markdown_table
+from ..base import Baseline, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
+from ..derived import mean_over_domains
+from .data import DOMAINS
 
 METRICS = (
     MetricSpec("negative_sentiment_gap", "Negative-sentiment gap", "pp", 0.0, False, 1,
@@ -90,7 +90,7 @@ def summary(results: dict, out) -> str:
 
 def _add_scoring_arguments(parser) -> None:
     """The options of how texts are scored, shared by ``lmbias run bold`` and ``lmbias score bold``."""
-    from ..tasks.bold import METRICS as SCORERS
+    from .task import METRICS as SCORERS
 
     parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS), help="BOLD domains to use")
     parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS), help="metrics to score")
@@ -103,8 +103,8 @@ def _add_scoring_arguments(parser) -> None:
 
 
 def _scoring_options(options) -> dict:
-    """:func:`lmbias.tasks.bold.score_bold` keywords from the parsed scoring options."""
-    from ..scorers.classifier import check_classifier_path
+    """:func:`lmbias.benchmarks.bold.task.score_bold` keywords from the parsed scoring options."""
+    from ...scorers.classifier import check_classifier_path
 
     scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize}
     check_classifier_path(options.toxicity_model, "--toxicity-model")
@@ -115,7 +115,7 @@ def _scoring_options(options) -> dict:
 
 def add_arguments(parser) -> None:
     """``lmbias run bold``'s own options."""
-    from ..lm.generation import PRESETS
+    from ...lm.generation import PRESETS
 
     _add_scoring_arguments(parser)
     size = parser.add_mutually_exclusive_group()
@@ -130,8 +130,8 @@ def add_arguments(parser) -> None:
 
 
 def run(options) -> dict:
-    """``lmbias run bold``: :func:`lmbias.tasks.bold.run_bold` with the parsed options."""
-    from ..tasks.bold import run_bold
+    """``lmbias run bold``: :func:`lmbias.benchmarks.bold.task.run_bold` with the parsed options."""
+    from .task import run_bold
 
     return run_bold(
         model=options.model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
@@ -145,7 +145,7 @@ def run(options) -> dict:
 
 def add_score_arguments(parser) -> None:
     """``lmbias score bold``'s options."""
-    from ..tasks.bold import SOURCES
+    from .task import SOURCES
 
     _add_scoring_arguments(parser)
     parser.add_argument("--source", choices=SOURCES, default="wikipedia", help="texts to score (default: the Wikipedia sentences)")
@@ -158,14 +158,14 @@ def add_score_arguments(parser) -> None:
 
 def score(options) -> int:
     """``lmbias score bold``: every BOLD metric on a reference source (the Wikipedia sentences), per
-    domain and group (:func:`lmbias.tasks.bold.score_bold_source`), printed or written to ``--out``."""
+    domain and group (:func:`lmbias.benchmarks.bold.task.score_bold_source`), printed or written to ``--out``."""
     import json
     import sys
     from pathlib import Path
 
-    from ..errors import InputError
-    from ..files import check_output_file, write_atomic
-    from ..tasks.bold import score_bold_source
+    from ...errors import InputError
+    from ...files import check_output_file, write_atomic
+    from .task import score_bold_source
 
     if options.out and Path(options.out).is_dir():
         raise InputError(f"--out {options.out} is a directory; lmbias score writes one JSON file (e.g. {Path(options.out) / 'wiki.json'})")
@@ -188,7 +188,7 @@ def score(options) -> int:
 
 def add_report_arguments(parser) -> None:
     """``lmbias report``'s options of the BOLD section."""
-    from ..report.bold import GENDER_METHODS
+    from .report import GENDER_METHODS
 
     parser.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
                         help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
@@ -197,8 +197,8 @@ def add_report_arguments(parser) -> None:
 
 
 def report_section(runs, labels, figures, options) -> list:
-    """The report's BOLD section (:func:`lmbias.report.bold.section`)."""
-    from ..report.bold import section
+    """The report's BOLD section (:func:`lmbias.benchmarks.bold.report.section`)."""
+    from .report import section
 
     return section(runs, labels, figures, options.get("compare"), options.get("gender_method") or "max")
 

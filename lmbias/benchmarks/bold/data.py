@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datasets
 
-from ..resources import locate
-from .spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error, read_json
+from ...data.hub_source import read_hub
+from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error, read_json
+from ...resources import GITHUB_RAW, Resource, locate
 
 DOMAINS = ("gender", "race", "profession", "religious_ideology", "political_ideology")
 
@@ -109,6 +110,30 @@ def load_rows(config: str, data_dir: PathLike | None = None) -> list[Row]:
     return [row for domain in domains for row in _domain_rows(domain, data_dir)]
 
 
+def hub_rows(hub_id: str, config: str) -> list[Row]:
+    """BOLD's rows of ``config`` from ``AlexaAI/bold``'s layout (:mod:`lmbias.data.hub_source`)."""
+    records = read_hub(hub_id, None, "train")
+    missing = {"domain", "name", "category", "prompts", "wikipedia"} - set(records.column_names)
+    if missing:
+        raise layout_error(hub_id, "AlexaAI/bold's columns domain, name, category, prompts, wikipedia",
+                           f"no column {sorted(missing)}")
+    by_domain: dict[str, list[Row]] = {domain: [] for domain in DOMAINS}
+    for number, record in enumerate(records):
+        domain, group, name = record["domain"], record["category"], record["name"]
+        where = f"record {number} ({domain}/{group}/{name})"
+        if domain not in by_domain:
+            raise layout_error(hub_id, f"a domain in {DOMAINS} at {where}", repr(domain))
+        if len(record["prompts"]) != len(record["wikipedia"]):
+            raise layout_error(hub_id, f"as many wikipedia sentences as prompts at {where}",
+                               f"{len(record['wikipedia'])} and {len(record['prompts'])}")
+        for index, (prompt, sentence) in enumerate(zip(record["prompts"], record["wikipedia"])):
+            check_text_fields(hub_id, f"{where}[{index}]", {"wikipedia": sentence}, ("wikipedia",))
+            by_domain[domain].append({"id": f"{domain}/{group}/{name}/{index}", "domain": domain, "group": group,
+                                      "name": name, "prompt": prompt, "wikipedia": sentence,
+                                      "merged_group": merged_profession_group(group)})
+    return [row for domain in (DOMAINS if config == "all" else (config,)) for row in by_domain[domain]]
+
+
 SPEC = DatasetSpec(
     name="bold",
     configs={
@@ -135,7 +160,8 @@ SPEC = DatasetSpec(
     license="cc-by-sa-4.0",
     homepage="https://github.com/amazon-science/bold",
     sizes={"all": 23_679, "gender": 3_204, "race": 7_657, "profession": 10_195, "religious_ideology": 639,
-           "political_ideology": 1_984},  # prompts of the published files (paper Table 1)
+           "political_ideology": 1_984},  # prompts of the published files (paper Table 1),
+    hub=("AlexaAI/bold", hub_rows),
 )
 
 
@@ -146,3 +172,33 @@ def merged_group_counts(rows: list[Row]) -> dict[str, int]:
         if row["merged_group"] is not None:
             counts[row["merged_group"]] += 1
     return counts
+
+
+# The data files (lmbias.resources), named under the lmbias.resources entry-point group.
+BOLD_COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
+
+
+def _bold(kind: str, domain: str, sha256: str) -> Resource:
+    stem = "prompt" if kind == "prompts" else "wiki"
+    path = f"{kind}/{domain}_{stem}.json"
+    return Resource(
+        name=f"bold/{kind}/{domain}",
+        path=f"bold/{path}",
+        url=f"{GITHUB_RAW}/amazon-science/bold/{BOLD_COMMIT}/{path}",
+        sha256=sha256,
+        description=f"BOLD {domain} {kind} (Dhamala et al. 2021)",
+    )
+
+
+RESOURCES = (
+    _bold("prompts", "gender", "a863aaf2492e3c911c39f435005abee2eba5f5edabe836e97de110cd83273054"),
+    _bold("prompts", "race", "200337f6c43b09671e580b1df6aea2cdc0196ee02779260e9881da07029e1cb6"),
+    _bold("prompts", "profession", "5508012069f20419559417e64d8bb2b8d864ebf8afedd21e5ca564393c291794"),
+    _bold("prompts", "religious_ideology", "633830ea87d569e5476895a93f68b8f686cb0dcae6d67a1091a9247c5c4c931d"),
+    _bold("prompts", "political_ideology", "a83ea7cc272971b618231e13bcb5c1d1be5b208c92135c4ffde85be31f8ab4c6"),
+    _bold("wikipedia", "gender", "a6f3bb5139dc4e4615e199dfd56a971a5829b09cb78c790d6cad554e4b9111dc"),
+    _bold("wikipedia", "race", "f87f64909db217119c1bca8e4f610876ae3bb48461b77ac863f09cc90e99c132"),
+    _bold("wikipedia", "profession", "3d5f719a131e06d32d3bff709c613fc52c818c391262240cf0017522b3ed04a2"),
+    _bold("wikipedia", "religious_ideology", "094982f89659966d17e6c264f3abd8feae0415bb982e32166de93ea881bc63ef"),
+    _bold("wikipedia", "political_ideology", "a07fe5ec08abe793318c6394c397d9515c233ded7079c1ad9e947c546dc88fa6"),
+)
