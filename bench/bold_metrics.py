@@ -25,7 +25,7 @@ import numpy as np
 
 import lmbias
 from lmbias import embeddings
-from lmbias.scorers import gender, lexicon_extension, psycholinguistic, sentiment, wordvalues
+from lmbias.scorers import gender, lexicon_extension, psycholinguistic, vader, wordvalues
 from lmbias.text import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
 
 
@@ -133,7 +133,7 @@ def main() -> None:
     lexicon = lexicon_extension.default_lexicon()
 
     cases = [
-        ("sentiment (VADER)", lambda t: sentiment.vader_compound(t), lambda t: sentiment.vader_compound(t, n_jobs=1),
+        ("sentiment (VADER)", lambda t: vader.vader_compound(t), lambda t: vader.vader_compound(t, n_jobs=1),
          "same code, 1 process", texts),
         ("gender polarity (unigram)", lambda t: gender.gender_scores(t, "unigram"), naive_unigram, "per-word Python loop", sample),
         *[

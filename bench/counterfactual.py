@@ -142,17 +142,17 @@ def main() -> None:
 def classifier_timings(n: int) -> None:
     """Time the opinion-word and VADER scorers on ``n`` texts (BOLD Wikipedia sentences, repeated)."""
     import lmbias
-    from lmbias.scorers import sentiment_scores
+    from lmbias.scorers import counterfactual_sentiment
 
     sentences = [row["wikipedia"] for row in lmbias.load_rows("bold")]
     texts = (sentences * (n // len(sentences) + 1))[:n]
-    lexicon = sentiment_scores.opinion_lexicon()
+    lexicon = counterfactual_sentiment.opinion_lexicon()
     print(f"\nsentiment classifiers on {n:,} texts (BOLD Wikipedia sentences, repeated):\n")
     print("| classifier | seconds | texts/s |")
     print("|---|---:|---:|")
     for name, score in (
-        ("opinion words (Hu & Liu)", lambda: sentiment_scores.opinion_scores(texts, lexicon)),
-        ("VADER, all cores", lambda: sentiment_scores.vader_scores(texts)),
+        ("opinion words (Hu & Liu)", lambda: counterfactual_sentiment.opinion_scores(texts, lexicon)),
+        ("VADER, all cores", lambda: counterfactual_sentiment.vader_scores(texts)),
     ):
         seconds, _ = timed(score)
         print(f"| {name} | {seconds:.1f} | {n / seconds:,.0f} |")

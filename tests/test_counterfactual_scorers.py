@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lmbias.scorers import sentiment_scores as s01
+from lmbias.scorers import counterfactual_sentiment as s01
 from lmbias.scorers import similarity
 from lmbias.scorers.classifier import ClassifierError, load_classifier
 

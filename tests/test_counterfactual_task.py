@@ -8,7 +8,7 @@ import lmbias
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.counterfactual.task import run_counterfactual, score_counterfactual, sentiment_by_classifier
 from lmbias.counterfactual_fairness import counterfactual_fairness
-from lmbias.scorers import sentiment_scores
+from lmbias.scorers import counterfactual_sentiment
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -68,7 +68,7 @@ def test_bad_arguments():
         save_run(run_counterfactual(attributes=["religion"]))
     with pytest.raises(ValueError, match="samples must be >= 1"):
         save_run(run_counterfactual(samples=0))
-    assert sentiment_scores.CLASSIFIERS == ("opinion", "vader", "hf")
+    assert counterfactual_sentiment.CLASSIFIERS == ("opinion", "vader", "hf")
 
 
 def test_plumbing_cli_run_counterfactual(tmp_path, capsys):

@@ -16,7 +16,7 @@ import lmbias
 import lmbias.files
 from lmbias.cli import main
 from lmbias.run_lock import LOCK_FILE
-from lmbias.scorers import sentiment
+from lmbias.scorers import vader
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -228,14 +228,14 @@ def test_an_unfinished_run_with_a_damaged_shard_line_is_still_reported(tmp_path,
 # --- §4 one long text cannot hang a scorer -------------------------------------------------------
 
 def test_vader_scores_a_very_long_text_on_its_start():
-    assert sentiment.clip_texts(["short", "one two three", "abcdefghij"], max_chars=8) == (["short", "one two", "abcdefgh"], 2)
+    assert vader.clip_texts(["short", "one two three", "abcdefghij"], max_chars=8) == (["short", "one two", "abcdefgh"], 2)
     long = "What a wonderful, happy day. " * 4000  # 116,000 characters: about a minute for VADER whole
-    start = sentiment.clip_texts([long])[0][0]
-    assert len(start) <= sentiment.MAX_CHARS and long.startswith(start)
-    scores = sentiment.vader_compound([long, "terrible"], n_jobs=1)
-    assert np.array_equal(scores, sentiment.vader_compound([start, "terrible"], n_jobs=1, max_chars=None))
+    start = vader.clip_texts([long])[0][0]
+    assert len(start) <= vader.MAX_CHARS and long.startswith(start)
+    scores = vader.vader_compound([long, "terrible"], n_jobs=1)
+    assert np.array_equal(scores, vader.vader_compound([start, "terrible"], n_jobs=1, max_chars=None))
     with pytest.raises(ValueError, match="max_chars must be >= 1"):
-        sentiment.clip_texts(["x"], max_chars=0)
+        vader.clip_texts(["x"], max_chars=0)
 
 
 def test_bold_says_how_many_texts_were_cut():

@@ -8,7 +8,7 @@ from scipy import stats as scipy_stats
 
 from lmbias import stats
 from lmbias.checks import check_groups, check_texts
-from lmbias.scorers import sentiment
+from lmbias.scorers import vader
 
 
 def test_two_proportion_z_test_by_hand():
@@ -64,18 +64,18 @@ def test_input_checks_name_the_argument():
 
 def test_vader_compound_values_and_bold_thresholds():
     texts = ["What a wonderful, happy day!", "This is a table.", "A cruel, awful war.", ""]
-    compound = sentiment.vader_compound(texts, n_jobs=1)
+    compound = vader.vader_compound(texts, n_jobs=1)
     assert compound.tolist() == [0.8268, 0.0, -0.8934, 0.0]
-    assert sentiment.sentiment_labels(compound).tolist() == ["positive", "neutral", "negative", "neutral"]
-    assert sentiment.sentiment_labels(np.array([0.5, -0.5, 0.49, -0.49])).tolist() == ["positive", "negative", "neutral", "neutral"]
-    loose = sentiment.sentiment_labels(np.array([0.06, -0.06]), negative_threshold=-0.05, positive_threshold=0.05)
+    assert vader.sentiment_labels(compound).tolist() == ["positive", "neutral", "negative", "neutral"]
+    assert vader.sentiment_labels(np.array([0.5, -0.5, 0.49, -0.49])).tolist() == ["positive", "negative", "neutral", "neutral"]
+    loose = vader.sentiment_labels(np.array([0.06, -0.06]), negative_threshold=-0.05, positive_threshold=0.05)
     assert loose.tolist() == ["positive", "negative"]
     with pytest.raises(ValueError, match="must be below"):
-        sentiment.sentiment_labels(compound, negative_threshold=0.5, positive_threshold=0.5)
+        vader.sentiment_labels(compound, negative_threshold=0.5, positive_threshold=0.5)
 
 
 def test_vader_in_worker_processes_equals_one_process():
     texts = ["I love this.", "I hate that.", "Neutral words here.", "Great!"] * 250
-    assert np.array_equal(sentiment.vader_compound(texts, n_jobs=2, min_texts_per_job=100), sentiment.vader_compound(texts, n_jobs=1))
+    assert np.array_equal(vader.vader_compound(texts, n_jobs=2, min_texts_per_job=100), vader.vader_compound(texts, n_jobs=1))
     with pytest.raises(ValueError, match="n_jobs must be >= 1"):
-        sentiment.vader_compound(texts, n_jobs=0)
+        vader.vader_compound(texts, n_jobs=0)

@@ -30,11 +30,11 @@ def sentiment_labels(texts: Sequence[str], labeler: str = "vader", threshold: fl
     """``(indices, labels)`` of the texts whose sentiment magnitude exceeds ``threshold`` (1 positive, 0 negative)."""
     check_choice(labeler, LABELERS, "sentiment_labels")
     if labeler == "vader":
-        from ..scorers.sentiment import vader_compound
+        from ..scorers.vader import vader_compound
 
         scores = vader_compound(list(texts))
     else:
-        from ..scorers.sentiment_scores import opinion_lexicon, opinion_scores
+        from ..scorers.counterfactual_sentiment import opinion_lexicon, opinion_scores
 
         scores = 2 * opinion_scores(list(texts), opinion_lexicon(data_dir)) - 1
     index = [int(i) for i in np.flatnonzero(np.abs(scores) > threshold)]

@@ -4,7 +4,7 @@ import evaluate
 
 from lmbias import metrics_common
 from lmbias.checks import check_scalar
-from lmbias.scorers import sentiment
+from lmbias.scorers import vader
 from lmbias.stats import label_result
 
 _CITATION = metrics_common.BOLD_CITATION + """\
@@ -41,7 +41,7 @@ Returns:
 Examples:
     >>> import evaluate
     >>> sentiment = evaluate.load("metrics/bold_sentiment")
-    >>> result = sentiment.compute(predictions=["What a wonderful, happy day!", "This is a table."])
+    >>> result = vader.compute(predictions=["What a wonderful, happy day!", "This is a table."])
     >>> result["labels"]
     ['positive', 'neutral']
 """
@@ -61,14 +61,14 @@ class BoldSentiment(metrics_common.TextMeasurement):
         self,
         predictions,
         groups=None,
-        negative_threshold=sentiment.BOLD_THRESHOLDS[0],
-        positive_threshold=sentiment.BOLD_THRESHOLDS[1],
+        negative_threshold=vader.BOLD_THRESHOLDS[0],
+        positive_threshold=vader.BOLD_THRESHOLDS[1],
         n_jobs=None,
     ):
         for name, value in (("negative_threshold", negative_threshold), ("positive_threshold", positive_threshold)):
             check_scalar(value, name, minimum=-1.0, maximum=1.0, integer=False, expected="a VADER compound score in [-1, 1]")
-        scores = sentiment.vader_compound(predictions, n_jobs=n_jobs)
-        labels = sentiment.sentiment_labels(
+        scores = vader.vader_compound(predictions, n_jobs=n_jobs)
+        labels = vader.sentiment_labels(
             scores, negative_threshold=negative_threshold, positive_threshold=positive_threshold
         )
-        return label_result(scores, labels=labels, label_names=sentiment.LABELS, groups=groups)
+        return label_result(scores, labels=labels, label_names=vader.LABELS, groups=groups)

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-from lmbias import stereotype_scores as fairness
+from lmbias.stereotype_scores import crows_pairs_scores
 
 _CITATION = """\
 @inproceedings{nangia2020crows,
@@ -58,5 +58,5 @@ class CrowsPairs(metrics_common.Measurement):
         )
 
     def _compute(self, more_scores, less_scores, directions, bias_types, decimals=3):
-        return fairness.crows_pairs_scores(more_scores, less_scores=less_scores, directions=directions, bias_types=bias_types,
+        return crows_pairs_scores(more_scores, less_scores=less_scores, directions=directions, bias_types=bias_types,
                                            decimals=decimals)

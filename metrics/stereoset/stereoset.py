@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import metrics_common
-from lmbias import stereotype_scores as fairness
+from lmbias.stereotype_scores import stereoset_scores
 
 _CITATION = """\
 @inproceedings{nadeem2021stereoset,
@@ -71,7 +71,7 @@ class Stereoset(metrics_common.Measurement):
     def _compute(
         self, stereotype_scores, anti_stereotype_scores, unrelated_scores, targets, bias_types, tasks, bootstrap=0, confidence=0.95, seed=0
     ):
-        return fairness.stereoset_scores(
+        return stereoset_scores(
             stereotype_scores, anti_stereotype_scores=anti_stereotype_scores, unrelated_scores=unrelated_scores,
             targets=targets, bias_types=bias_types, tasks=tasks, bootstrap=bootstrap, confidence=confidence, seed=seed,
         )

@@ -27,7 +27,7 @@ from ...progress import showing
 from ...resources import PathLike, ResourceNotFoundError
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ...scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, sentiment, toxicity
+from ...scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, toxicity, vader
 from ...scorers.classifier import ClassifierError, load_classifier
 from ...text import anonymize_texts
 from ..preflight import announce_unavailable
@@ -150,10 +150,10 @@ def _classifier_available(metric: str):
 
 
 def _sentiment(batch: Batch) -> dict:
-    labels = sentiment.sentiment_labels(sentiment.vader_compound(batch.scored, n_jobs=batch.options["n_jobs"]))
-    cut = sentiment.clip_texts(batch.scored)[1]
-    return {"label_names": list(sentiment.LABELS), "domains": per_domain(batch.rows, labels, sentiment.LABELS),
-            **({"texts_cut": f"{cut} texts longer than {sentiment.MAX_CHARS:,} characters were scored on their start"}
+    labels = vader.sentiment_labels(vader.vader_compound(batch.scored, n_jobs=batch.options["n_jobs"]))
+    cut = vader.clip_texts(batch.scored)[1]
+    return {"label_names": list(vader.LABELS), "domains": per_domain(batch.rows, labels, vader.LABELS),
+            **({"texts_cut": f"{cut} texts longer than {vader.MAX_CHARS:,} characters were scored on their start"}
                if cut else {})}
 
 

@@ -22,7 +22,7 @@ from ...errors import InputError
 from ...progress import showing
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ...scorers import sentiment_scores, similarity
+from ...scorers import counterfactual_sentiment, similarity
 from ...scorers.classifier import ClassifierError, load_classifier
 from ...text import first_line
 from ..preflight import announce_unavailable
@@ -39,29 +39,30 @@ FIXES = {
 
 
 def sentiment_by_classifier(
-    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = sentiment_scores.DEFAULT_HF_MODEL, device=None, data_dir=None
+    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
+    device=None, data_dir=None,
 ) -> tuple[dict, dict]:
     """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
-    classifiers = check_choices(classifiers, sentiment_scores.CLASSIFIERS, "classifiers")
+    classifiers = check_choices(classifiers, counterfactual_sentiment.CLASSIFIERS, "classifiers")
     scores, skipped = {}, {}
     for name in classifiers:
         if name == "opinion":
-            scores[name] = sentiment_scores.opinion_scores(texts, sentiment_scores.opinion_lexicon(data_dir))
+            scores[name] = counterfactual_sentiment.opinion_scores(texts, counterfactual_sentiment.opinion_lexicon(data_dir))
         elif name == "vader":
-            scores[name] = sentiment_scores.vader_scores(texts)
+            scores[name] = counterfactual_sentiment.vader_scores(texts)
         else:
             try:
                 model = load_classifier(hf_model, device=device)
-                scores[name] = sentiment_scores.classifier_scores(texts, model)
+                scores[name] = counterfactual_sentiment.classifier_scores(texts, model)
             except (OSError, ClassifierError) as error:
                 skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {first_line(error)}; fix: {FIXES['hf']}"
     return scores, skipped
 
 
 def check_scoring(
-    classifiers: Sequence[str] = sentiment_scores.CLASSIFIERS,
+    classifiers: Sequence[str] = counterfactual_sentiment.CLASSIFIERS,
     *,
-    hf_model: str = sentiment_scores.DEFAULT_HF_MODEL,
+    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
     encoder: str | None = None,
     semantic: bool = True,
     data_dir=None,
@@ -74,13 +75,13 @@ def check_scoring(
     from ...model_source import model_source
     from ...resources import ResourceNotFoundError
 
-    classifiers = check_choices(classifiers, sentiment_scores.CLASSIFIERS, "classifiers")
+    classifiers = check_choices(classifiers, counterfactual_sentiment.CLASSIFIERS, "classifiers")
     unavailable = {}
     if "hf" in classifiers and not (source := model_source(hf_model)).available:
         unavailable["hf"] = f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}"
     if "opinion" in classifiers:
         try:
-            sentiment_scores.opinion_lexicon(data_dir)
+            counterfactual_sentiment.opinion_lexicon(data_dir)
         except ResourceNotFoundError as error:
             unavailable["opinion"] = f"{getattr(error, 'summary', str(error).splitlines()[0])}; fix: {FIXES['opinion']}"
     if semantic:
@@ -115,7 +116,7 @@ def score_counterfactual(
     generations: Sequence[dict],
     *,
     classifiers: Sequence[str] = ("opinion", "vader", "hf"),
-    hf_model: str = sentiment_scores.DEFAULT_HF_MODEL,
+    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
     encoder: str | None = None,
     semantic: bool = True,
     tau: float | None = None,
@@ -211,10 +212,11 @@ def run_counterfactual(
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    unavailable = check_scoring(scoring.get("classifiers", sentiment_scores.CLASSIFIERS), data_dir=data_dir, **{
+    unavailable = check_scoring(scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS), data_dir=data_dir, **{
         key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
     announce_unavailable(unavailable, require_all=require_all)
-    to_score = {**scoring, "classifiers": [c for c in scoring.get("classifiers", sentiment_scores.CLASSIFIERS) if c not in unavailable],
+    requested = scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS)
+    to_score = {**scoring, "classifiers": [c for c in requested if c not in unavailable],
                 "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
     started = time.perf_counter()
     generations = run_generation(

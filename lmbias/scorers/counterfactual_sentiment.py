@@ -25,7 +25,7 @@ import numpy as np
 from ..checks import check_texts
 from ..resources import PathLike, ResourceError, locate
 from .classifier import ClassifierError, TextClassifier
-from .sentiment import vader_compound
+from .vader import vader_compound
 from .wordvalues import encode
 
 CLASSIFIERS = ("opinion", "vader", "hf")
