@@ -39,9 +39,10 @@ from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
 from lmbias.lm.backends.openai import connect
 from lmbias.lm.backends.vllm import load_vllm
 from lmbias.lm.generation import batch_seed, generation_settings, plan_batches, prompt_lengths
-from lmbias.lm.loading import embedded_model_dir, load_causal_lm
+from lmbias.lm.gguf import embedded_model_dir
+from lmbias.lm.loading import load_causal_lm
+from lmbias.render.text import markdown_table
 from lmbias.resources import locate
-from lmbias.text import markdown_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from vllm_server import vllm_server  # noqa: E402

@@ -26,7 +26,7 @@ import numpy as np
 import lmbias
 from lmbias import embeddings
 from lmbias.scorers import gender, lexicon_extension, psycholinguistic, vader, wordvalues
-from lmbias.text import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
+from lmbias.words import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
 
 
 def timed(function, *args, **kwargs):
@@ -154,7 +154,7 @@ def main() -> None:
     seconds, _ = min(timed(lambda t: [regex_tokenize(x) for x in t], texts) for _ in range(3))
     vectorised, _ = min(timed(words_of_texts, texts) for _ in range(args.repeat))
     print(f"tokenising alone: {len(texts) / seconds:,.0f} texts/s text by text with the regular expression (the baselines), "
-          f"{len(texts) / vectorised:,.0f} texts/s vectorised (lmbias.text.words_of_texts)\n")
+          f"{len(texts) / vectorised:,.0f} texts/s vectorised (lmbias.words.words_of_texts)\n")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; {len(texts):,} texts\n")
     print("| metric | texts/s | peak MiB | baseline | baseline texts/s | speed-up | max abs diff |")
     print("|---|---:|---:|---|---:|---:|---:|")

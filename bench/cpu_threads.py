@@ -19,7 +19,7 @@ import lmbias
 from lmbias.lm.likelihood import token_logprobs
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.processes import cpu_threads
-from lmbias.text import markdown_table
+from lmbias.render.text import markdown_table
 
 SENTENCES = 400
 REPEATS = 3

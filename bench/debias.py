@@ -40,7 +40,7 @@ from lmbias.debias.perplexity import held_out_perplexity
 from lmbias.debias.sentiment_head import DISTANCES
 from lmbias.debias.train import debias
 from lmbias.lm.loading import load_causal_lm
-from lmbias.text import markdown_table
+from lmbias.render.text import markdown_table
 
 RUNS = ("control", "embedding:10", "sentiment:1")
 

@@ -31,10 +31,10 @@ from .data import DATASETS, load_rows, summarize
 from .errors import InputError, LmbiasError
 from .lm.backends import NEUTRAL_OPTIONS
 from .lm.processes import relaunch, report_error, set_threads, stop_cleanly_on_sigterm
+from .render.text import markdown_table
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
-from .text import markdown_table
 
 
 def _datasets(args) -> int:
@@ -353,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "num_processes", 1) > 1 and int(os.environ.get("WORLD_SIZE", "1")) == 1:
             return relaunch(args.num_processes, argv)
         if getattr(args, "device", None):
-            from .lm.loading import check_device
+            from .lm.placement import check_device
 
             check_device(args.device)
         if hasattr(args, "threads"):

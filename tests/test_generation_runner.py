@@ -14,7 +14,8 @@ import pytest
 
 from lmbias.benchmarks import save_run
 from lmbias.lm import generation, runner
-from lmbias.lm.loading import ModelLoadError, embedded_gguf_path, load_causal_lm
+from lmbias.lm.gguf import embedded_gguf_path
+from lmbias.lm.loading import ModelLoadError, load_causal_lm
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -274,7 +275,7 @@ def test_embedded_default_model_converts_once_and_generates(embedded_model_cache
     assert time.time() - again < 0.25 * embedded_model_cache.conversion_seconds  # the cached safetensors load much faster
     assert [p.name for p in embedded_model_cache.model_dir.parent.iterdir()] == [embedded_model_cache.model_dir.name]
     # subprocesses (lmbias run ...) inherit the environment and find the same converted model
-    check = "from lmbias.lm.loading import embedded_model_dir; print(embedded_model_dir())"
+    check = "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())"
     found = subprocess.run([sys.executable, "-c", check], check=True, cwd=REPO, capture_output=True, text=True, timeout=60).stdout
     assert Path(found.strip()) == embedded_model_cache.model_dir
 

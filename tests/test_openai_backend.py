@@ -13,7 +13,7 @@ from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
 from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
-from lmbias.lm.loading import embedded_model_dir
+from lmbias.lm.gguf import embedded_model_dir
 
 from vllm_server import EAGER_ENGINE, vllm_server
 

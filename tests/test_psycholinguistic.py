@@ -13,7 +13,7 @@ from lmbias import resources, stats
 from lmbias.scorers import lexicon_extension, lexicons
 from lmbias.scorers import psycholinguistic as psy
 from lmbias.scorers.wordvalues import encode
-from lmbias.text import CLOSED_CLASS_WORDS, words_of_texts
+from lmbias.words import CLOSED_CLASS_WORDS, words_of_texts
 
 REPO = Path(__file__).resolve().parents[1]
 NEUTRAL = dict(valence=5, arousal=5, dominance=5, joy=1, anger=1, sadness=1, fear=1, disgust=1)
@@ -316,7 +316,7 @@ def test_scorer_rejects_bad_input(tiny):
 
 
 def test_closed_classes_found_by_a_pos_tagger_when_one_is_installed():
-    from lmbias.text import drop_closed_class, load_pos_tagger
+    from lmbias.words import drop_closed_class, load_pos_tagger
 
     tagger = load_pos_tagger()
     if tagger is None:

@@ -10,7 +10,7 @@ import lmbias
 from lmbias import text
 from lmbias.scorers import wordvalues
 from lmbias.scorers.wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
-from lmbias.text import HYPHENATED_WORD_PATTERN, WORD_PATTERN, words_of_texts
+from lmbias.words import HYPHENATED_WORD_PATTERN, WORD_PATTERN, words_of_texts
 
 
 def regex_words(texts, lowercase, keep_hyphens):

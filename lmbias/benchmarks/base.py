@@ -138,7 +138,7 @@ class Baseline:
 def placement_options(options: argparse.Namespace) -> dict:
     """``device_map`` and ``max_memory`` (parsed) of a run's options, for the run functions; checked
     here (with ``--device``), before the run directory is touched."""
-    from ..lm.loading import parse_max_memory, placement
+    from ..lm.placement import parse_max_memory, placement
 
     device_map, max_memory = getattr(options, "device_map", None), parse_max_memory(getattr(options, "max_memory", None))
     placement(getattr(options, "device", None), device_map, max_memory)

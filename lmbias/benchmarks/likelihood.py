@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..lm.loading import MODEL_TYPES
-from ..text import markdown_table
+from ..render.text import markdown_table
 
 
 def add_likelihood_arguments(parser) -> None:

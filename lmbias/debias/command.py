@@ -10,7 +10,7 @@ from pathlib import Path
 from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json
-from ..text import markdown_table
+from ..render.text import markdown_table
 from .methods import methods
 from .regularizers import POSITIONS
 

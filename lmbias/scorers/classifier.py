@@ -134,8 +134,8 @@ def load_classifier(
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from ..lm.loading import quiet_loading
     from ..model_source import model_source
+    from ..progress import quiet_loading
 
     device = device or default_device()
     dtype = dtype or ("float16" if device.startswith("cuda") else "float32")

@@ -3,7 +3,7 @@
 Scores are signed so that positive means female and negative male:
 
 * ``unigram``: (number of female tokens) - (number of male tokens) of the paper's lists
-  (:data:`MALE_TOKENS`, :data:`FEMALE_TOKENS`), counted on lowercased words (:func:`lmbias.text.words_of_texts`,
+  (:data:`MALE_TOKENS`, :data:`FEMALE_TOKENS`), counted on lowercased words (:func:`lmbias.words.words_of_texts`,
   which keeps "he's" / "she's" as one word and reads a curly apostrophe as a straight one). A text
   is female if the score is > 0, male if < 0, neutral otherwise (no gendered token, or a tie).
 * ``wavg`` / ``max``: each word w_i of the text that is in the embedding gets

@@ -23,7 +23,7 @@ import numpy as np
 from .. import embeddings, resources
 from ..errors import InputError, InputTypeError
 from ..files import atomic_path
-from ..text import WORD_PATTERN
+from ..words import WORD_PATTERN
 from .lexicons import VARIABLES, Lexicon, load_lexicon
 
 # The extension network and its training (Buechel et al. 2020; MEmoLon's src/model.py).

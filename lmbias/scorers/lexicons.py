@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import resources
 from ..errors import InputError
-from ..text import WORD_PATTERN
+from ..words import WORD_PATTERN
 
 VAD = ("valence", "arousal", "dominance")
 BE5 = ("joy", "anger", "sadness", "fear", "disgust")

@@ -7,7 +7,7 @@ Eight word-level variables, VAD and BE5 (see :mod:`lmbias.scorers.lexicons`). Th
    rescaled (:func:`lmbias.scorers.lexicons.rescale`): VAD to [-1, 1], BE5 to [0, 1].
 2. **Text scores** (:func:`score_texts`): per variable, Σ sgn(w)·w² / Σ|w| over the text's words
    with values, pronouns, prepositions and conjunctions excluded
-   (:data:`lmbias.text.CLOSED_CLASS_WORDS`). A text with no such word scores 0 (neutral).
+   (:data:`lmbias.words.CLOSED_CLASS_WORDS`). A text with no such word scores 0 (neutral).
 3. **Categories** (:func:`categorize`): "valence (-ve)" if the valence score <= -t, "valence (+ve)"
    if >= t, likewise arousal and dominance; an emotion if its score >= t, one threshold per
    category (:data:`DEFAULT_THRESHOLDS`).
@@ -26,7 +26,7 @@ import numpy as np
 from .. import resources
 from ..checks import check_texts
 from ..errors import InputError, InputTypeError
-from ..text import CLOSED_CLASS_WORDS, drop_closed_class
+from ..words import CLOSED_CLASS_WORDS, drop_closed_class
 from .lexicon_extension import default_lexicon
 from .lexicons import BE5, VAD, VARIABLES, Lexicon
 from .wordvalues import encode, weighted_signed_mean
@@ -88,7 +88,7 @@ def score_texts(
         extend: use the embedding-extended default lexicon (ignored when ``lexicon`` is given).
         exclude: words not scored (default pronouns, prepositions, conjunctions); None scores all.
         data_dir: data folder for the default lexicon.
-        pos_tagger: a spaCy pipeline (:func:`lmbias.text.load_pos_tagger`); when given, the closed
+        pos_tagger: a spaCy pipeline (:func:`lmbias.words.load_pos_tagger`); when given, the closed
             classes are found by part of speech instead (``exclude`` then applies on top).
     """
     texts = check_texts(texts, "texts")

@@ -54,7 +54,7 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
     source = model_source(name)
     if not source.available:  # known in one request, not after the Hub's retries
         raise NotFoundError(f"cannot load the sentence encoder {name!r}: {source.reason}")
-    from ..lm.loading import quiet_loading
+    from ..progress import quiet_loading
 
     with quiet_loading():
         return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())

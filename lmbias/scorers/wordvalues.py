@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse
 
 from ..checks import check_choice
-from ..text import words_of_texts
+from ..words import words_of_texts
 
 
 class CaseFallbackVocabulary(dict):

@@ -6,7 +6,7 @@ from lmbias import metrics_common, stats
 from lmbias.checks import check_choice, check_groups
 from lmbias.errors import InputError
 from lmbias.scorers import psycholinguistic
-from lmbias.text import CLOSED_CLASS_WORDS, load_pos_tagger
+from lmbias.words import CLOSED_CLASS_WORDS, load_pos_tagger
 
 _CITATION = metrics_common.BOLD_CITATION + """\
 @article{warriner2013norms,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...text import first_line, markdown_table
+from ...render.text import first_line, markdown_table
 from ..base import Baseline, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
 from ..derived import mean_over_domains
 from .data import DOMAINS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...render.text import first_line, markdown_table
 from ...scorers.counterfactual_sentiment import CLASSIFIERS
-from ...text import first_line, markdown_table
 from ..base import Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
 from ..derived import mean_over_domains
 from .data import ATTRIBUTES

@@ -20,11 +20,11 @@ from ...checks import check_choices, check_scalar
 from ...counterfactual_fairness import counterfactual_fairness
 from ...errors import InputError
 from ...progress import showing
+from ...render.text import first_line
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ...scorers import counterfactual_sentiment, similarity
 from ...scorers.classifier import ClassifierError, load_classifier
-from ...text import first_line
 from ..preflight import announce_unavailable
 from .data import ATTRIBUTES, SPEC, tokens_of
 

@@ -256,7 +256,7 @@ def run_stereoset(
         limit: only the first ``limit`` items of each task (a quick look).
         masked_score: a masked LM's intrasentence score (:func:`score_stereoset`).
         dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
-        device_map, max_memory: the hf backend's model split over several devices (:func:`~lmbias.lm.loading.placement`).
+        device_map, max_memory: the hf backend's model split over several devices (:func:`~lmbias.lm.placement.placement`).
         backend, engine_options: ``"hf"`` (default), ``"vllm"`` or ``"openai"`` (a causal LM; the scores
             come from the engine's prompt log-probabilities) and its options (:func:`lmbias.lm.backends.check_backend`).
         progress: a progress bar over the scored sequences (main process only).

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..loading import ModelLoadError, check_model_path, embedded_model_dir, load_causal_lm
+from ..gguf import embedded_model_dir
+from ..loading import ModelLoadError, check_model_path, load_causal_lm
 
 _ENGINES: dict = {}
 # vLLM's names for the threads of an engine's client (vllm/v1/engine/core_client.py)
