@@ -22,6 +22,7 @@ SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
 SERVED = "smollm2"
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
         "scoring": {"metrics": ["sentiment"]}}
+SERVED_BOLD = {**BOLD, "dtype": None}  # a served model runs in the dtype the server chose (--dtype is refused)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def _generations(out):
 def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
     served, local = tmp_path / "served", tmp_path / "local"
     save_run(run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
-             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **BOLD))
+             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **SERVED_BOLD))
     save_run(run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
              engine_options=EAGER_ENGINE, **BOLD))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
@@ -80,8 +81,8 @@ def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, 
     served, local = tmp_path / "served", tmp_path / "local"
     common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "dtype": "float32", "progress": False,
               "scoring": {"classifiers": ["vader"], "semantic": False}}
-    save_run(run_counterfactual(model=SERVED, out=served, backend="openai",
-                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **common))
+    save_run(run_counterfactual(model=SERVED, out=served, backend="openai",  # the server picks the dtype
+                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **{**common, "dtype": None}))
     save_run(run_counterfactual(out=local, backend="vllm", engine_options=EAGER_ENGINE, **common))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 200
     fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
@@ -93,9 +94,9 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
     for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
                       (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
         served, local = tmp_path / f"{run.__name__}-served", tmp_path / f"{run.__name__}-local"
-        run(model=SERVED, out=served, limit=25, progress=False, backend="openai",
-            engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())})
-        run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options=EAGER_ENGINE)
+        save_run(run(model=SERVED, out=served, limit=25, progress=False, backend="openai",
+                     engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}))
+        save_run(run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options=EAGER_ENGINE))
         a, b = ([json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()] for out in (served, local))
         assert [r["id"] for r in a] == [r["id"] for r in b] and a
         for x, y in zip(a, b):

@@ -98,8 +98,8 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
         outs = {}
         for backend in ("hf", "vllm"):
             outs[backend] = tmp_path / f"{run.__name__}-{backend}"
-            run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
-                engine_options=EAGER_ENGINE if backend == "vllm" else None)
+            save_run(run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
+                         engine_options=EAGER_ENGINE if backend == "vllm" else None))
         _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys, counts)
         results = json.loads((outs["vllm"] / "results.json").read_text())
         assert results["config"]["backend"] == "vllm" and results["config"]["device"] is None
