@@ -364,8 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         report_error(f"lmbias: error: {_named_as_options(str(error), parser)}")
         return 2
     except KeyboardInterrupt:
-        print("\nlmbias: interrupted; the same command resumes from what was saved (a debias run: from its last "
-              "checkpoint)", file=sys.stderr)
+        resumes = {"run": "the same command resumes from what was saved",
+                   "debias": "the same command resumes from the last checkpoint, if one was saved (every --checkpoint-every "
+                             "steps)"}.get(args.command, "nothing was left half-written")
+        print(f"\nlmbias: interrupted; {resumes}", file=sys.stderr)
         return 130
 
 

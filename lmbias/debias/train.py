@@ -257,8 +257,9 @@ def debias(
     evaluation = None
     if eval_limit != 0:
         evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
-    network.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
+    with progress.quiet_loading():  # no transformers bar of its own
+        network.save_pretrained(out, safe_serialization=True)
+        tokenizer.save_pretrained(out)
     state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
              "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
              "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,

@@ -207,6 +207,7 @@ def run_generation(
     backend: str = "hf",
     label: str = "generating",
     options: dict | None = None,
+    before_load: Callable[[], None] | None = None,
 ) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
@@ -228,6 +229,8 @@ def run_generation(
         label: the progress bar's name (e.g. "BOLD: generating").
         options: the benchmark's options that chose the prompts (``{"per_group": 5}``), recorded so that
             a refused resume names the option that differs, not only the prompts.
+        before_load: called once the run directory is checked, before the model loads (a benchmark's
+            preflight: what it will skip is said after a refusal of the directory, not before).
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -253,6 +256,8 @@ def run_generation(
         **(options or {}),
     }
     check_run_dir(run_dir, config, state, benchmark)
+    if before_load is not None:
+        before_load()
     lm = lm_loader(state)
     lengths = prompt_lengths(lm, prompts)
     check_context(lm, lengths, int(settings["max_new_tokens"]), ids)

@@ -398,17 +398,23 @@ def run_bold(
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
     requested = list(scoring.get("metrics", METRICS))
-    unavailable = check_scoring(requested, data_dir=data_dir, **{
-        key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring})
-    announce_unavailable(unavailable, require_all=require_all)
-    to_score = {**scoring, "metrics": [metric for metric in requested if metric not in unavailable]}
+    check_choices(requested, METRICS, "metrics")
+    unavailable: dict = {}
+
+    def preflight() -> None:  # once the run directory is checked: a refusal comes first
+        unavailable.update(check_scoring(requested, data_dir=data_dir, **{
+            key: scoring[key] for key in ("toxicity_model", "regard_model", "gender_methods", "embedding") if key in scoring}))
+        announce_unavailable(unavailable, require_all=require_all)
+
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
         num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", backend=backend,
         label="BOLD: generating", options={"domains": list(domains), "per_group": per_group, "limit": limit},
+        before_load=preflight,
     )
+    to_score = {**scoring, "metrics": [metric for metric in requested if metric not in unavailable]}
     if generations is None:
         return None
     row_of = {row["id"]: row for row in rows}

@@ -212,21 +212,26 @@ def run_counterfactual(
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    unavailable = check_scoring(scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS), data_dir=data_dir, **{
-        key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring})
-    announce_unavailable(unavailable, require_all=require_all)
-    requested = scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS)
-    to_score = {**scoring, "classifiers": [c for c in requested if c not in unavailable],
-                "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
+    requested = check_choices(scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS),
+                              counterfactual_sentiment.CLASSIFIERS, "classifiers")
+    unavailable: dict = {}
+
+    def preflight() -> None:  # once the run directory is checked: a refusal comes first
+        unavailable.update(check_scoring(requested, data_dir=data_dir, **{
+            key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring}))
+        announce_unavailable(unavailable, require_all=require_all)
+
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
         model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
         batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", backend=backend,
-        label="counterfactual: generating", options={"attributes": list(attributes)},
+        label="counterfactual: generating", options={"attributes": list(attributes)}, before_load=preflight,
     )
     if generations is None:
         return None
+    to_score = {**scoring, "classifiers": [c for c in requested if c not in unavailable],
+                "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
     generated = time.perf_counter()
     with showing(progress, "counterfactual"):
         scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **to_score)
