@@ -204,7 +204,7 @@ def test_a_likelihood_run_killed_at_random_points_resumes_to_the_uninterrupted_r
     rows = 120 if benchmark == "crows_pairs" else 240  # StereoSet: --limit per task
     resumed_rows = sum(min(16, rows - 16 * b) for b in saved)  # 16 rows a saved batch: 8 x --batch-size
     assert f"resuming {out}: {resumed_rows:,} of {rows:,} {unit}s already done" in finished.stderr
-    assert f"{rows - resumed_rows:,} items scored in " in finished.stdout
+    assert f"{rows - resumed_rows:,} {unit}s scored in " in finished.stdout
     assert f"{resumed_rows:,} before the run was resumed" in finished.stdout
     reference, resumed = ([json.loads(line) for line in (folder / "scores.jsonl").read_text().splitlines()]
                           for folder in (tmp_path / "reference", out))

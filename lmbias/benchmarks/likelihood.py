@@ -12,13 +12,13 @@ def add_likelihood_arguments(parser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N items (StereoSet: of each task)")
 
 
-def likelihood_summary(results: dict, scored: str, rows: list, out) -> str:
+def likelihood_summary(results: dict, scored: str, rows: list, out, unit: str = "items") -> str:
     """The model line and the table of a likelihood run's summary (``scored``: what the run covers;
-    a resumed run says how many items this session scored and how many an earlier one did)."""
+    a resumed run says how many ``unit`` this session scored and how many an earlier one did)."""
     timing = results["timing"]
     seconds = f"{timing['scoring_seconds']:.1f} s"
     if timing.get("items_resumed"):
-        done = (f"{scored} in all: {timing['items_scored']:,} items scored in {seconds} now, "
+        done = (f"{scored} in all: {timing['items_scored']:,} {unit} scored in {seconds} now, "
                 f"{timing['items_resumed']:,} before the run was resumed")
     else:
         done = f"{scored} scored in {seconds}"

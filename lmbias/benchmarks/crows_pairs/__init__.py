@@ -26,7 +26,7 @@ def summary(results: dict, out) -> str:
     body = results["results"]
     rows = [{"bias type": name, **_cells(block)} for name, block in body["bias_types"].items()]
     rows.append({"bias type": "overall", **_cells(body["overall"])})
-    return likelihood_summary(results, f"{results['data']['counts']['pairs']:,} pairs", rows, out)
+    return likelihood_summary(results, f"{results['data']['counts']['pairs']:,} pairs", rows, out, unit="pairs")
 
 
 def _cells(block: dict) -> dict:
