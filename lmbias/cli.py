@@ -100,17 +100,16 @@ def _resources(args) -> int:
 
 
 # Options that change how a run is carried out, not what it measures: they never name its default folder.
-_HOW_TO_RUN = {"command", "benchmark", "func", "out", "model", "data_dir", "progress", "threads", "num_processes", "device",
-               "device_map", "max_memory", "require_all", *NEUTRAL_OPTIONS}
+_HOW_TO_RUN = {"help", "out", "model", "data_dir", "progress", "threads", "num_processes", "device", "device_map", "max_memory",
+               "require_all", *NEUTRAL_OPTIONS}
 
 
 def _settings_given(args) -> dict:
     """The run options given with a value other than the default, by flag, in the parser's order."""
-    parser = build_parser()
-    defaults = vars(parser.parse_args(["run", args.benchmark]))
-    flags = {action.dest: action.option_strings[-1] for action in _subparser(parser, "run", args.benchmark)._actions}
-    return {flags[key]: value for key, value in vars(args).items()
-            if key not in _HOW_TO_RUN and key in flags and value != defaults.get(key)}
+    command = _subparser(build_parser(), "run", args.benchmark)
+    return {action.option_strings[-1]: getattr(args, action.dest) for action in command._actions
+            if action.option_strings and action.dest not in _HOW_TO_RUN
+            and getattr(args, action.dest) != command.get_default(action.dest)}
 
 
 def _subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
@@ -167,6 +166,7 @@ def _report(args) -> int:
     return 0
 
 
+DATA_DIR_HELP = "local data folder (default: LMBIAS_DATA_DIR, the cache, a download)"
 # ``lmbias run BENCHMARK --help`` lists the benchmark's own options first, then these groups of shared ones.
 _RUN_OPTION_GROUPS = {
     "model and where it runs": ("model", "dtype", "device", "device_map", "max_memory", "num_processes", "threads",
@@ -186,7 +186,7 @@ def add_run_options(parser: argparse.ArgumentParser, names) -> None:
             group.add_argument(*flags, **settings)
             names.remove(name)
         if title == "run":
-            group.add_argument("--data-dir", help="local data folder (default: LMBIAS_DATA_DIR, the cache, a download)")
+            group.add_argument("--data-dir", help=DATA_DIR_HELP)
 
 
 EXAMPLES = """\
@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     data_dir = argparse.ArgumentParser(add_help=False)
-    data_dir.add_argument("--data-dir", help="local data folder (default: LMBIAS_DATA_DIR, the cache, a download)")
+    data_dir.add_argument("--data-dir", help=DATA_DIR_HELP)
 
     summary = commands.add_parser("datasets", parents=[data_dir], help="summarise every dataset")
     summary.add_argument("--json", action="store_true", help="print JSON instead of Markdown tables")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import progress
 from ..checks import check_scalar
-from ..errors import InputError, InputTypeError, LmbiasError
+from ..errors import InputError, InputTypeError
 
 SCORES_FILE = "scores.jsonl"
 SCORE_DESCRIPTIONS = {
@@ -74,7 +74,7 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     from ..lm.backends import check_backend, identity_options, recorded_options
     from ..lm.loading import check_model_path, detect_model_type, load_scoring_model
     from ..lm.processes import process_device, process_state
-    from ..lm.runner import causal_lm_loader, check_run_dir, claim_run_dir, process_batches
+    from ..lm.runner import causal_lm_loader, check_run_dir, claim_run_dir, ids_digest, process_batches
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
@@ -89,8 +89,6 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
         from ..lm.backends.openai import check_tokenizer
 
         check_tokenizer(engine_options.get("tokenizer") or model)
-    from ..lm.runner import ids_digest
-
     config = {"model": model, "model_type": model_type, "dtype": dtype, **run_config,
               "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]),
               **identity_options(backend, engine_options)}
@@ -114,9 +112,6 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     timing = {"scoring_seconds": time.perf_counter() - started, "items_scored": scored, "items_resumed": len(rows) - scored}
     if not state.is_main_process:
         return lm, kind, state, None, timing, placement
-    missing = [b for b in range(len(parts)) if b not in done]
-    if missing:
-        raise LmbiasError(f"{out}: batches {missing[:10]} are missing after every process finished; run again to resume")
     return lm, kind, state, [record for b in range(len(parts)) for record in done[b]], timing, placement
 
 

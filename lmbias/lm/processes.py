@@ -9,8 +9,10 @@ is what accelerate reads: nccl on GPUs, gloo on CPUs.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -32,8 +34,6 @@ def cpu_threads(requested: int | None = None) -> int:
     On a shared machine more threads than free cores make every thread wait: one thread scored
     1.6x faster than two with one of two cores busy (bench/cpu_threads.py, RESULTS.md).
     """
-    import os
-
     import psutil  # a dependency of accelerate
 
     if requested is not None:
@@ -59,9 +59,6 @@ ERRORS_VARIABLE = "LMBIAS_PROCESS_ERRORS"
 def report_error(message: str) -> None:
     """Print a user mistake's one line, or, in a process started by :func:`torchrun`, leave it for the
     launcher, which prints it once for all the processes (each meets the same mistake)."""
-    import os
-    from pathlib import Path
-
     folder = os.environ.get(ERRORS_VARIABLE)
     if folder and os.path.isdir(folder):
         (Path(folder) / f"{os.environ.get('RANK', '0')}.txt").write_text(message, encoding="utf-8")
@@ -74,9 +71,7 @@ def torchrun(argv: list[str]) -> int:
     process are not shown. A user mistake (exit status 2) is printed once, whichever processes met
     it; returns the exit status of the run (the first failed process's, else 0)."""
     import logging
-    import os
     import tempfile
-    from pathlib import Path
 
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.run import parse_args, run

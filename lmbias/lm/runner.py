@@ -151,9 +151,13 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
     each batch's records to ``run_dir/shard-<rank>.jsonl`` (flushed and fsynced) as it finishes.
 
     ``sizes[b]`` is batch ``b``'s number of ``unit`` (for the resume message and the progress bar
-    named ``label``); ``postfix(records, seconds)`` adds figures to the bar; ``after_batch(b)`` is
-    called after each batch is saved. Returns every finished batch of the run (on every process,
-    after all have finished) and the indices of those computed now (by any process), not resumed.
+    named ``label``); ``postfix(records, seconds)`` (a batch's records, the seconds since the start)
+    adds figures to the bar; ``after_batch(b)`` is called after each batch is saved. Returns every
+    finished batch of the run (on every process, after all have finished) and the indices of those
+    computed now (by any process), not resumed.
+
+    Raises:
+        LmbiasError: on the main process, when a batch is still missing after every process finished.
     """
     done = finished_batches(run_dir)
     if done and state.is_main_process:
@@ -169,7 +173,7 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
 
         processes = f" ({state.num_processes} processes)" if state.num_processes > 1 else ""
         bar = tqdm(total=sum(sizes[b] for b in mine), unit=unit, desc=f"{label}{processes}")
-    started, everything = time.perf_counter(), []
+    started = time.perf_counter()
     with open(shard, "a", encoding="utf-8") as handle:
         for b in mine:
             records = compute(b)
@@ -179,14 +183,17 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
             if bar is not None:
                 bar.update(sizes[b])
                 if postfix is not None:
-                    everything.extend(records)
-                    bar.set_postfix(postfix(everything, time.perf_counter() - started))
+                    bar.set_postfix(postfix(records, time.perf_counter() - started))
             if after_batch is not None:
                 after_batch(b)
     if bar is not None:
         bar.close()
     state.wait_for_everyone()
-    return finished_batches(run_dir), set(range(len(sizes))) - set(done)
+    finished = finished_batches(run_dir)
+    missing = [b for b in range(len(sizes)) if b not in finished]
+    if missing and state.is_main_process:
+        raise LmbiasError(f"{run_dir}: batches {missing[:10]} are missing after every process finished; run again to resume")
+    return finished, set(range(len(sizes))) - set(done)
 
 
 def run_generation(
@@ -270,14 +277,17 @@ def run_generation(
         return [{"id": ids[i], "sample": k, **items[j * num_return_sequences + k]}
                 for j, i in enumerate(batches[b]) for k in range(num_return_sequences)]
 
+    new_tokens = [0]
+
     def tokens_per_second(records: list[dict], seconds: float) -> dict:
-        return {"tokens_per_s": f"{sum(r['num_tokens'] for r in records) / seconds:.0f}"}
+        new_tokens[0] += sum(r["num_tokens"] for r in records)
+        return {"tokens_per_s": f"{new_tokens[0] / seconds:.0f}"}
 
     done, _ = process_batches(run_dir, [len(batch) for batch in batches], generate, state, unit="prompt", label=label,
                               progress=progress, after_batch=after_batch, postfix=tokens_per_second)
     if not state.is_main_process:
         return None
-    return merge_shards(run_dir, done, ids, prompts, len(batches))
+    return merge_shards(run_dir, done, ids, prompts)
 
 
 def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=None, max_memory=None,
@@ -315,13 +325,9 @@ def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=N
     return loader
 
 
-def merge_shards(run_dir: Path, done: dict[int, list[dict]], ids: Sequence[str], prompts: Sequence[str],
-                 n_batches: int) -> list[dict]:
-    """Rank 0: every batch's results (``done``, from :func:`process_batches`) in input order (prompt,
-    then sample), written to ``generations.jsonl``."""
-    missing = [b for b in range(n_batches) if b not in done]
-    if missing:
-        raise LmbiasError(f"{run_dir}: batches {missing[:10]} are missing after every process finished; run again to resume")
+def merge_shards(run_dir: Path, done: dict[int, list[dict]], ids: Sequence[str], prompts: Sequence[str]) -> list[dict]:
+    """Rank 0: every batch's results (``done``, all of them, from :func:`process_batches`) in input
+    order (prompt, then sample), written to ``generations.jsonl``."""
     by_id: dict[str, list[dict]] = {}
     for items in done.values():
         for item in items:
