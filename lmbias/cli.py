@@ -25,11 +25,10 @@ from collections.abc import Sequence
 
 from . import __version__
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, save_run
-from .benchmarks.base import BACKEND_OPTIONS
 from .benchmarks.bold.data import merged_group_counts
 from .data import DATASETS, load_rows, summarize
 from .errors import InputError, LmbiasError
-from .lm.backends import NEUTRAL_OPTIONS
+from .lm import backends
 from .lm.processes import relaunch, report_error, set_threads, stop_cleanly_on_sigterm
 from .render.text import markdown_table
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
@@ -101,14 +100,14 @@ def _resources(args) -> int:
 
 # Options that change how a run is carried out, not what it measures: they never name its default folder.
 _HOW_TO_RUN = {"help", "out", "model", "data_dir", "progress", "threads", "num_processes", "device", "device_map", "max_memory",
-               "require_all", *NEUTRAL_OPTIONS}
+               "require_all"}
 
 
 def _settings_given(args) -> dict:
     """The run options given with a value other than the default, by flag, in the parser's order."""
     command = _subparser(build_parser(), "run", args.benchmark)
     return {action.option_strings[-1]: getattr(args, action.dest) for action in command._actions
-            if action.option_strings and action.dest not in _HOW_TO_RUN
+            if action.option_strings and action.dest not in _HOW_TO_RUN and action.dest not in backends.neutral_options()
             and getattr(args, action.dest) != command.get_default(action.dest)}
 
 
@@ -169,21 +168,32 @@ def _report(args) -> int:
 DATA_DIR_HELP = "local data folder (default: LMBIAS_DATA_DIR, the cache, a download)"
 # ``lmbias run BENCHMARK --help`` lists the benchmark's own options first, then these groups of shared ones.
 _RUN_OPTION_GROUPS = {
-    "model and where it runs": ("model", "dtype", "device", "device_map", "max_memory", "num_processes", "threads",
-                                "batch_size"),
-    "backend (vLLM, an OpenAI-compatible server)": BACKEND_OPTIONS,
+    "model and where it runs": ("model", "revision", "dtype", "device", "device_map", "max_memory", "num_processes",
+                                "threads", "batch_size"),
+    "backend (each backend's own options after --backend)": ("backend",),
 }
 
 
+def _backend_option() -> tuple:
+    """``--backend``: its choices and their descriptions from the backend registry."""
+    flags, settings = RUN_OPTIONS["backend"]
+    described = "; ".join(f"{backend.name}: {backend.description}" for backend in backends.REGISTRY.values())
+    return flags, {**settings, "choices": backends.names(), "help": described}
+
+
 def add_run_options(parser: argparse.ArgumentParser, names) -> None:
-    """Add the shared run options ``names`` (keys of :data:`RUN_OPTIONS`) to ``parser``, in groups."""
+    """Add the shared run options ``names`` (keys of :data:`RUN_OPTIONS`) to ``parser``, in groups;
+    ``"backend"`` adds every registered backend's own options after it."""
     names = list(names)
     for title, members in [*_RUN_OPTION_GROUPS.items(), ("run", names)]:
         chosen = [name for name in members if name in names]
         group = parser.add_argument_group(title)
         for name in chosen:
-            flags, settings = RUN_OPTIONS[name]
+            flags, settings = _backend_option() if name == "backend" else RUN_OPTIONS[name]
             group.add_argument(*flags, **settings)
+            if name == "backend":
+                for backend_flags, backend_settings in backends.backend_options().values():
+                    group.add_argument(*backend_flags, **backend_settings)
             names.remove(name)
         if title == "run":
             group.add_argument("--data-dir", help=DATA_DIR_HELP)
@@ -345,7 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if getattr(args, "backend", "hf") != "hf" and getattr(args, "num_processes", 1) > 1:
+        if getattr(args, "backend", None) and backends.get_backend(args.backend).own_workers \
+                and getattr(args, "num_processes", 1) > 1:
             raise InputError(f"--backend {args.backend} runs its own workers and cannot be combined with --num-processes")
         if getattr(args, "device_map", None) and getattr(args, "num_processes", 1) > 1:
             raise InputError("--device-map splits one model over this machine's devices and cannot be combined with "

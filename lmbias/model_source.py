@@ -36,6 +36,7 @@ class ModelSource:
     name: str
     kind: str
     reason: str = ""
+    revision: str | None = None
 
     @property
     def available(self) -> bool:
@@ -43,8 +44,10 @@ class ModelSource:
         return self.kind != "missing"
 
     def load_kwargs(self) -> dict:
-        """Extra ``from_pretrained`` keywords: ``local_files_only`` when the Hub is not to be asked."""
-        return {"local_files_only": True} if self.kind == "cache" else {}
+        """Extra ``from_pretrained`` keywords: ``local_files_only`` when the Hub is not to be asked, and
+        the ``revision``."""
+        return {**({"local_files_only": True} if self.kind == "cache" else {}),
+                **({"revision": self.revision} if self.revision else {})}
 
 
 def looks_like_path(model: str) -> bool:
@@ -53,23 +56,25 @@ def looks_like_path(model: str) -> bool:
     return model.startswith((".", "/", "~")) or model.count("/") > 1 or model.endswith(".gguf") or os.sep in model.replace("/", "")
 
 
-def _in_hub_cache(name: str) -> bool:
+def _in_hub_cache(name: str, revision: str | None = None) -> bool:
     from huggingface_hub import try_to_load_from_cache
 
     try:
-        return isinstance(try_to_load_from_cache(name, "config.json"), str) or isinstance(
-            try_to_load_from_cache(name, "modules.json"), str)
+        return isinstance(try_to_load_from_cache(name, "config.json", revision=revision), str) or isinstance(
+            try_to_load_from_cache(name, "modules.json", revision=revision), str)
     except ValueError:  # not a valid repo id
         return False
 
 
-def _probe_hub(name: str) -> ModelSource:
-    """One request for ``name``'s metadata on the Hub (no retries)."""
+def _probe_hub(name: str, revision: str | None = None) -> ModelSource:
+    """One request for ``name``'s metadata on the Hub at ``revision`` (no retries)."""
     from huggingface_hub import model_info
-    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError, RevisionNotFoundError
 
     try:
-        model_info(name, timeout=PROBE_TIMEOUT)
+        model_info(name, revision=revision, timeout=PROBE_TIMEOUT)
+    except RevisionNotFoundError:
+        return ModelSource(name, "missing", f"the Hub's {name!r} has no revision {revision!r} (--revision)")
     except GatedRepoError:
         return ModelSource(name, "missing", f"{name!r} is a gated model on the Hub: accept its terms on its page and log in "
                                             "with `hf auth login` (or set HF_TOKEN)")
@@ -81,7 +86,7 @@ def _probe_hub(name: str) -> ModelSource:
     except Exception as error:  # connection refused, DNS, timeout, proxy, 5xx: the Hub cannot be used now
         _hub_unreachable.append(f"the Hugging Face Hub cannot be reached ({network_cause(error)})")
         return ModelSource(name, "missing", f"{name!r} is not in the Hub cache and {_hub_unreachable[0]}")
-    return ModelSource(name, "hub")
+    return ModelSource(name, "hub", revision=revision)
 
 
 # What a failed connection's error says, in words: the resolver's and the socket's texts
@@ -106,23 +111,40 @@ def network_cause(error: BaseException) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def model_source(name: str) -> ModelSource:
-    """Where the model ``name`` (a Hub id, a folder or a ``.gguf`` file) comes from; asked once per
-    name and process (see the module docstring). Never raises for a missing model: check ``available``."""
+def model_source(name: str, revision: str | None = None) -> ModelSource:
+    """Where the model ``name`` (a Hub id, a folder or a ``.gguf`` file) at ``revision`` (a Hub id's
+    commit, branch or tag; None: its default branch) comes from; asked once per name, revision and
+    process (see the module docstring). Never raises for a missing model: check ``available``."""
     path = Path(name).expanduser()
     if path.exists():
         return ModelSource(name, "local")
     if looks_like_path(name):
         return ModelSource(name, "missing", f"there is no folder or file {path}")
-    cached = _in_hub_cache(name)
+    cached = _in_hub_cache(name, revision)
+    at = f" at revision {revision!r}" if revision else ""
     if is_offline():
-        return (ModelSource(name, "cache") if cached else
-                ModelSource(name, "missing", f"{name!r} is not a local folder and not in the Hub cache, and the Hub is off "
+        return (ModelSource(name, "cache", revision=revision) if cached else
+                ModelSource(name, "missing", f"{name!r}{at} is not a local folder and not in the Hub cache, and the Hub is off "
                                              "(HF_HUB_OFFLINE or LMBIAS_OFFLINE is set)"))
     if _hub_unreachable:
-        return ModelSource(name, "cache") if cached else ModelSource(
-            name, "missing", f"{name!r} is not in the Hub cache and {_hub_unreachable[0]}")
-    probed = _probe_hub(name)
+        return ModelSource(name, "cache", revision=revision) if cached else ModelSource(
+            name, "missing", f"{name!r}{at} is not in the Hub cache and {_hub_unreachable[0]}")
+    probed = _probe_hub(name, revision)
     if cached and not probed.available:
-        return ModelSource(name, "cache")
+        return ModelSource(name, "cache", revision=revision)
     return probed
+
+
+def hub_commit(name: str, revision: str | None = None) -> str | None:
+    """The Hub commit that ``name`` at ``revision`` resolved to, read from the Hub cache once the model
+    is loaded (transformers 5 no longer records it on the config); None for a local folder or file,
+    or a model not in the cache."""
+    from huggingface_hub import try_to_load_from_cache
+
+    if Path(name).expanduser().exists() or looks_like_path(name):
+        return None
+    try:
+        found = try_to_load_from_cache(name, "config.json", revision=revision)
+    except ValueError:
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None

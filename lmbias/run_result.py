@@ -155,5 +155,6 @@ def model_description(lm: Any, **extra) -> dict:
     revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``."""
     config = getattr(lm.model, "config", None)
     dtype = getattr(lm.model, "dtype", None)
-    return {"name": lm.name, "source": lm.source, "revision": getattr(config, "_commit_hash", None),
+    revision = getattr(lm, "revision", None) or getattr(config, "_commit_hash", None)  # the latter: transformers < 5
+    return {"name": lm.name, "source": lm.source, "revision": revision,
             "dtype": str(dtype).replace("torch.", "") if dtype is not None else None, **extra}

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from lmbias.cli import main
-from lmbias.lm.backends import check_backend
+from lmbias.lm.spec import ModelSpec
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -46,33 +46,91 @@ def test_vllm_not_installed_is_one_line(tiny, tmp_path, capsys):
 
 
 def test_only_options_that_change_numbers_are_a_runs_identity():
-    from lmbias.lm.backends import identity_options, recorded_options
-
     given = {"base_url": "http://h/v1", "tokenizer": "t", "concurrency": 4, "timeout": 30.0, "api_key_env": "K"}
-    assert identity_options("openai", given) == {"backend": "openai", "base_url": "http://h/v1", "tokenizer": "t"}
-    assert recorded_options("openai", given) == {"backend": "openai", **given}
+    served = ModelSpec("m", backend="openai", options=given)
+    assert served.identity() == {"backend": "openai", "base_url": "http://h/v1", "tokenizer": "t"}
+    assert served.recorded() == {"backend": "openai", **given}
     engine = {"enforce_eager": True, "kv_cache_gib": 2.0, "gpu_memory_utilization": 0.2, "verbose": True, "max_model_len": 64}
-    assert identity_options("vllm", engine) == {"backend": "vllm", "enforce_eager": True, "max_model_len": 64}
-    assert "verbose" not in recorded_options("vllm", engine) and identity_options("hf", {}) == {}
+    vllm = ModelSpec("m", backend="vllm", options=engine)
+    assert vllm.identity() == {"backend": "vllm", "enforce_eager": True, "max_model_len": 64}
+    assert "verbose" not in vllm.recorded() and ModelSpec("m").identity() == {} == ModelSpec("m").recorded()
+    pinned = ModelSpec("org/m", revision="abc123", device_map="auto", max_memory={0: "1GiB"})
+    assert pinned.identity() == {"revision": "abc123"}
+    assert pinned.recorded() == {"revision": "abc123", "device_map": "auto", "max_memory": {0: "1GiB"}}
 
 
-def test_engine_options_are_checked():
-    assert check_backend("hf") == {}
-    with pytest.raises(ValueError, match=r"backend must be one of \['hf', 'vllm', 'openai'\], got 'tgi'"):
-        check_backend("tgi")
+def test_backend_choices_and_options_come_from_the_registry():
+    from lmbias.cli import build_parser
+    from lmbias.lm import backends
+
+    assert {"hf", "vllm", "openai"} <= set(backends.names())
+    run = next(a for a in build_parser()._actions if a.dest == "command").choices["run"]
+    crows = next(a for a in run._actions if a.dest == "benchmark").choices["crows_pairs"]
+    backend = next(a for a in crows._actions if a.dest == "backend")
+    assert list(backend.choices) == backends.names()
+    flags = {flag for a in crows._actions for flag in a.option_strings}
+    assert {"--enforce-eager", "--base-url", "--revision"} <= flags
+
+
+def test_a_backend_registered_by_another_package_is_a_choice_and_checked(tiny, tmp_path, capsys):
+    """A backend added at run time (as an entry point would) gets its option, its checks and its loader
+    without any other code naming it; it loads the hf model itself, so its numbers equal hf's."""
+    from lmbias.errors import InputError
+    from lmbias.lm import backends
+    from lmbias.lm.backends import hf
+
+    def check(spec):
+        if spec.options.get("shout") not in (None, True):
+            raise InputError("--shout must be given alone")
+
+    echo = backends.Backend(name="echo", description="the hf model, through a plug-in", check=check, load=hf.load,
+                            options={"shout": (["--shout"], {"action": "store_true", "default": None, "help": "echo: x"})},
+                            own_workers=False)
+    backends.register(echo)
+    try:
+        out = tmp_path / "echo"
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--backend", "echo", "--shout", "--out", str(out),
+                     "--no-progress"]) == 0
+        results = json.loads((out / "results.json").read_text())
+        assert results["config"]["backend"] == "echo" and results["config"]["shout"] is True
+        assert json.loads((out / "config.json").read_text())["config"]["backend"] == "echo"
+        reference = tmp_path / "hf"
+        assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--out", str(reference), "--no-progress"]) == 0
+        assert (out / "scores.jsonl").read_text() == (reference / "scores.jsonl").read_text()
+        assert main(["run", "crows_pairs", "--model", tiny, "--shout", "--out", str(tmp_path / "x")]) == 2
+        assert "--shout applies to --backend echo, not hf" in capsys.readouterr().err
+    finally:
+        backends.REGISTRY.unregister("echo")
+
+
+def test_engine_options_are_checked(tiny):
+    assert ModelSpec(tiny).checked().options == {}
+    with pytest.raises(ValueError, match="unknown backend 'tgi'; valid: "):
+        ModelSpec(tiny, backend="tgi").checked()
     with pytest.raises(ValueError, match="--base-url applies to --backend openai, not vllm"):
-        check_backend("vllm", {"base_url": "http://127.0.0.1:8000/v1"})
+        ModelSpec(tiny, backend="vllm", options={"base_url": "http://127.0.0.1:8000/v1"}).checked()
     with pytest.raises(ValueError, match="--backend openai needs --model"):
-        check_backend("openai", {"base_url": "http://127.0.0.1:8000/v1"})
+        ModelSpec(backend="openai", options={"base_url": "http://127.0.0.1:8000/v1"}).checked()
     with pytest.raises(ValueError, match="--backend openai needs --base-url"):
-        check_backend("openai", {}, model="m")
-    with pytest.raises(ValueError, match="engine options \\['tp'\\] are unknown"):
-        check_backend("vllm", {"tp": 2})
+        ModelSpec("m", backend="openai").checked()
+    with pytest.raises(ValueError, match="backend options \\['tp'\\] are unknown"):
+        ModelSpec(tiny, backend="vllm", options={"tp": 2}).checked()
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        ModelSpec(tiny, dtype="float8").checked()
+    with pytest.raises(ValueError, match="--revision applies to a Hub id, not a local path"):
+        ModelSpec(tiny, revision="main").checked()
+    with pytest.raises(ValueError, match="--revision applies to a Hub id, not the embedded default"):
+        ModelSpec(revision="main").checked()
+    with pytest.raises(TypeError, match="model must be a ModelSpec, a model name or path, or None, got int"):
+        ModelSpec.of(3)
+    with pytest.raises(ValueError, match="--max-memory 'x': expected DEVICE=SIZE"):
+        ModelSpec(tiny, device_map="auto", max_memory=["x"]).checked()
+    assert ModelSpec(tiny, device_map="auto", max_memory=["cpu=1GiB"]).checked().max_memory == {"cpu": "1GiB"}
     if importlib.util.find_spec("vllm") is not None:
         with pytest.raises(ValueError, match="--gpu-memory-utilization must be"):
-            check_backend("vllm", {"gpu_memory_utilization": 1.5})
+            ModelSpec(tiny, backend="vllm", options={"gpu_memory_utilization": 1.5}).checked()
         with pytest.raises(ValueError, match="enforce_eager must be True or False, got 'yes'"):
-            check_backend("vllm", {"enforce_eager": "yes"})
+            ModelSpec(tiny, backend="vllm", options={"enforce_eager": "yes"}).checked()
 
 
 class _CompletionServer:
@@ -150,3 +208,49 @@ def test_likelihood_without_the_served_tokenizer_is_one_line(tmp_path, capsys):
     errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("lmbias: error: ")]
     assert len(errors) == 1 and "needs the served model's tokenizer" in errors[0], errors
     assert not (tmp_path / "r").exists()
+
+
+def _hub_cache_with_two_revisions(root):
+    """A Hugging Face Hub cache (the layout huggingface_hub writes) holding ``lmbias-test/tiny`` at two
+    commits with different weights; ``main`` points at the second. Returns (cache, first, second)."""
+    cache = root / "hub"
+    repo = cache / "models--lmbias-test--tiny"
+    first, second = "1" * 40, "2" * 40
+    for commit, seed in ((first, 1), (second, 2)):
+        save_tiny_causal_lm(repo / "snapshots" / commit, seed=seed)
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(second)
+    return cache, first, second
+
+
+def test_revision_loads_that_commit_from_the_hub_cache_and_is_recorded(tmp_path):
+    """--revision reaches transformers: a run at the first commit scores with its weights (equal to a run
+    of that snapshot's folder), not main's; results record the commit; a resume at another revision is
+    refused; an unknown revision is one line. Offline, from a real Hub cache layout."""
+    import os
+    import subprocess
+    import sys
+
+    cache, first, second = _hub_cache_with_two_revisions(tmp_path)
+    env = {**os.environ, "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
+
+    def run(out, *extra):
+        return subprocess.run([sys.executable, "-m", "lmbias", "run", "crows_pairs", "--limit", "6", "--no-progress",
+                               "--out", str(tmp_path / out), *extra], env=env, capture_output=True, text=True)
+
+    for out, extra in (("first", ["--model", "lmbias-test/tiny", "--revision", first]),
+                       ("main", ["--model", "lmbias-test/tiny"]),
+                       ("folder", ["--model", str(cache / "models--lmbias-test--tiny" / "snapshots" / first)])):
+        finished = run(out, *extra)
+        assert finished.returncode == 0, finished.stderr
+    scores = {out: (tmp_path / out / "scores.jsonl").read_text() for out in ("first", "main", "folder")}
+    assert scores["first"] == scores["folder"] != scores["main"]
+    results = json.loads((tmp_path / "first" / "results.json").read_text())
+    assert results["config"]["revision"] == first and results["model"]["revision"] == first
+    assert json.loads((tmp_path / "main" / "results.json").read_text())["model"]["revision"] == second
+    refused = run("first", "--model", "lmbias-test/tiny", "--revision", second)
+    assert refused.returncode == 2 and f"revision: recorded '{first}', now '{second}'" in refused.stderr
+    unknown = run("unknown", "--model", "lmbias-test/tiny", "--revision", "no-such-branch")
+    assert unknown.returncode == 2 and unknown.stderr.count("lmbias: error:") == 1
+    assert "at revision 'no-such-branch' is not a local folder and not in the Hub cache" in unknown.stderr
+    assert not (tmp_path / "unknown").exists()

@@ -14,15 +14,20 @@ from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
 from lmbias.lm.gguf import embedded_model_dir
+from lmbias.lm.spec import ModelSpec
 
 from vllm_server import EAGER_ENGINE, vllm_server
 
 pytestmark = pytest.mark.vllm
 SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
 SERVED = "smollm2"
-BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
-        "scoring": {"metrics": ["sentiment"]}}
-SERVED_BOLD = {**BOLD, "dtype": None}  # a served model runs in the dtype the server chose (--dtype is refused)
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
+VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
+
+
+def _served(url: str) -> ModelSpec:
+    """The served embedded model (no dtype: the server chose it; --dtype is refused)."""
+    return ModelSpec(SERVED, backend="openai", options={"base_url": url, "tokenizer": str(embedded_model_dir())})
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +55,8 @@ def _generations(out):
 @pytest.mark.parametrize("preset", ["greedy", "bold-gpt2"])
 def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
     served, local = tmp_path / "served", tmp_path / "local"
-    save_run(run_bold(model=SERVED, out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="openai",
-             engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **SERVED_BOLD))
-    save_run(run_bold(out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, backend="vllm",
-             engine_options=EAGER_ENGINE, **BOLD))
+    save_run(run_bold(model=_served(server), out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
+    save_run(run_bold(model=VLLM, out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
     written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
     assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
@@ -79,11 +82,10 @@ def test_server_mistakes_are_one_line_and_the_key_is_never_shown(server, key, tm
 
 def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, tmp_path):
     served, local = tmp_path / "served", tmp_path / "local"
-    common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "dtype": "float32", "progress": False,
+    common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "progress": False,
               "scoring": {"classifiers": ["vader"], "semantic": False}}
-    save_run(run_counterfactual(model=SERVED, out=served, backend="openai",  # the server picks the dtype
-                       engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}, **{**common, "dtype": None}))
-    save_run(run_counterfactual(out=local, backend="vllm", engine_options=EAGER_ENGINE, **common))
+    save_run(run_counterfactual(model=_served(server), out=served, **common))
+    save_run(run_counterfactual(model=VLLM, out=local, **common))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 200
     fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
     assert fairness[0] == fairness[1]
@@ -94,9 +96,8 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
     for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
                       (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
         served, local = tmp_path / f"{run.__name__}-served", tmp_path / f"{run.__name__}-local"
-        save_run(run(model=SERVED, out=served, limit=25, progress=False, backend="openai",
-                     engine_options={"base_url": server, "tokenizer": str(embedded_model_dir())}))
-        save_run(run(out=local, limit=25, dtype="float32", progress=False, backend="vllm", engine_options=EAGER_ENGINE))
+        save_run(run(model=_served(server), out=served, limit=25, progress=False))
+        save_run(run(model=VLLM, out=local, limit=25, progress=False))
         a, b = ([json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()] for out in (served, local))
         assert [r["id"] for r in a] == [r["id"] for r in b] and a
         for x, y in zip(a, b):

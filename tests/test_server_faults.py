@@ -13,7 +13,7 @@ import time
 import pytest
 
 from lmbias.cli import main
-from lmbias.lm.backends import check_backend
+from lmbias.lm.spec import ModelSpec
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -217,4 +217,4 @@ def test_the_timeout_must_be_a_finite_positive_number(hostile, tmp_path, capsys,
 def test_vllm_number_options_refuse_inf_and_nan(tmp_path, options, message):
     tiny = save_tiny_causal_lm(tmp_path / "tiny")
     with pytest.raises(ValueError, match=message):
-        check_backend("vllm", options, model=tiny)
+        ModelSpec(tiny, backend="vllm", options=options).checked()

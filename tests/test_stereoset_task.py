@@ -23,6 +23,7 @@ from lmbias.files import slugify
 from lmbias.lm import likelihood as lk
 from lmbias.lm import loading
 from lmbias.lm.loading import LanguageModel, load_causal_lm
+from lmbias.lm.spec import ModelSpec
 
 from tiny_lm import save_tiny_bert
 
@@ -295,7 +296,7 @@ def test_crows_causal_score_is_the_sentence_log_likelihood(causal):
 
 def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, inter):
     out = tmp_path / "run"
-    result = save_run(ss.run_stereoset(model=causal_dir, out=out, limit=3, batch_size=4, bootstrap=50, device="cpu"))
+    result = save_run(ss.run_stereoset(model=ModelSpec(causal_dir, device="cpu"), out=out, limit=3, batch_size=4, bootstrap=50))
     on_disk = json.loads((out / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(result))
     assert set(on_disk) == {"schema_version", "benchmark", "model", "data", "config", "timing", "results", "outputs", "skipped",
@@ -365,12 +366,12 @@ def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
     folder = tmp_path_factory.mktemp("bert-folder")
     bert(folder, transformers.BertForPreTraining)
     assert loading.detect_model_type(str(folder)) == "masked"
-    result = save_run(ss.run_stereoset(model=str(folder), out=tmp_path / "bert", limit=2, device="cpu"))
+    result = save_run(ss.run_stereoset(model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "bert", limit=2))
     assert result["model"]["type"] == "masked" and result["model"]["nsp_head"] is True
     assert result["config"]["scores"]["intersentence"].startswith("next-sentence-prediction probability")
     assert result["config"]["masked_score"] == "mean-probability"
     assert result["config"]["scores"]["intrasentence"].startswith("mean probability of the option word's subwords")
-    crows = save_run(cp.run_crows_pairs(model=str(folder), out=tmp_path / "crows", limit=2, device="cpu"))
+    crows = save_run(cp.run_crows_pairs(model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "crows", limit=2))
     assert crows["config"]["score"] == "pseudo-log-likelihood of the tokens both sentences share"
     mlm_folder = tmp_path_factory.mktemp("bert-mlm-folder")
     bert(mlm_folder, transformers.BertForMaskedLM)
@@ -396,8 +397,9 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys, intra):
         save_run(ss.run_stereoset(model=causal_dir, bootstrap=-1, out=tmp_path / "a"))
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
         save_run(cp.run_crows_pairs(model=causal_dir, limit=0, out=tmp_path / "b"))
-    with pytest.raises(ValueError, match="needs a model"):
-        loading.load_scoring_model(None, model_type="masked")
+    with pytest.raises(ValueError, match="--model-type masked needs --model"):
+        save_run(cp.run_crows_pairs(model_type="masked", out=tmp_path / "c"))
+    assert not (tmp_path / "c").exists()
     with pytest.raises(ValueError, match="first has 2 sentences but second has 1"):
         cp.shared_token_pll(None, None, ["a", "b"], ["a"])
     with pytest.raises(SystemExit) as exit_info:
@@ -434,5 +436,5 @@ def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tm
 
 
 def test_a_full_run_is_not_partial(causal_dir, tmp_path):
-    result = save_run(cp.run_crows_pairs(model=causal_dir, out=tmp_path / "full", batch_size=64, device="cpu"))
+    result = save_run(cp.run_crows_pairs(model=ModelSpec(causal_dir, device="cpu"), out=tmp_path / "full", batch_size=64))
     assert result["partial"] == {} and result["data"]["counts"]["pairs"] == 1508

@@ -21,14 +21,16 @@ from lmbias.data import load_rows
 from lmbias.lm.backends.vllm import _CLIENT_THREADS, CPU_KV_CACHE_GIB, load_vllm, shutdown_engines
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
+from lmbias.lm.spec import ModelSpec
 
 from vllm_server import EAGER_ENGINE
 
 # Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in .venv-vllm.
 pytestmark = pytest.mark.vllm
 
-BOLD = {"domains": ["gender", "race"], "per_group": 1, "dtype": "float32", "progress": False,
-        "scoring": {"metrics": ["sentiment"]}}
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
+VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
+HF = ModelSpec(dtype="float32")
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +46,8 @@ def test_greedy_generations_equal_the_hf_backends(tmp_path):
     outs = {}
     for backend in ("hf", "vllm"):
         outs[backend] = tmp_path / backend
-        save_run(run_bold(out=outs[backend], preset="greedy", max_new_tokens=12, backend=backend,
-                 engine_options=EAGER_ENGINE if backend == "vllm" else None, **BOLD))
+        save_run(run_bold(model=VLLM if backend == "vllm" else HF, out=outs[backend], preset="greedy", max_new_tokens=12,
+                          **BOLD))
     hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
     assert len(hf) == len(vl) == 6
     assert [(g["id"], g["continuation"], g["num_tokens"], g["stop_reason"]) for g in vl] == [
@@ -60,7 +62,7 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
     for batch_size in (1, 4):
         out = tmp_path / f"batch-{batch_size}"
         save_run(run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
-                 backend="vllm", engine_options=EAGER_ENGINE, seed=3, **BOLD))
+                 model=VLLM, seed=3, **BOLD))
         runs.append(_generations(out))
     assert runs[0] == runs[1] and len(runs[0]) == 12
     assert len({g["continuation"] for g in runs[0]}) > 6  # really sampled: the two samples of a prompt differ
@@ -68,9 +70,9 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
 
 def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     out = tmp_path / "run"
-    save_run(run_bold(out=out, preset="greedy", max_new_tokens=4, backend="vllm", engine_options=EAGER_ENGINE, **BOLD))
+    save_run(run_bold(model=VLLM, out=out, preset="greedy", max_new_tokens=4, **BOLD))
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
-        save_run(run_bold(out=out, preset="greedy", max_new_tokens=4, **BOLD))
+        save_run(run_bold(model=HF, out=out, preset="greedy", max_new_tokens=4, **BOLD))
 
 
 def _scores(out):
@@ -98,8 +100,7 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
         outs = {}
         for backend in ("hf", "vllm"):
             outs[backend] = tmp_path / f"{run.__name__}-{backend}"
-            save_run(run(out=outs[backend], limit=25, dtype="float32", progress=False, backend=backend,
-                         engine_options=EAGER_ENGINE if backend == "vllm" else None))
+            save_run(run(model=VLLM if backend == "vllm" else HF, out=outs[backend], limit=25, progress=False))
         _assert_scores_close(_scores(outs["vllm"]), _scores(outs["hf"]), keys, counts)
         results = json.loads((outs["vllm"] / "results.json").read_text())
         assert results["config"]["backend"] == "vllm" and results["config"]["device"] is None
@@ -108,7 +109,7 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
 
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
-        save_run(run_crows_pairs(model_type="masked", out=tmp_path / "r", backend="vllm"))
+        save_run(run_crows_pairs(model=ModelSpec(backend="vllm"), model_type="masked", out=tmp_path / "r"))
     assert not (tmp_path / "r").exists()
 
 

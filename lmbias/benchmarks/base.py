@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnknownNameError
-from ..lm.backends import SERVER_OPTIONS, VLLM_OPTIONS
+from ..lm.backends import DEFAULT_BACKEND
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
 # ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
@@ -26,35 +26,8 @@ RUN_OPTIONS = {
                                               "for a model larger than one GPU; one process only"}),
     "max_memory": (["--max-memory"], {"nargs": "+", "metavar": "DEVICE=SIZE",
                                       "help": "with --device-map, the memory each device may hold, e.g. 0=70GiB 1=70GiB cpu=200GiB"}),
-    "backend": (["--backend"], {"choices": ["hf", "vllm", "openai"], "default": "hf",
-                                "help": "hf: transformers in this process; vllm: vLLM's engine (continuous batching, its own "
-                                        "parallelism; needs vLLM installed); openai: an OpenAI-compatible server (--base-url)"}),
-    "tensor_parallel_size": (["--tensor-parallel-size"], {"type": int, "help": "vllm: GPUs each model copy is split over"}),
-    "pipeline_parallel_size": (["--pipeline-parallel-size"], {"type": int, "help": "vllm: pipeline stages"}),
-    "data_parallel_size": (["--data-parallel-size"], {"type": int, "help": "vllm: model copies"}),
-    "gpu_memory_utilization": (["--gpu-memory-utilization"], {"type": float,
-                                                              "help": "vllm: share of each GPU's memory the engine may use"}),
-    "max_model_len": (["--max-model-len"], {"type": int, "help": "vllm: context length of the engine (default: the model's)"}),
-    "enforce_eager": (["--enforce-eager"], {"action": "store_true", "default": None,
-                                            "help": "vllm: no graph compilation or CUDA graphs: the engine starts in seconds "
-                                                    "instead of a minute or more, and decodes slower on a GPU"}),
-    "kv_cache_gib": (["--kv-cache-gib"], {"type": float, "metavar": "GIB",
-                                          "help": "vllm: the KV cache's size in GiB (default on a CPU: 4, or a quarter of the "
-                                                  "available memory when less, unless VLLM_CPU_KVCACHE_SPACE is set; on a "
-                                                  "GPU: --gpu-memory-utilization decides); overrides VLLM_CPU_KVCACHE_SPACE"}),
-    "verbose": (["--verbose"], {"action": "store_true", "default": None,
-                                "help": "vllm: show the engine's own log on the terminal (by default it goes to a log file, "
-                                        "named when the engine fails to start)"}),
-    "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
-    "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
-                                                                   "(default OPENAI_API_KEY; the key is never printed or written)"}),
-    "tokenizer": (["--tokenizer"], {"help": "openai: the served model's tokenizer (Hub id or folder; default: --model)"}),
-    "concurrency": (["--concurrency"], {"type": int, "help": "openai: requests in flight at once (default 8)"}),
-    "timeout": (["--timeout"], {"type": float, "metavar": "SECONDS",
-                                "help": "openai: seconds to wait for each answer (default 120; the check of the server at "
-                                        "the start waits at most 30); a request with no answer in time is sent once "
-                                        "more, then the run stops with the finished batches kept: at most twice this "
-                                        "per request"}),
+    "backend": (["--backend"], {"default": DEFAULT_BACKEND, "help": "the inference backend (its own options follow)"}),
+    "revision": (["--revision"], {"help": "the model's Hub commit, branch or tag (a Hub id only; default: its default branch)"}),
     "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
@@ -68,8 +41,9 @@ RUN_OPTIONS = {
                                                      "split among the processes; OMP_NUM_THREADS when set)"}),
 }
 
-# The run options that choose the inference backend and configure it.
-BACKEND_OPTIONS = ("backend", *VLLM_OPTIONS, *SERVER_OPTIONS)
+# The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
+# brings every registered backend's own options with it.
+MODEL_OPTIONS = ("model", "revision", "dtype", "device", "device_map", "max_memory", "backend")
 
 
 @dataclass(frozen=True)
@@ -135,22 +109,6 @@ class Baseline:
     size: Callable[[dict], int] = lambda results: 0
 
 
-def placement_options(options: argparse.Namespace) -> dict:
-    """``device_map`` and ``max_memory`` (parsed) of a run's options, for the run functions; checked
-    here (with ``--device``), before the run directory is touched."""
-    from ..lm.placement import parse_max_memory, placement
-
-    device_map, max_memory = getattr(options, "device_map", None), parse_max_memory(getattr(options, "max_memory", None))
-    placement(getattr(options, "device", None), device_map, max_memory)
-    return {"device_map": device_map, "max_memory": max_memory}
-
-
-def backend_options(options: argparse.Namespace) -> dict:
-    """``backend`` and ``engine_options`` (the vLLM or server options given) of a run's options."""
-    return {"backend": getattr(options, "backend", "hf"),
-            "engine_options": {key: getattr(options, key, None) for key in VLLM_OPTIONS + SERVER_OPTIONS}}
-
-
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     """A benchmark without options of its own."""
 
@@ -170,7 +128,9 @@ class Benchmark:
         dataset: the lmbias dataset it reads (``lmbias.load_rows(dataset)``).
         hub_dataset: the dataset on the Hub the numbers are reported against.
         metrics: the headline metrics (:class:`MetricSpec`), in display order.
-        run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads.
+        run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads (``"backend"``: the
+            backend and every registered backend's own options; :data:`MODEL_OPTIONS` are the ones
+            :meth:`lmbias.lm.spec.ModelSpec.from_options` reads).
         add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
         run: ``run(options)`` with the parsed options (an ``argparse.Namespace``): runs the benchmark
             and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);

@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import progress
 from ..checks import check_scalar
 from ..errors import InputError, InputTypeError
+from ..lm.spec import ModelSpec
 
 SCORES_FILE = "scores.jsonl"
 SCORE_DESCRIPTIONS = {
@@ -48,16 +49,14 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 SAVE_EVERY = 8
 
 
-def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model, model_type: str, dtype, device,
-                   device_map=None, max_memory=None, backend: str = "hf", engine_options: dict | None = None,
+def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model: ModelSpec, model_type: str,
                    show_progress: bool = True, label: str = "", unit: str = "item",
                    after_batch: Callable[[int], None] | None = None) -> tuple:
-    """The shared body of a likelihood run: check the backend and the run directory ``out`` (one
+    """The shared body of a likelihood run: check the model's spec and the run directory ``out`` (one
     holding another benchmark's run or other settings is refused, before anything is written or
-    loaded), load the model (``hf``: the main process first, as it may fill the converted-model
-    cache; ``vllm`` / ``openai``: a causal LM through :func:`lmbias.lm.runner.causal_lm_loader`),
-    claim the directory (``config.json`` with ``benchmark`` and ``run_config``: a model that fails to
-    load leaves nothing behind), then score ``rows`` with ``score(lm, kind, part)`` in batches of
+    loaded), load the model with its backend (:meth:`~lmbias.lm.spec.ModelSpec.load`), claim the
+    directory (``config.json`` with ``benchmark`` and ``run_config``: a model that fails to load
+    leaves nothing behind), then score ``rows`` with ``score(lm, kind, part)`` in batches of
     ``SAVE_EVERY * batch_size`` rows, round-robin over the processes, each batch's records saved as
     it finishes (:func:`lmbias.lm.runner.process_batches`): rerunning the command after a crash,
     Ctrl-C or kill -9 scores only what is missing. A progress bar named ``label`` counts ``unit`` steps
@@ -69,39 +68,21 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     what results.json's config records of where the model ran (device, device map, backend and its options).
 
     Raises:
-        InputError: masked-LM scoring with a backend other than ``hf`` (vLLM and servers score causal LMs).
+        InputError: a model kind the backend cannot score (vLLM and servers score causal LMs only).
     """
-    from ..lm.backends import check_backend, identity_options, recorded_options
-    from ..lm.loading import check_model_path, detect_model_type, load_scoring_model
-    from ..lm.processes import process_device, process_state
-    from ..lm.runner import causal_lm_loader, check_run_dir, claim_run_dir, ids_digest, process_batches
+    from ..lm.processes import process_state
+    from ..lm.runner import check_run_dir, claim_run_dir, ids_digest, process_batches
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
-    if backend != "openai":  # a served model's name is the server's (check_backend asks the server)
-        check_model_path(model, "model")  # causal or masked
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
-    detected = detect_model_type(model) if backend == "vllm" and model_type == "auto" else None  # a served name is no checkpoint
-    if backend != "hf" and "masked" in (model_type, detected):
-        raise InputError(f"--backend {backend} scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, "
-                         "next-sentence prediction) needs --backend hf")
-    if backend == "openai":
-        from ..lm.backends.openai import check_tokenizer
-
-        check_tokenizer(engine_options.get("tokenizer") or model)
-    config = {"model": model, "model_type": model_type, "dtype": dtype, **run_config,
-              "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]),
-              **identity_options(backend, engine_options)}
+    spec = model.checked()
+    kind = spec.scoring_kind(model_type)
+    config = {"model": spec.model, "model_type": model_type, "dtype": spec.dtype, **run_config,
+              "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **spec.identity()}
     check_run_dir(Path(out), config, state, benchmark)
-    if backend == "hf":
-        with state.main_process_first():
-            lm, kind = load_scoring_model(model, model_type=model_type, dtype=dtype, device_map=device_map, max_memory=max_memory,
-                                          device=device if device_map else process_device(state, device))
-    else:
-        lm, kind = causal_lm_loader(model, dtype=dtype, backend=backend, engine_options=engine_options)(state), "causal"
+    lm = spec.load(state, kind=kind)
     claim_run_dir(Path(out), config, state, benchmark)
-    placement = {"device": str(lm.device) if backend == "hf" else None, **recorded_options(backend, engine_options),
-                 **({"device_map": device_map, "max_memory": max_memory} if device_map else {})}
+    placement = {"device": str(lm.device) if lm.device is not None else None, **spec.recorded()}
     step = SAVE_EVERY * run_config["batch_size"]
     parts = [rows[start:start + step] for start in range(0, len(rows), step)]
     started = time.perf_counter()

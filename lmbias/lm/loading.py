@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..checks import check_choice
 from ..errors import InputError, LmbiasError
-from ..model_source import looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
+from ..model_source import hub_commit, looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
 from ..progress import quiet_loading
 from .gguf import EMBEDDED_GGUF, convert_gguf, embedded_gguf_path, embedded_model_dir
 from .placement import check_device, default_device, input_device, placement
@@ -35,6 +34,7 @@ class LanguageModel:
     name: str
     source: str
     info: dict = field(default_factory=dict)
+    revision: str | None = None  # the Hub commit the weights came from (None: a local folder or file)
 
     @property
     def device(self):
@@ -116,11 +116,12 @@ def prepare_tokenizer(tokenizer, *, padding_side: str = "left"):
     return tokenizer
 
 
-def model_not_found(model: str, what: str, error: BaseException | None = None) -> ModelLoadError:
-    """The one error every command gives for a model it cannot load: what ``model`` was taken for,
-    why it failed (no such path, offline, not on the Hub, the Hub unreachable) and what to pass instead."""
+def model_not_found(model: str, what: str, error: BaseException | None = None, revision: str | None = None) -> ModelLoadError:
+    """The one error every command gives for a model it cannot load: what ``model`` (at ``revision``)
+    was taken for, why it failed (no such path, offline, not on the Hub, the Hub unreachable) and what
+    to pass instead."""
     path = Path(model).expanduser()
-    source = model_source(model)
+    source = model_source(model, revision)
     if path.exists():
         reason = f"{path} exists but is not a model folder saved with save_pretrained (or a .gguf file)"
     elif not source.available:
@@ -135,24 +136,26 @@ def model_not_found(model: str, what: str, error: BaseException | None = None) -
     )
 
 
-def check_model_path(model: str | None, what: str = "causal LM") -> dict:
-    """Fail at once, before the run directory or any retried Hub download, when ``model`` cannot be
-    had: a local path that does not exist, a Hub id the Hub does not have, or one that is not cached
-    while the Hub is off or unreachable (:func:`lmbias.model_source.model_source`, one request).
+def check_model_path(model: str | None, what: str = "causal LM", *, revision: str | None = None) -> dict:
+    """Fail at once, before the run directory or any retried Hub download, when ``model`` (at
+    ``revision``) cannot be had: a local path that does not exist, a Hub id the Hub does not have, or
+    one that is not cached while the Hub is off or unreachable (:func:`lmbias.model_source.model_source`,
+    one request).
 
     Returns the extra ``from_pretrained`` keywords for loading it (``local_files_only`` when it
-    must come from the Hub cache)."""
+    must come from the Hub cache; the ``revision``)."""
     if model is None or (model.endswith(".gguf") and not Path(model).expanduser().exists()):
         return {}  # the embedded default; a missing .gguf gets its own error when loaded
-    source = model_source(model)
+    source = model_source(model, revision)
     if not source.available:
-        raise model_not_found(model, what)
+        raise model_not_found(model, what, revision=revision)
     return source.load_kwargs()
 
 
 def load_causal_lm(
     model: str | None = None,
     *,
+    revision: str | None = None,
     dtype: str | None = None,
     device: str | None = None,
     trust_remote_code: bool = False,
@@ -164,6 +167,7 @@ def load_causal_lm(
     Args:
         model: a Hugging Face Hub id (``"gpt2"``), a local folder (safetensors), a ``.gguf`` file,
             or None for the embedded default (SmolLM2-135M-Instruct, see the module docstring).
+        revision: a Hub id's commit, branch or tag (None: its default branch).
         dtype: ``"float32"``, ``"float16"``, ``"bfloat16"`` or ``"auto"`` (fp16 on GPU, fp32 on CPU).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``... (default: a GPU if there is one).
         trust_remote_code: passed to transformers (off by default).
@@ -202,7 +206,7 @@ def load_causal_lm(
         return LanguageModel(loaded, prepare_tokenizer(tokenizer), EMBEDDED_NAME, str(cached), {"embedded": True})
 
     path = Path(model).expanduser()
-    hub = check_model_path(model)  # before any Hub request and its retries
+    hub = check_model_path(model, revision=revision)  # before any Hub request and its retries
     try:
         if path.suffix == ".gguf":
             if not path.is_file():
@@ -217,26 +221,26 @@ def load_causal_lm(
     except ModelLoadError:
         raise
     except (OSError, ValueError, RuntimeError, KeyError) as error:
-        raise model_not_found(model, "causal LM", error) from error
-    return LanguageModel(loaded, prepare_tokenizer(tokenizer), str(model), str(model))
+        raise model_not_found(model, "causal LM", error, revision) from error
+    return LanguageModel(loaded, prepare_tokenizer(tokenizer), str(model), str(model), revision=hub_commit(model, revision))
 
 
 def load_masked_lm(
-    model: str, *, dtype: str | None = None, device: str | None = None, trust_remote_code: bool = False,
+    model: str, *, revision: str | None = None, dtype: str | None = None, device: str | None = None, trust_remote_code: bool = False,
     device_map: str | None = None, max_memory: dict | None = None,
 ) -> LanguageModel:
     """Load a masked LM for likelihood tasks; with its next-sentence-prediction head when the
     checkpoint has one (e.g. BERT, loaded as ``BertForPreTraining``), else ``AutoModelForMaskedLM``.
 
-    ``info["nsp"]`` says whether the NSP head is there. ``device_map`` / ``max_memory``: as
-    :func:`load_causal_lm`.
+    ``info["nsp"]`` says whether the NSP head is there. ``revision``, ``device_map`` / ``max_memory``:
+    as :func:`load_causal_lm`.
     """
     from transformers import AutoConfig, AutoModelForPreTraining, AutoTokenizer
 
     placed = placement(check_device(device), device_map, max_memory)
     device = device or default_device()
     torch_dtype = _resolve_dtype(dtype, device)
-    hub = check_model_path(model, "masked LM")
+    hub = check_model_path(model, "masked LM", revision=revision)
     try:
         config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code, **hub)
         has_nsp = any(a.endswith("ForPreTraining") or a.endswith("ForNextSentencePrediction") for a in config.architectures or [])
@@ -249,8 +253,8 @@ def load_masked_lm(
             loaded, tokenizer = _load_folder(model, kind="masked", dtype=torch_dtype, device=device, trust_remote_code=trust_remote_code,
                                              placed=placed, **hub)
     except (OSError, ValueError, KeyError) as error:
-        raise model_not_found(model, "masked LM", error) from error
-    return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp})
+        raise model_not_found(model, "masked LM", error, revision) from error
+    return LanguageModel(loaded, tokenizer, str(model), str(model), {"nsp": has_nsp}, hub_commit(model, revision))
 
 
 # --------------------------------------------------------------------------- causal or masked
@@ -261,7 +265,7 @@ CAUSAL_ARCHITECTURES = ("ForCausalLM", "LMHeadModel")
 MASKED_ARCHITECTURES = ("ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction")
 
 
-def detect_model_type(model: str | None) -> str:
+def detect_model_type(model: str | None, *, revision: str | None = None) -> str:
     """``"causal"`` or ``"masked"`` from the checkpoint config's ``architectures`` (no model, the
     embedded default, and ``.gguf`` files are causal).
 
@@ -274,10 +278,10 @@ def detect_model_type(model: str | None) -> str:
     if model is None or str(model).endswith(".gguf"):
         return "causal"
     try:
-        hub = check_model_path(model, "model")
+        hub = check_model_path(model, "model", revision=revision)
         architectures = AutoConfig.from_pretrained(model, **hub).architectures or []
     except (OSError, ValueError, KeyError) as error:
-        raise model_not_found(model, "model", error) from error
+        raise model_not_found(model, "model", error, revision) from error
     for kind, suffixes in (("causal", CAUSAL_ARCHITECTURES), ("masked", MASKED_ARCHITECTURES)):
         if any(name.endswith(suffixes) for name in architectures):
             return kind
@@ -285,22 +289,3 @@ def detect_model_type(model: str | None) -> str:
         f"cannot tell whether {model!r} is a causal or a masked LM from its config (architectures: {architectures}); "
         "pass --model-type causal or --model-type masked"
     )
-
-
-def load_scoring_model(
-    model: str | None = None, *, model_type: str = "auto", dtype: str | None = None, device: str | None = None,
-    device_map: str | None = None, max_memory: dict | None = None,
-) -> tuple[Any, str]:
-    """Load a model for likelihood scoring; returns ``(lm, kind)`` (``device_map`` / ``max_memory``:
-    as :func:`load_causal_lm`).
-
-    ``model_type="auto"`` detects the kind with :func:`detect_model_type`; a masked LM is loaded with
-    its NSP head when the checkpoint has one (:func:`~lmbias.lm.loading.load_masked_lm`).
-    """
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    kind = detect_model_type(model) if model_type == "auto" else model_type
-    if kind == "causal":
-        return load_causal_lm(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory), kind
-    if model is None:
-        raise InputError("model_type 'masked' needs a model (the embedded default is a causal LM); pass --model")
-    return load_masked_lm(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory), kind

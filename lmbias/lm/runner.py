@@ -39,6 +39,7 @@ from ..run_result import library_versions
 from .generation import batch_seed, check_context, plan_batches, prompt_lengths
 from .loading import LanguageModel
 from .processes import process_state
+from .spec import ModelSpec
 
 CONFIG_FILE = "config.json"
 GENERATIONS_FILE = "generations.jsonl"
@@ -211,7 +212,7 @@ def run_generation(
     progress: bool = True,
     after_batch: Callable[[int], None] | None = None,
     benchmark: str | None = None,
-    backend: str = "hf",
+    model_identity: dict | None = None,
     label: str = "generating",
     options: dict | None = None,
     before_load: Callable[[], None] | None = None,
@@ -231,8 +232,9 @@ def run_generation(
         after_batch: called with the batch index after each batch is saved (tests use it to stop mid-run).
         benchmark: the benchmark the run belongs to, recorded in ``config.json`` (so that an unfinished
             run is never guessed from its preset).
-        backend: the inference backend (:mod:`lmbias.lm.backends`); recorded, so that a run is never
-            resumed on another backend (their samples differ).
+        model_identity: what else identifies the model's numbers (:meth:`lmbias.lm.spec.ModelSpec.identity`:
+            the revision, the backend and its options); recorded, so that a run is never resumed on
+            another backend (their samples differ) or revision.
         label: the progress bar's name (e.g. "BOLD: generating").
         options: the benchmark's options that chose the prompts (``{"per_group": 5}``), recorded so that
             a refused resume names the option that differs, not only the prompts.
@@ -259,7 +261,7 @@ def run_generation(
         "num_return_sequences": num_return_sequences,
         "prompts": len(prompts),
         "prompt_ids_digest": ids_digest(ids),
-        **({"backend": backend} if backend != "hf" else {}),
+        **(model_identity or {}),
         **(options or {}),
     }
     check_run_dir(run_dir, config, state, benchmark)
@@ -290,34 +292,14 @@ def run_generation(
     return merge_shards(run_dir, done, ids, prompts)
 
 
-def causal_lm_loader(model: str | None, *, dtype=None, device=None, device_map=None, max_memory=None,
-                     described: dict | None = None, backend: str = "hf", engine_options: dict | None = None,
-                     seed: int = 0) -> Callable[[Any], LanguageModel]:
-    """The ``lm_loader`` of :func:`run_generation` for a causal LM: on this process's device, or split
-    over the machine's devices (``device_map``, one process), or a vLLM engine (``backend="vllm"``,
-    ``engine_options``: :data:`lmbias.lm.backends.VLLM_OPTIONS`); the main process loads first (it may
-    fill the converted-model cache), or a model on an OpenAI-compatible server (``backend="openai"``,
-    ``engine_options``: :data:`lmbias.lm.backends.SERVER_OPTIONS`). ``described`` receives
+def model_loader(spec: ModelSpec, *, seed: int = 0, described: dict | None = None) -> Callable[[Any], Any]:
+    """The ``lm_loader`` of :func:`run_generation` for a causal LM: ``spec`` (checked) loaded by its
+    backend (:meth:`~lmbias.lm.spec.ModelSpec.load`); ``described`` receives
     :func:`~lmbias.run_result.model_description`."""
     from ..run_result import model_description
-    from .loading import load_causal_lm
-    from .processes import process_device
 
-    def loader(state) -> LanguageModel:
-        if backend != "hf" and state.num_processes > 1:
-            raise InputError(f"--backend {backend} runs its own workers; start one lmbias process")
-        if backend == "vllm":
-            from .backends.vllm import load_vllm
-
-            lm = load_vllm(model, dtype=dtype, seed=seed, **(engine_options or {}))
-        elif backend == "openai":
-            from .backends.openai import connect
-
-            lm = connect(model=model, seed=seed, **(engine_options or {}))
-        else:
-            with state.main_process_first():
-                lm = load_causal_lm(model, dtype=dtype, device=device if device_map else process_device(state, device),
-                                    device_map=device_map, max_memory=max_memory)
+    def loader(state):
+        lm = spec.load(state, seed=seed)
         if described is not None:
             described.update(model_description(lm))
         return lm

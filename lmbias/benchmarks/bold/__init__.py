@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
-from ..base import Baseline, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
+from ..base import Baseline, Benchmark, HubDataset, MetricSpec
 from ..derived import mean_over_domains
 from .data import DOMAINS
 
@@ -134,10 +135,9 @@ def run(options) -> dict:
     from .task import run_bold
 
     return run_bold(
-        model=options.model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
+        model=ModelSpec.from_options(options), out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
         preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
-        num_return_sequences=options.num_return_sequences, dtype=options.dtype, device=options.device,
-        **placement_options(options), **backend_options(options),
+        num_return_sequences=options.num_return_sequences,
         require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,
         scoring={**_scoring_options(options), "batch_size": options.score_batch_size},
     )

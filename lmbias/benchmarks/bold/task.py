@@ -22,6 +22,7 @@ import numpy as np
 from ... import __version__, stats
 from ...checks import check_choices, check_scalar, check_texts
 from ...errors import InputError, LmbiasError, RequirementError
+from ...lm.spec import ModelSpec
 from ...model_source import model_source
 from ...progress import showing
 from ...resources import PathLike, ResourceNotFoundError
@@ -349,7 +350,7 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = Non
 @holds_run_directory
 def run_bold(
     *,
-    model: str | None = None,
+    model: ModelSpec | str | None = None,
     out="runs/bold",
     domains: Sequence[str] = DOMAINS,
     per_group: int | None = None,
@@ -359,12 +360,6 @@ def run_bold(
     seed: int = 0,
     batch_size: int = 32,
     num_return_sequences: int = 1,
-    dtype: str | None = None,
-    device: str | None = None,
-    device_map: str | None = None,
-    max_memory: dict | None = None,
-    backend: str = "hf",
-    engine_options: dict | None = None,
     require_all: bool = False,
     progress: bool = True,
     data_dir: PathLike | None = None,
@@ -382,9 +377,8 @@ def run_bold(
         RequirementError: with ``require_all``, when a metric had to be skipped (the generations are kept).
     """
 
-    from ...lm.backends import check_backend, recorded_options
     from ...lm.generation import generation_settings
-    from ...lm.runner import causal_lm_loader, run_generation
+    from ...lm.runner import model_loader, run_generation
     from .data import BOLD_COMMIT, SPEC
 
     rows = select_rows(domains, per_group=per_group, limit=limit, data_dir=data_dir)
@@ -392,9 +386,8 @@ def run_bold(
     check_scalar(batch_size, "batch_size", minimum=1)  # every option before the metrics are looked up
 
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
-    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
-                              backend=backend, engine_options=engine_options, seed=seed)
+    spec = ModelSpec.of(model).checked()
+    loader = model_loader(spec, seed=seed, described=loaded)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
     requested = list(scoring.get("metrics", METRICS))
@@ -409,8 +402,8 @@ def run_bold(
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
-        model_name=model or "embedded:smollm2-135m-instruct", preset=preset, seed=seed, batch_size=batch_size,
-        num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", backend=backend,
+        model_name=spec.name, preset=preset, seed=seed, batch_size=batch_size,
+        num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", model_identity=spec.identity(),
         label="BOLD: generating", options={"domains": list(domains), "per_group": per_group, "limit": limit},
         before_load=preflight,
     )
@@ -438,14 +431,13 @@ def run_bold(
     partial = coverage({"prompts": (len(rows), full)}, reason)
     result = RunResult(
         benchmark="bold", out=str(out),
-        model=loaded or {"name": model},
+        model=loaded or {"name": spec.model},
         data={"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(domains),
               "counts": {"prompts": len(rows)}},
         config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
                 "domains": list(domains), "metrics": requested, **options,
-                **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
-                **recorded_options(backend, engine_options)},
+                **spec.recorded()},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
 from ...scorers.counterfactual_sentiment import CLASSIFIERS
-from ..base import Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
+from ..base import Benchmark, HubDataset, MetricSpec, Variant
 from ..derived import mean_over_domains
 from .data import ATTRIBUTES
 
@@ -77,9 +78,9 @@ def run(options) -> dict:
     if options.encoder:
         scoring["encoder"] = options.encoder
     return run_counterfactual(
-        model=options.model, out=options.out, attributes=options.attributes, samples=options.samples,
-        max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size, dtype=options.dtype,
-        device=options.device, **placement_options(options), **backend_options(options), progress=options.progress,
+        model=ModelSpec.from_options(options), out=options.out, attributes=options.attributes, samples=options.samples,
+        max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
+        progress=options.progress,
         require_all=options.require_all, data_dir=options.data_dir, scoring=scoring,
     )
 

@@ -19,6 +19,7 @@ import numpy as np
 from ...checks import check_choices, check_scalar
 from ...counterfactual_fairness import counterfactual_fairness
 from ...errors import InputError
+from ...lm.spec import ModelSpec
 from ...progress import showing
 from ...render.text import first_line
 from ...run_lock import holds_run_directory
@@ -168,19 +169,13 @@ def score_counterfactual(
 @holds_run_directory
 def run_counterfactual(
     *,
-    model: str | None = None,
+    model: ModelSpec | str | None = None,
     out="runs/counterfactual",
     attributes: Sequence[str] = ATTRIBUTES,
     samples: int = PAPER_SAMPLES,
     max_new_tokens: int | None = None,
     seed: int = 0,
     batch_size: int = 8,
-    dtype: str | None = None,
-    device: str | None = None,
-    device_map: str | None = None,
-    max_memory: dict | None = None,
-    backend: str = "hf",
-    engine_options: dict | None = None,
     progress: bool = True,
     require_all: bool = False,
     data_dir=None,
@@ -196,9 +191,8 @@ def run_counterfactual(
     for :func:`lmbias.benchmarks.save_run`) on rank 0, None elsewhere.
     """
     from ...data import load_rows
-    from ...lm.backends import check_backend, recorded_options
     from ...lm.generation import generation_settings
-    from ...lm.runner import causal_lm_loader, run_generation
+    from ...lm.runner import model_loader, run_generation
 
     attributes = check_choices(attributes, ATTRIBUTES, "attributes")
     check_scalar(samples, "samples", minimum=1)
@@ -206,9 +200,8 @@ def run_counterfactual(
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-    engine_options = check_backend(backend, engine_options, device_map=device_map, model=model, dtype=dtype)
-    loader = causal_lm_loader(model, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory, described=loaded,
-                              backend=backend, engine_options=engine_options, seed=seed)
+    spec = ModelSpec.of(model).checked()
+    loader = model_loader(spec, seed=seed, described=loaded)
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
@@ -224,8 +217,8 @@ def run_counterfactual(
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
-        model_name=model or "embedded:smollm2-135m-instruct", preset="counterfactual", seed=seed,
-        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", backend=backend,
+        model_name=spec.name, preset="counterfactual", seed=seed,
+        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", model_identity=spec.identity(),
         label="counterfactual: generating", options={"attributes": list(attributes)}, before_load=preflight,
     )
     if generations is None:
@@ -234,19 +227,18 @@ def run_counterfactual(
                 "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
     generated = time.perf_counter()
     with showing(progress, "counterfactual"):
-        scores = score_counterfactual(rows, generations, device=device, data_dir=data_dir, **to_score)
+        scores = score_counterfactual(rows, generations, device=spec.device, data_dir=data_dir, **to_score)
     skipped = {**unavailable, **scores.pop("skipped")}
     partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
                **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
     return RunResult(
         benchmark="counterfactual", out=str(out),
-        model=loaded or {"name": model},
+        model=loaded or {"name": spec.model},
         data={"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes),
               "counts": {"prefixes": len(rows)}},
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
-                **({"device_map": device_map, "max_memory": max_memory} if device_map else {}),
-                **recorded_options(backend, engine_options),
+                **spec.recorded(),
                 **scoring},
         results=scores,
         skipped=skipped,

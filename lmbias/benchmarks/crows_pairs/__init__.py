@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, backend_options, placement_options
+from ...lm.spec import ModelSpec
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
 from ..likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
@@ -42,9 +43,9 @@ def run(options) -> dict:
     from .task import run_crows_pairs
 
     return run_crows_pairs(
-        model=options.model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
-        limit=options.limit, dtype=options.dtype, device=options.device,
-        **placement_options(options), **backend_options(options), progress=options.progress, data_dir=options.data_dir,
+        model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, batch_size=options.batch_size,
+        limit=options.limit,
+        progress=options.progress, data_dir=options.data_dir,
     )
 
 
@@ -59,8 +60,7 @@ BENCHMARK = Benchmark(
     name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    run_options=("model", "device", "dtype", "batch_size", "num_processes", "progress", "threads",
-                 "device_map", "max_memory", *BACKEND_OPTIONS),
+    run_options=(*MODEL_OPTIONS, "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_likelihood_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",

@@ -17,6 +17,7 @@ from ...checks import check_choice, check_texts
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ...stereotype_scores import crows_pairs_scores
@@ -105,17 +106,11 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
 @holds_run_directory
 def run_crows_pairs(
     *,
-    model: str | None = None,
+    model: ModelSpec | str | None = None,
     model_type: str = "auto",
     out="runs/crows_pairs",
     batch_size: int = 32,
     limit: int | None = None,
-    dtype: str | None = None,
-    device: str | None = None,
-    device_map: str | None = None,
-    max_memory: dict | None = None,
-    backend: str = "hf",
-    engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> RunResult | None:
@@ -129,6 +124,7 @@ def run_crows_pairs(
     from ...resources import get_resource
     from .data import CROWS_PAIRS_COMMIT, SPEC
 
+    spec = ModelSpec.of(model)
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
     everything = load_rows("crows_pairs", data_dir=data_dir)
@@ -136,8 +132,7 @@ def run_crows_pairs(
     lm, kind, state, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
-        model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        backend=backend, engine_options=engine_options, show_progress=progress, label="CrowS-Pairs: scoring", unit="pair",
+        model=spec, model_type=model_type, show_progress=progress, label="CrowS-Pairs: scoring", unit="pair",
     )
     if records is None:
         return None
@@ -152,7 +147,7 @@ def run_crows_pairs(
             "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
         },
         config={
-            "limit": limit, "batch_size": batch_size, "dtype": dtype, "processes": state.num_processes,
+            "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, "processes": state.num_processes,
             "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
             **placement,
         },

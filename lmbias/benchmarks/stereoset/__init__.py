@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.spec import ModelSpec
 from ...stereotype_scores import MASKED_SCORES, TASKS
-from ..base import BACKEND_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, backend_options, placement_options
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
 from ..likelihood import add_likelihood_arguments, likelihood_summary
 
 METRICS = (
@@ -61,10 +62,9 @@ def run(options) -> dict:
     from .task import run_stereoset
 
     return run_stereoset(
-        model=options.model, model_type=options.model_type, out=options.out, tasks=options.tasks, batch_size=options.batch_size,
+        model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, tasks=options.tasks,
+        batch_size=options.batch_size,
         bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, masked_score=options.masked_score,
-        dtype=options.dtype, device=options.device,
-        **placement_options(options), **backend_options(options),
         progress=options.progress, data_dir=options.data_dir,
     )
 
@@ -86,8 +86,7 @@ BENCHMARK = Benchmark(
     name="stereoset", display_name="StereoSet", description="StereoSet dev set: LMS, SS and ICAT",
     dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    run_options=("model", "device", "dtype", "seed", "batch_size", "num_processes", "progress", "threads",
-                 "device_map", "max_memory", *BACKEND_OPTIONS),
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments,
     variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),),
     migrate_v1=migrate_v1,

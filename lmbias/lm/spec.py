@@ -1,0 +1,143 @@
+"""Which model a run uses and where it runs: one :class:`ModelSpec`, built once from the options,
+checked once (:meth:`ModelSpec.checked`), and passed as one object to the run functions.
+
+>>> spec = ModelSpec("gpt2", dtype="float32")
+>>> spec.backend, spec.recorded(), spec.identity()
+('hf', {}, {})
+>>> ModelSpec.of(None).model is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..checks import check_choice
+from ..errors import InputError, InputTypeError
+from ..model_source import looks_like_path
+from .backends import DEFAULT_BACKEND, Backend, backend_options, flag, get_backend, owners
+from .placement import check_device, parse_max_memory, placement
+
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+EMBEDDED_ID = "embedded:smollm2-135m-instruct"  # how configurations name the embedded default model
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model and where it runs.
+
+    Attributes:
+        model: a Hub id, a local folder, a ``.gguf`` file, a served model's name (``openai``), or None
+            for the embedded default.
+        revision: a Hub commit, branch or tag (a Hub id only; None: the default branch).
+        dtype: "auto", "float32", "float16" or "bfloat16" (None: float32 on a CPU, the checkpoint's
+            on a GPU).
+        device: "cpu", "cuda", "cuda:1" ... (None: each process's GPU, else the CPU).
+        device_map, max_memory: split the model over this machine's devices (accelerate;
+            ``max_memory`` as ``{0: "70GiB", "cpu": "200GiB"}`` or ``--max-memory``'s strings).
+        backend: a registered backend's name (:mod:`lmbias.lm.backends`).
+        options: that backend's own options (``{"enforce_eager": True}``, ``{"base_url": ...}``).
+    """
+
+    model: str | None = None
+    revision: str | None = None
+    dtype: str | None = None
+    device: str | None = None
+    device_map: str | None = None
+    max_memory: Any = None
+    backend: str = DEFAULT_BACKEND
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, model: ModelSpec | str | None) -> ModelSpec:
+        """``model`` if it is a spec, else the spec of that model with every other setting at its default."""
+        if isinstance(model, ModelSpec):
+            return model
+        if model is not None and not isinstance(model, str):
+            raise InputTypeError(f"model must be a ModelSpec, a model name or path, or None, got {type(model).__name__}")
+        return cls(model)
+
+    @classmethod
+    def from_options(cls, options: Any) -> ModelSpec:
+        """The spec of parsed command-line options (an ``argparse.Namespace``; absent ones take their
+        defaults), not yet checked."""
+        return cls(model=getattr(options, "model", None), revision=getattr(options, "revision", None),
+                   dtype=getattr(options, "dtype", None), device=getattr(options, "device", None),
+                   device_map=getattr(options, "device_map", None), max_memory=getattr(options, "max_memory", None),
+                   backend=getattr(options, "backend", None) or DEFAULT_BACKEND,
+                   options={key: getattr(options, key, None) for key in backend_options()})
+
+    @property
+    def engine(self) -> Backend:
+        """The :class:`~lmbias.lm.backends.Backend` this spec runs on."""
+        return get_backend(self.backend)
+
+    @property
+    def name(self) -> str:
+        """The model as configurations name it (the embedded default as :data:`EMBEDDED_ID`)."""
+        return self.model if self.model is not None else EMBEDDED_ID
+
+    def checked(self) -> ModelSpec:
+        """This spec with ``max_memory`` parsed and the options that were not given dropped, once every
+        setting is checked (before anything is written or loaded): the backend and each option
+        (one of another backend, or unknown, is refused), the dtype, the device and placement, the
+        revision, and what the backend itself checks (its options' values, the model or server).
+
+        Raises:
+            InputError: one line naming the option and what was expected.
+        """
+        backend = self.engine
+        if self.model is not None and not isinstance(self.model, str):
+            raise InputTypeError(f"--model must be a model name or path, got {type(self.model).__name__}")
+        if self.dtype is not None:
+            check_choice(self.dtype, DTYPES, "dtype")
+        given = {key: value for key, value in dict(self.options or {}).items() if value is not None}
+        known = backend_options()
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise InputError(f"backend options {unknown} are unknown; valid: {list(known)}")
+        for key in given:
+            if key not in backend.options:
+                raise InputError(f"{flag(key)} applies to --backend {', '.join(owners(key))}, not {self.backend}")
+        if self.revision is not None:
+            if not isinstance(self.revision, str) or not self.revision.strip():
+                raise InputError(f"--revision must be a Hub commit, branch or tag, got {self.revision!r}")
+            if self.model is None or looks_like_path(self.model):
+                raise InputError(f"--revision applies to a Hub id, not {'the embedded default' if self.model is None else 'a local path'}")
+        max_memory = self.max_memory if isinstance(self.max_memory, Mapping) else parse_max_memory(self.max_memory)
+        placement(check_device(self.device), self.device_map, max_memory)
+        spec = replace(self, max_memory=dict(max_memory) if max_memory else None, options=given)
+        backend.check(spec)
+        return spec
+
+    def scoring_kind(self, model_type: str) -> str:
+        """"causal" or "masked": what a likelihood run with ``--model-type model_type`` scores on this
+        backend (an InputError when the backend cannot score it)."""
+        return self.engine.scoring_kind(self, model_type)
+
+    def load(self, state: Any, *, seed: int = 0, kind: str = "causal"):
+        """The model for this process (:class:`~lmbias.lm.backends.BackendModel`); ``state``:
+        accelerate's ``PartialState``."""
+        if self.engine.own_workers and state.num_processes > 1:
+            raise InputError(f"--backend {self.backend} runs its own workers; start one lmbias process")
+        return self.engine.load(self, state, seed=seed, kind=kind)
+
+    def recorded(self) -> dict:
+        """What a run's results record of this spec besides the model: the revision, the placement
+        over several devices, and the backend with its options (none for the default backend)."""
+        backend = self.engine
+        return {**({"revision": self.revision} if self.revision else {}),
+                **({"device_map": self.device_map, "max_memory": self.max_memory} if self.device_map else {}),
+                **({"backend": self.backend, **{key: value for key, value in self.options.items()
+                                                if key not in backend.unrecorded_options}} if backend.recorded else {})}
+
+    def identity(self) -> dict:
+        """The settings a run's ``config.json`` records and a resume compares: the revision and the
+        backend with every given option that can change its numbers."""
+        backend = self.engine
+        return {**({"revision": self.revision} if self.revision else {}),
+                **({"backend": self.backend, **{key: value for key, value in self.options.items()
+                                                if key not in backend.neutral_options + backend.unrecorded_options}}
+                   if backend.recorded else {})}
