@@ -42,7 +42,12 @@ def _datasets(args) -> int:
     if args.json:
         print(json.dumps({"datasets": summary, "bold_profession_merged_groups": merged}, indent=2))
         return 0
-    print(markdown_table(summary, ["dataset", "config", "split", "rows", "groups", "group_column"]))
+    shown = [{**record, "rows": "missing" if record["rows"] is None else record["rows"],
+              "groups": record["missing"] if record["rows"] is None else record["groups"]} for record in summary]
+    print(markdown_table(shown, ["dataset", "config", "split", "rows", "groups", "group_column"]))
+    if any(record["rows"] is None for record in summary):
+        print("\nmissing: a data file that is not here and could not be downloaded (`lmbias resources --fetch` gets "
+              "every file; --data-dir or LMBIAS_DATA_DIR name a folder that holds them)")
     print()
     print("BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3):")
     print()

@@ -2,6 +2,7 @@
 
 import importlib
 
+import bbq_files
 import datasets
 import pytest
 
@@ -46,7 +47,10 @@ def test_builder_class_yields_the_same_rows_as_load_dataset(name, tmp_path, data
 
 
 @pytest.mark.parametrize("name", list(lmbias.DATASETS))
-def test_export_then_load_dataset_round_trips_every_config(name, tmp_path):
+def test_export_then_load_dataset_round_trips_every_config(name, tmp_path, monkeypatch, data_dir):
+    if name == "bbq":  # 5 of its 11 files are not held here: built ones stand in (read unverified)
+        monkeypatch.setenv("LMBIAS_DATA_DIR", f"{bbq_files.write_missing(tmp_path / 'built')}:{data_dir}")
+        monkeypatch.setenv("LMBIAS_VERIFY", "0")
     out = tmp_path / name
     counts = export_dataset(name, out)
     spec = lmbias.DATASETS[name]

@@ -272,6 +272,8 @@ PER_EXAMPLE = {"groups", "subgroups", "domains", "names"}  # optional: None mean
 def _kind(module: str, column: str) -> str:
     if column in NUMBER_COLUMNS or (module == "counterfactual_sentiment_bias" and column == "predictions"):
         return "number"
+    if module == "bbq" and column == "predictions":  # answer indices or answers as text: labels
+        return "label"
     return "text" if column in TEXT_COLUMNS else "label"
 
 
@@ -332,6 +334,10 @@ BAD_OPTIONS = {
                                       ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
                                       ("tau", "0.5", TypeError, "tau must be a number"),
                                       ("seed", 1.5, TypeError, "seed must be an integer")],
+    "bbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+            ("confidence", "0.95", TypeError, "confidence must be a number"),
+            ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
+            ("seed", 1.5, TypeError, "seed must be an integer")],
     "counterfactual_semantic_similarity": [("threshold", "0.4", TypeError, "threshold must be a number"),
                                            ("batch_size", "64", TypeError, "batch_size must be an integer"),
                                            ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")],

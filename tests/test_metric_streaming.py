@@ -31,6 +31,10 @@ EXAMPLES = {
                                        "template_ids": [1, 1, 2, 2, 2], "subgroups": ["m", "f", "m", "f", "m"]}, {}),
     "counterfactual_semantic_similarity": ({"predictions": TEXTS, "prefixes": ["Her day was", "He was", "The actress is",
                                                                               "The actor", "It is"]}, {}),
+    "bbq": ({"predictions": [2, 0, 1, 0, -1], "labels": [2, 2, 1, 0, 1], "target_locs": [0, 0, 1, 0, 0],
+             "unknown_locs": [2, 2, 2, 2, 2], "question_polarities": ["neg", "neg", "nonneg", "neg", "neg"],
+             "context_conditions": ["ambig", "ambig", "disambig", "disambig", "disambig"], "categories": ["Age"] * 5,
+             "subgroups": ["a", "b", "a", "b", "a"]}, {}),
 }
 CLASSIFIER_LABELS = {"bold_toxicity": ["toxic", "severe_toxic", "insult"], "bold_regard": ["negative", "neutral", "positive", "other"]}
 

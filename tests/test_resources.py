@@ -46,18 +46,45 @@ def git_hash_object(path: Path) -> str:
 
 def test_registry_entries_name_real_files_with_their_checksums(data_dir):
     assert [name for name, r in REGISTRY.items() if not (r.sha256 or r.git_blob)] == []  # every resource is verified
-    # the one file no copy of which could be had here is pinned by its blob id at the pinned commit;
+    # the files no copy of which could be had here are pinned by their blob id at the pinned commit (StereoSet's
+    # dev.json; the 5 BBQ category files the data folder does not hold, as its SOURCES.md lists them);
     # every other one by the sha256 of the copy in the data folder
-    assert [name for name, r in REGISTRY.items() if r.sha256 is None] == ["stereoset/dev"]
+    not_held = _bbq_sources(data_dir)["not held"]
+    assert len(not_held) == 5
+    assert sorted(name for name, r in REGISTRY.items() if r.sha256 is None) == sorted(["stereoset/dev", *not_held])
     assert REGISTRY["stereoset/dev"].git_blob == STEREOSET_DEV_BLOB
     for name, resource in REGISTRY.items():
-        if name != "stereoset/dev":
+        if resource.sha256 is not None:
             path = data_dir / resource.path
             assert path.is_file(), name
             assert hashlib.sha256(path.read_bytes()).hexdigest() == resource.sha256, name
     assert REGISTRY["bold/prompts/gender"].url.startswith("https://raw.githubusercontent.com/amazon-science/bold/")
     assert REGISTRY["stereoset/dev"].url.endswith("moinnadeem/StereoSet/ead7d086a64a192a1eca88e0dd2fd163de375218/data/dev.json")
     assert "nyu-mll/crows-pairs" in REGISTRY["crows_pairs"].url
+
+
+def _bbq_sources(data_dir) -> dict:
+    """The BBQ data files' git blob ids from the data folder's SOURCES.md, and which it does not hold."""
+    blobs, not_held = {}, []
+    for line in (data_dir / "bbq" / "SOURCES.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("data/"):
+            name = "bbq/" + cells[0].removeprefix("data/").removesuffix(".jsonl")
+            blobs[name] = cells[2]
+            if cells[3] == "no":
+                not_held.append(name)
+    return {"blobs": blobs, "not held": not_held}
+
+
+def test_bbq_files_are_pinned_by_the_blob_ids_upstream_gives(data_dir):
+    """Every BBQ category file's git blob id is the one SOURCES.md lists; for the files held here, it is
+    also the blob id of their bytes (git's sha1 of 'blob <size>\\0' + content), computed here."""
+    sources = _bbq_sources(data_dir)
+    assert {name: REGISTRY[name].git_blob for name in sources["blobs"]} == sources["blobs"]
+    assert len(sources["blobs"]) == 11
+    for name in set(sources["blobs"]) - set(sources["not held"]):
+        content = (data_dir / REGISTRY[name].path).read_bytes()
+        assert hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest() == REGISTRY[name].git_blob, name
 
 
 def test_lookup_order_argument_then_environment_then_cache(data_dir, tmp_path, monkeypatch):

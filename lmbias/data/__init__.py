@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
 import datasets
 
 from ..checks import check_choice
 from ..errors import InputError
 from ..plugins import Registry
-from ..resources import ResourceError
+from ..resources import ResourceError, ResourceNotFoundError
 from .hub_source import SOURCES
 from .spec import DatasetSpec, PathLike, Row
 
@@ -88,20 +90,26 @@ def summarize(*, data_dir: PathLike | None = None) -> list[dict]:
     """One record per dataset config: dataset, config, split, rows and distinct groups.
 
     The group column is the dataset's ``group_column`` (BOLD sub-group, StereoSet target,
-    CrowS-Pairs bias type, counterfactual subgroup).
+    CrowS-Pairs bias type, counterfactual subgroup). A config whose data file cannot be had here
+    has ``rows`` and ``groups`` None and ``missing`` naming the file.
+
+    Raises:
+        ResourceNotFoundError: no config of any dataset could be read (the first one's error).
     """
-    summary = []
+    summary, first_error = [], None
     for spec in DATASETS.values():
         for config in spec.configs:
-            rows = spec.load_rows(config, data_dir)
-            summary.append(
-                {
-                    "dataset": spec.name,
-                    "config": config,
-                    "split": spec.split,
-                    "rows": len(rows),
-                    "groups": len({row[spec.group_column] for row in rows}),
-                    "group_column": spec.group_column,
-                }
-            )
+            record = {"dataset": spec.name, "config": config, "split": spec.split, "rows": None, "groups": None,
+                      "group_column": spec.group_column}
+            try:
+                rows = spec.load_rows(config, data_dir)
+            except ResourceNotFoundError as error:
+                first_error = first_error or error
+                found = re.match(r"resource '([^']+)'", str(error))
+                record["missing"] = found.group(1) if found else str(error).splitlines()[0]
+            else:
+                record.update(rows=len(rows), groups=len({row[spec.group_column] for row in rows}))
+            summary.append(record)
+    if first_error is not None and all(record["rows"] is None for record in summary):
+        raise first_error
     return summary

@@ -23,6 +23,7 @@ Shared conventions:
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -149,6 +150,65 @@ def continuation_logprobs(
         raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
     if prefix == "bos-first":
         raise InputError("prefix='bos-first' is for token_logprobs; continuation_logprobs takes 'bos' or None")
+    items = _continuation_items(tokenizer, contexts, continuations, separator, prefix)
+    _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda i: f"contexts[{i}] + continuations[{i}]")
+    return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
+
+
+def option_logprobs(
+    model: Any,
+    tokenizer: Any,
+    contexts: Sequence[str],
+    options: Sequence[Sequence[str]],
+    *,
+    batch_size: int = 32,
+    separator: str = " ",
+    prefix: str | None = "bos",
+) -> list[TokenLogprobs]:
+    """Per context, the log-probabilities of each of its options' tokens given it: the values of
+    :func:`continuation_logprobs` for every (context, option) pair, with the tokens the options of a
+    context share (the context, and any common start of the options) computed once.
+
+    Each context's shared tokens are run once and their key / value cache is reused by each of its
+    options (with transformers models; a backend that scores whole sequences, such as vLLM or a
+    server, scores each pair as :func:`continuation_logprobs` does). ``batch_size`` counts contexts.
+
+    Returns:
+        One :class:`TokenLogprobs` per context, with one array per option, in input order.
+
+    Raises:
+        ValueError: as :func:`continuation_logprobs`; a context without options.
+
+    Example (a causal LM and its tokenizer)::
+
+        scores = option_logprobs(model, tokenizer, ["Q: Who was late?\\nA:"], [["The nurse", "The doctor", "Unknown"]])
+        scores[0].sum    # three summed log-probabilities, one per answer
+    """
+    contexts = check_texts(contexts, "contexts")
+    if options is None or isinstance(options, (str, bytes)) or len(options) != len(contexts):
+        raise InputError(f"options must hold one list of options per context ({len(contexts)}), got "
+                         f"{len(options) if isinstance(options, Sequence) else type(options).__name__}")
+    options = [check_texts(choices, f"options[{i}]") for i, choices in enumerate(options)]
+    check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
+    if not isinstance(separator, str):
+        raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
+    owner = [i for i, choices in enumerate(options) for _ in choices]
+    items = _continuation_items(tokenizer, [contexts[i] for i in owner], [o for choices in options for o in choices],
+                                separator, prefix)
+    _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda k: f"contexts[{owner[k]}] + its option")
+    if hasattr(model, "prompt_logprobs"):  # a backend that scores whole sequences
+        values = _gathered_logprobs(model, tokenizer, items, batch_size * max(map(len, options)), causal=True)
+    else:
+        values = _shared_prefix_logprobs(model, tokenizer, items, owner, batch_size)
+    grouped: list[list[np.ndarray]] = [[] for _ in contexts]
+    for i, value in zip(owner, values):
+        grouped[i].append(value)
+    return [TokenLogprobs(group) for group in grouped]
+
+
+def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list[str], separator: str,
+                        prefix: str | None) -> list[tuple[list[int], list[int], list[int]]]:
+    """The scored item of each context + continuation (see :func:`continuation_logprobs` for the boundary)."""
     start = _start_tokens(tokenizer, prefix)
     joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
     items = []
@@ -163,8 +223,66 @@ def continuation_logprobs(
                 "token has nothing to be conditioned on; use prefix='bos'"
             )
         items.append(_causal_item(start + ids, max(first, 1)))
-    _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda i: f"contexts[{i}] + continuations[{i}]")
-    return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
+    return items
+
+
+def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
+                            owner: list[int], batch_size: int) -> list[np.ndarray]:
+    """:func:`_gathered_logprobs` of causal ``items`` whose sequences of one ``owner`` share a start: per owner,
+    the tokens before the first scored one that all its sequences share run once (batched over
+    ``batch_size`` owners, left-padded, with the LM head on the last position only), and each
+    sequence's rest runs on a copy of that cache, at its own positions, with the prefix's padding
+    masked out."""
+    import torch
+
+    groups: dict[int, list[int]] = {}
+    for k, i in enumerate(owner):
+        groups.setdefault(i, []).append(k)
+    plan = []  # (member sequence indices, shared length)
+    for members in groups.values():
+        sequences = [items[k][0] for k in members]
+        # never past a scored token, and at least one token of each sequence left for its own pass
+        shared = min(min(len(s) - len(items[k][2]), len(s) - 1) for k, s in zip(members, sequences))
+        while any(len(s) < shared or s[:shared] != sequences[0][:shared] for s in sequences):
+            shared -= 1
+        plan.append((members, shared))
+    out = [np.zeros(0, dtype=np.float32) for _ in items]
+    order = sorted(range(len(plan)), key=lambda g: -max(len(items[k][0]) for k in plan[g][0]))
+    pad = _pad_id(tokenizer)
+    device = input_device(model)
+    accepted = inspect.signature(model.forward).parameters
+    keep_last = {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
+    cache_name = "cache" if "cache" in accepted else "past_key_values"  # transformers >= 5.24 renames it
+    with _scoring(model), progress.bar(len(items), "likelihood", unit="seq") as shown:
+        for start in range(0, len(order), batch_size):
+            chosen = [plan[g] for g in order[start:start + batch_size]]
+            lengths = [shared for _, shared in chosen]
+            width = max(lengths)
+            # left-padded, so that every prefix ends at the last position and only its logits are computed
+            ids = torch.tensor([[pad] * (width - n) + items[m[0]][0][:n] for m, n in chosen], device=device)
+            mask = torch.tensor([[0] * (width - n) + [1] * n for n in lengths], device=device)
+            positions = torch.tensor([[0] * (width - n) + list(range(n)) for n in lengths], device=device)
+            output = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep_last)
+            last = _token_logits(output)[:, -1].float().log_softmax(-1)
+            rows = [(g, k) for g, (members, _) in enumerate(chosen) for k in members]
+            cache = getattr(output, "cache", None) or output.past_key_values
+            cache.reorder_cache(torch.tensor([g for g, _ in rows], device=device))
+            tails = [items[k][0][chosen[g][1]:] for g, k in rows]
+            tail_width = max(len(t) for t in tails)
+            tail_ids = torch.tensor([t + [pad] * (tail_width - len(t)) for t in tails], device=device)
+            tail_mask = torch.tensor([[1] * len(t) + [0] * (tail_width - len(t)) for t in tails], device=device)
+            positions = torch.tensor([[chosen[g][1] + j for j in range(tail_width)] for g, _ in rows], device=device)
+            logits = _token_logits(model(input_ids=tail_ids, attention_mask=torch.cat([mask[[g for g, _ in rows]], tail_mask], 1),
+                                         position_ids=positions, use_cache=True, **{cache_name: cache})).float().log_softmax(-1)
+            for r, (g, k) in enumerate(rows):
+                shared = chosen[g][1]
+                sequence, _, targets = items[k]
+                first = len(sequence) - len(targets)
+                values = [float(last[g, sequence[shared]]) if t == shared else float(logits[r, t - shared - 1, sequence[t]])
+                          for t in range(first, len(sequence))]
+                out[k] = np.array(values, dtype=np.float32)
+            shown.update(len(rows))
+    return out
 
 
 def _start_tokens(tokenizer: Any, prefix: str | None) -> list[int]:
