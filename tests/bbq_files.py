@@ -13,20 +13,25 @@ BUILT = {
     "Gender_identity": [("1", ["F"], [("woman", "F"), ("man", "M")]),
                         ("13", ["transgender women", "transgender men", "trans"],
                          [("trans woman", "trans_F"), ("cis woman", "nonTrans_F")])],
-    "Race_ethnicity": [("1", ["Black", "African American"], [("Black", "Black"), ("White", "White")])],
+    "Race_ethnicity": [("1", ["Black", "African American"], [("Black", "Black"), ("White", "White")]),
+                       ("7", ["Native American"], [("Native American", "Native American"), ("Middle Eastern", "Middle Eastern")]),
+                       ("30", ["Black", "African American"], [("Latoya Booker", "F-Black"), ("Amy Schmidt", "F-White")])],
     "SES": [("1", ["low SES"], [("line cook", "lowSES"), ("physician", "highSES")])],
     "Race_x_gender": [("3", ["Black", "African American"], [("Black woman", "F-Black"), ("White woman", "F-White")]),
-                      ("1", ["Black", "African American"], [("Black man", "M-Black"), ("Black woman", "F-Black")])],
+                      ("2", ["Black", "African American"], [("Darnell Jackson", "M-Black"), ("Latoya Jackson", "F-Black")])],
     "Race_x_SES": [("1", ["Black", "African American"], [("poor Black man", "lowSES-M-Black"), ("poor White man", "lowSES-M-White")]),
                    ("13", ["Black", "African American"], [("rich Black man", "highSES-M-Black"), ("poor Black man", "lowSES-M-Black")])],
 }
-# the biased answer's text in each group's (neg, nonneg) questions, and how the two people compare
+# the biased answer's text in each group's (neg, nonneg) questions, and how the two people compare; the items
+# about proper names (Race_ethnicity's template 30, Race_x_gender's 2, Race_x_SES's 2) are scored as "<category> (names)"
+NAMES = {("Race_ethnicity", 2), ("Race_x_gender", 1)}  # (category, group) with proper names
 EXPECTED = {
     "Gender_identity": [("woman", "man", "None"), ("trans woman", "cis woman", "None")],
-    "Race_ethnicity": [("Black", "White", "None")],
+    "Race_ethnicity": [("Black", "White", "None"), ("Native American", "Middle Eastern", "None"),
+                       ("Latoya Booker", "Amy Schmidt", "None")],
     "SES": [("line cook", "physician", "None")],
     "Race_x_gender": [("Black woman", "White woman", "Mismatch Race, Match Gender"),
-                      ("Black man", "Black woman", "Match Race, Mismatch Gender")],
+                      ("Darnell Jackson", "Latoya Jackson", "Match Race, Mismatch Gender")],
     "Race_x_SES": [("poor Black man", "poor White man", "Mismatch Race, Match SES"),
                    ("rich Black man", "poor Black man", "Match Race, Mismatch SES")],
 }

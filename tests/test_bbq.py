@@ -65,8 +65,10 @@ def test_target_loc_of_the_categories_not_held_on_built_items():
                 target = bbq_data.target_location(item)
                 assert item["answer_info"][f"ans{target}"][0] == wanted, (category, group, item["question_polarity"])
                 assert bbq_data.comparison(item) == comparison
+                assert bbq_data.label_type(item) == ("name" if (category, group) in bbq_files.NAMES else "label")
     no_single = {**bbq_files.items("Race_ethnicity")[0], "additional_metadata": {"stereotyped_groups": ["Black", "White"]}}
     assert bbq_data.target_location(no_single) is None
+    assert bbq_data.label_type({"category": "Age", "question_index": "25"}) == "label"
 
 
 # ---------------------------------------------------------------- the authors' script, read independently
@@ -298,7 +300,9 @@ def test_every_category_loads_and_scores_with_the_built_files(all_categories):
     scores = aggregate_bbq(rows, [row["target_loc"] for row in rows])  # always the biased answer
     for name, block in scores["categories"].items():
         assert block["bias_dis"] == 100.0 and block["accuracy_ambig"] == 0.0, name
-    assert set(scores["subgroups"]) >= {"Race_x_gender: Match Race, Mismatch Gender", "Race_x_SES: Mismatch Race, Match SES"}
+    assert set(scores["subgroups"]) >= {"Race_x_gender (names): Match Race, Mismatch Gender", "Race_x_SES: Mismatch Race, Match SES"}
+    # the items about proper names are scored apart, as the authors' script keys them
+    assert {"Race_ethnicity", "Race_ethnicity (names)", "Race_x_gender (names)"} <= set(scores["categories"])
 
 
 # ---------------------------------------------------------------- bad input

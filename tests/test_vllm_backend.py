@@ -107,6 +107,23 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
         assert results["results"]["overall"] == json.loads((outs["hf"] / "results.json").read_text())["results"]["overall"]
 
 
+def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
+    """BBQ's answers scored from vLLM's prompt log-probabilities equal the hf backend's shared-prefix
+    scores within 1e-4 per token, with the same decisions."""
+    from lmbias.benchmarks.bbq.task import run_bbq
+
+    outs = {}
+    for backend, spec in (("hf", HF), ("vllm", VLLM)):
+        outs[backend] = tmp_path / backend
+        save_run(run_bbq(model=spec, out=outs[backend], categories=["Religion"], limit=4, progress=False))
+    vl, hf = _scores(outs["vllm"]), _scores(outs["hf"])
+    assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == 16
+    for x, y in zip(vl, hf):
+        assert x["tokens"] == y["tokens"] and x["prediction_sum"] == y["prediction_sum"], x["id"]
+        assert x["scores"] == pytest.approx(y["scores"], abs=1e-4 * max(y["tokens"])), x["id"]
+    assert json.loads((outs["vllm"] / "results.json").read_text())["config"]["backend"] == "vllm"
+
+
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
         save_run(run_crows_pairs(model=ModelSpec(backend="vllm"), model_type="masked", out=tmp_path / "r"))

@@ -51,7 +51,7 @@ SAVE_EVERY = 8
 
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model: ModelSpec, model_type: str,
                    show_progress: bool = True, label: str = "", unit: str = "item",
-                   after_batch: Callable[[int], None] | None = None) -> tuple:
+                   after_batch: Callable[[int], None] | None = None, kinds: tuple = ("causal", "masked")) -> tuple:
     """The shared body of a likelihood run: check the model's spec and the run directory ``out`` (one
     holding another benchmark's run or other settings is refused, before anything is written or
     loaded), load the model with its backend (:meth:`~lmbias.lm.spec.ModelSpec.load`), claim the
@@ -68,7 +68,8 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     what results.json's config records of where the model ran (device, device map, backend and its options).
 
     Raises:
-        InputError: a model kind the backend cannot score (vLLM and servers score causal LMs only).
+        InputError: a model kind the backend cannot score (vLLM and servers score causal LMs only), or
+            one the benchmark does not score (not in ``kinds``).
     """
     from ..lm.processes import process_state
     from ..lm.runner import check_run_dir, claim_run_dir, ids_digest, process_batches
@@ -77,6 +78,8 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     state = process_state()
     spec = model.checked()
     kind = spec.scoring_kind(model_type)
+    if kind not in kinds:
+        raise InputError(f"{benchmark} scores {' and '.join(kinds)} LMs; {spec.name} is a {kind} LM (--model-type {model_type})")
     config = {"model": spec.model, "model_type": model_type, "dtype": spec.dtype, **run_config,
               "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **spec.identity()}
     check_run_dir(Path(out), config, state, benchmark)

@@ -166,12 +166,13 @@ def option_logprobs(
     prefix: str | None = "bos",
 ) -> list[TokenLogprobs]:
     """Per context, the log-probabilities of each of its options' tokens given it: the values of
-    :func:`continuation_logprobs` for every (context, option) pair, with the tokens the options of a
-    context share (the context, and any common start of the options) computed once.
+    :func:`continuation_logprobs` for every (context, option) pair, with the context's tokens computed
+    once for all its options.
 
-    Each context's shared tokens are run once and their key / value cache is reused by each of its
-    options (with transformers models; a backend that scores whole sequences, such as vLLM or a
-    server, scores each pair as :func:`continuation_logprobs` does). ``batch_size`` counts contexts.
+    Each context's tokens are run once and their key / value cache is reused by each of its options
+    (with transformers models that keep one; a model without it, such as a state-space model, and a
+    backend that scores whole sequences, such as vLLM or a server, score each pair as
+    :func:`continuation_logprobs` does). ``batch_size`` counts contexts.
 
     Returns:
         One :class:`TokenLogprobs` per context, with one array per option, in input order.
@@ -192,14 +193,15 @@ def option_logprobs(
     check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
     if not isinstance(separator, str):
         raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
+    if prefix == "bos-first":
+        raise InputError("prefix='bos-first' is for token_logprobs; option_logprobs takes 'bos' or None")
     owner = [i for i, choices in enumerate(options) for _ in choices]
     items = _continuation_items(tokenizer, [contexts[i] for i in owner], [o for choices in options for o in choices],
-                                separator, prefix)
+                                separator, prefix, lambda k: f"contexts[{owner[k]}]")
     _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda k: f"contexts[{owner[k]}] + its option")
-    if hasattr(model, "prompt_logprobs"):  # a backend that scores whole sequences
+    values = None if hasattr(model, "prompt_logprobs") else _shared_prefix_logprobs(model, tokenizer, items, owner, batch_size)
+    if values is None:  # a backend that scores whole sequences, or a model without a key / value cache to reuse
         values = _gathered_logprobs(model, tokenizer, items, batch_size * max(map(len, options)), causal=True)
-    else:
-        values = _shared_prefix_logprobs(model, tokenizer, items, owner, batch_size)
     grouped: list[list[np.ndarray]] = [[] for _ in contexts]
     for i, value in zip(owner, values):
         grouped[i].append(value)
@@ -207,8 +209,9 @@ def option_logprobs(
 
 
 def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list[str], separator: str,
-                        prefix: str | None) -> list[tuple[list[int], list[int], list[int]]]:
-    """The scored item of each context + continuation (see :func:`continuation_logprobs` for the boundary)."""
+                        prefix: str | None, where=lambda index: f"contexts[{index}]") -> list[tuple[list[int], list[int], list[int]]]:
+    """The scored item of each context + continuation (see :func:`continuation_logprobs` for the
+    boundary); ``where(index)`` names a pair's context in an error."""
     start = _start_tokens(tokenizer, prefix)
     joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
     items = []
@@ -219,7 +222,7 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
         first = len(start) + shared
         if first == 0 and ids:
             raise InputError(
-                f"contexts[{index}] ({contexts[index]!r}) has no tokens and prefix=None: the continuation's first "
+                f"{where(index)} ({contexts[index]!r}) has no tokens and prefix=None: the continuation's first "
                 "token has nothing to be conditioned on; use prefix='bos'"
             )
         items.append(_causal_item(start + ids, max(first, 1)))
@@ -227,12 +230,13 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
 
 
 def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
-                            owner: list[int], batch_size: int) -> list[np.ndarray]:
+                            owner: list[int], batch_size: int) -> list[np.ndarray] | None:
     """:func:`_gathered_logprobs` of causal ``items`` whose sequences of one ``owner`` share a start: per owner,
     the tokens before the first scored one that all its sequences share run once (batched over
     ``batch_size`` owners, left-padded, with the LM head on the last position only), and each
     sequence's rest runs on a copy of that cache, at its own positions, with the prefix's padding
-    masked out."""
+    masked out. None when that cannot be done: an owner with no token to share (nothing before its first
+    scored token), or a model whose output holds no transformers ``Cache`` to reuse."""
     import torch
 
     groups: dict[int, list[int]] = {}
@@ -245,12 +249,16 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
         shared = min(min(len(s) - len(items[k][2]), len(s) - 1) for k, s in zip(members, sequences))
         while any(len(s) < shared or s[:shared] != sequences[0][:shared] for s in sequences):
             shared -= 1
+        if shared < 1:
+            return None
         plan.append((members, shared))
     out = [np.zeros(0, dtype=np.float32) for _ in items]
     order = sorted(range(len(plan)), key=lambda g: -max(len(items[k][0]) for k in plan[g][0]))
     pad = _pad_id(tokenizer)
     device = input_device(model)
     accepted = inspect.signature(model.forward).parameters
+    if "position_ids" not in accepted:  # a model without positions (a state-space model) keeps no cache to reuse
+        return None
     keep_last = {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
     cache_name = "cache" if "cache" in accepted else "past_key_values"  # transformers >= 5.24 renames it
     with _scoring(model), progress.bar(len(items), "likelihood", unit="seq") as shown:
@@ -265,7 +273,9 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
             output = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep_last)
             last = _token_logits(output)[:, -1].float().log_softmax(-1)
             rows = [(g, k) for g, (members, _) in enumerate(chosen) for k in members]
-            cache = getattr(output, "cache", None) or output.past_key_values
+            cache = getattr(output, "cache", None) or getattr(output, "past_key_values", None)
+            if not hasattr(cache, "reorder_cache"):  # e.g. a state-space model's own cache: no prefix to reuse
+                return None
             cache.reorder_cache(torch.tensor([g for g, _ in rows], device=device))
             tails = [items[k][0][chosen[g][1]:] for g, k in rows]
             tail_width = max(len(t) for t in tails)

@@ -93,6 +93,8 @@ class ModelSpec:
             raise InputTypeError(f"--model must be a model name or path, got {type(self.model).__name__}")
         if self.dtype is not None:
             check_choice(self.dtype, DTYPES, "dtype")
+        if not isinstance(self.options or {}, Mapping):
+            raise InputTypeError(f"options must be a dict of the backend's options, got {type(self.options).__name__}")
         given = {key: value for key, value in dict(self.options or {}).items() if value is not None}
         known = backend_options()
         unknown = sorted(set(given) - set(known))
@@ -101,15 +103,19 @@ class ModelSpec:
         for key in given:
             if key not in backend.options:
                 raise InputError(f"{flag(key)} applies to --backend {', '.join(owners(key))}, not {self.backend}")
-        if self.revision is not None:
-            if not isinstance(self.revision, str) or not self.revision.strip():
-                raise InputError(f"--revision must be a Hub commit, branch or tag, got {self.revision!r}")
-            if self.model is None or looks_like_path(self.model):
-                raise InputError(f"--revision applies to a Hub id, not {'the embedded default' if self.model is None else 'a local path'}")
-        max_memory = self.max_memory if isinstance(self.max_memory, Mapping) else parse_max_memory(self.max_memory)
+        if self.revision is not None and (not isinstance(self.revision, str) or not self.revision.strip()):
+            raise InputError(f"--revision must be a Hub commit, branch or tag, got {self.revision!r}")
+        memory = self.max_memory
+        if isinstance(memory, Mapping):  # {0: "70GiB"}: checked as --max-memory's DEVICE=SIZE entries
+            memory = [f"{device}={size}" for device, size in memory.items()]
+        elif memory is not None and (isinstance(memory, (str, bytes)) or not hasattr(memory, "__iter__")):
+            raise InputTypeError(f"max_memory must be a dict (device -> size) or DEVICE=SIZE strings, got {type(memory).__name__}")
+        max_memory = parse_max_memory(memory)
         placement(check_device(self.device), self.device_map, max_memory)
-        spec = replace(self, max_memory=dict(max_memory) if max_memory else None, options=given)
-        backend.check(spec)
+        spec = replace(self, max_memory=max_memory, options=given)
+        backend.check(spec)  # a backend that takes no revision says so first (a served model's name may look like a path)
+        if self.revision is not None and (self.model is None or looks_like_path(self.model)):
+            raise InputError(f"--revision applies to a Hub id, not {'the embedded default' if self.model is None else 'a local path'}")
         return spec
 
     def scoring_kind(self, model_type: str) -> str:

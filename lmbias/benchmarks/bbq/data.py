@@ -71,6 +71,7 @@ FEATURES = datasets.Features(
         "stereotyped_groups": datasets.Sequence(datasets.Value("string")),
         "subcategory": datasets.Value("string"),
         "comparison": datasets.Value("string"),
+        "label_type": datasets.Value("string"),
         "unknown_loc": datasets.Value("int64"),
         "target_loc": datasets.Value("int64"),
     }
@@ -80,6 +81,19 @@ FEATURES = datasets.Features(
 # question_index, from the authors' templates at BBQ_COMMIT (Known_stereotyped_var2).
 _RACE_X_GENDER_MALE = {"1", "2", "7", "8", "43", "44"}  # the others target women
 _RACE_X_SES_LOW = {str(i) for i in (*range(1, 13), 17, 18)}  # the others target high SES
+# The intersectional templates whose people are proper names (Proper_nouns_only); in the other categories, every
+# template numbered above 25.
+_NAMED = {"Race_x_SES": {str(i) for i in range(2, 27, 2)},
+          "Race_x_gender": {str(i) for i in (2, 4, 6, 8, 12, 14, 18, 20, 23, 25, 27, 29, 31, 33, 35, 37, 40, 42, 44)}}
+
+
+def label_type(item: dict) -> str:
+    """"name" when the item's people are proper names ("Jamal Branch"), else "label" ("the Black man"): the
+    authors' script scores the two kinds as two categories ("Race_ethnicity" and "Race_ethnicity (names)")."""
+    question = str(item["question_index"])
+    if item["category"] in _NAMED:
+        return "name" if question in _NAMED[item["category"]] else "label"
+    return "name" if question.isdigit() and int(question) > 25 else "label"
 
 
 def _gender(word: str) -> str:
@@ -96,8 +110,8 @@ def _group_key(group: str) -> str:
 
 
 def _label_key(label: str) -> str:
-    """An answer label as a group key ("F-Black" -> "black", "woman" -> "f")."""
-    return re.sub(r"^[mf]-", "", _gender(label.strip().lower()))
+    """An answer label as a group key ("F-Black" -> "black", "woman" -> "f", "African American" -> "africanamerican")."""
+    return re.sub(r"^[mf]-", "", _gender(label.strip().lower())).replace(" ", "")
 
 
 def _is_stereotyped(category: str, text: str, label: str, groups: set[str]) -> bool:
@@ -220,7 +234,8 @@ def _row(path, number: int, item) -> Row:
         "context_condition": item["context_condition"], "context": item["context"], "question": item["question"],
         **{key: item[key] for key in ANSWERS}, "label": item["label"],
         "answer_groups": [info[key][1] for key in ANSWERS], "stereotyped_groups": [str(g) for g in groups],
-        "subcategory": str(metadata.get("subcategory", "None")), "comparison": comparison(item), "unknown_loc": unknown[0],
+        "subcategory": str(metadata.get("subcategory", "None")), "comparison": comparison(item), "label_type": label_type(item),
+        "unknown_loc": unknown[0],
         "target_loc": -1 if target is None else target,
     }
 

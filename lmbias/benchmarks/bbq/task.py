@@ -126,9 +126,16 @@ def select_rows(categories: Sequence[str], limit: int | None, data_dir=None) -> 
     return rows
 
 
+def score_group(row: dict) -> str:
+    """The category a row is scored under: its own, or "<category> (names)" for the items about proper
+    names, which the authors' script scores apart (:func:`lmbias.benchmarks.bbq.data.label_type`)."""
+    return f"{row['category']} (names)" if row.get("label_type") == "name" else row["category"]
+
+
 def aggregate_bbq(rows: Sequence[dict], predictions: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0) -> dict:
-    """:func:`bbq_scores` of the rows' answers, with their subcategory (Disability, Physical
-    appearance) or intersectional comparison as the subgroup."""
+    """:func:`bbq_scores` of the rows' answers per category as the authors' script keys it
+    (:func:`score_group`), with their subcategory (Disability, Physical appearance) or
+    intersectional comparison as the subgroup."""
     def subgroup(row):
         if row.get("subcategory") not in (None, "None"):
             return row["subcategory"][:1].upper() + row["subcategory"][1:]  # "pregnancy" and "Pregnancy" are one
@@ -136,7 +143,7 @@ def aggregate_bbq(rows: Sequence[dict], predictions: Sequence[int | None], *, bo
 
     return bbq_scores(predictions, labels=[r["label"] for r in rows], target_locs=[r["target_loc"] for r in rows],
                       unknown_locs=[r["unknown_loc"] for r in rows], question_polarities=[r["question_polarity"] for r in rows],
-                      context_conditions=[r["context_condition"] for r in rows], categories=[r["category"] for r in rows],
+                      context_conditions=[r["context_condition"] for r in rows], categories=[score_group(r) for r in rows],
                       subgroups=[subgroup(r) for r in rows], bootstrap=bootstrap, seed=seed)
 
 
@@ -182,12 +189,13 @@ def run_bbq(
     check_limit(limit)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
+    check_scalar(seed, "seed", minimum=0)
     rows = select_rows(categories, limit, data_dir)
     if protocol == "likelihood":
         lm, kind, state, records, timing, placement = load_and_score(
             lambda lm, kind, part: score_bbq(lm, part, batch_size=batch_size), rows, out=out, benchmark="bbq",
             run_config={"protocol": protocol, "categories": list(categories), "limit": limit, "batch_size": batch_size},
-            model=spec, model_type="causal", show_progress=progress, label="BBQ: scoring", unit="item")
+            model=spec, model_type="auto", kinds=("causal",), show_progress=progress, label="BBQ: scoring", unit="item")
         if records is None:
             return None
         described = model_description(lm, type=kind)
