@@ -186,7 +186,8 @@ def option_logprobs(
         scores[0].sum    # three summed log-probabilities, one per answer
     """
     contexts = check_texts(contexts, "contexts")
-    if options is None or isinstance(options, (str, bytes)) or len(options) != len(contexts):
+    options = list(options) if options is not None and not isinstance(options, (str, bytes)) and hasattr(options, "__iter__") else options
+    if options is None or isinstance(options, (str, bytes)) or not isinstance(options, list) or len(options) != len(contexts):
         raise InputError(f"options must hold one list of options per context ({len(contexts)}), got "
                          f"{len(options) if isinstance(options, Sequence) else type(options).__name__}")
     options = [check_texts(choices, f"options[{i}]") for i, choices in enumerate(options)]
