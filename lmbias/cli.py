@@ -43,11 +43,12 @@ def _datasets(args) -> int:
         print(json.dumps({"datasets": summary, "bold_profession_merged_groups": merged}, indent=2))
         return 0
     shown = [{**record, "rows": "missing" if record["rows"] is None else record["rows"],
-              "groups": record["missing"] if record["rows"] is None else record["groups"]} for record in summary]
+              "groups": "-" if record["rows"] is None else record["groups"]} for record in summary]
     print(markdown_table(shown, ["dataset", "config", "split", "rows", "groups", "group_column"]))
-    if any(record["rows"] is None for record in summary):
-        print("\nmissing: a data file that is not here and could not be downloaded (`lmbias resources --fetch` gets "
-              "every file; --data-dir or LMBIAS_DATA_DIR name a folder that holds them)")
+    missing = sorted({record["missing"] for record in summary if record["rows"] is None})
+    if missing:
+        print(f"\nmissing: {', '.join(missing)}: not here and not downloadable now (`lmbias resources --fetch` gets every "
+              "file; --data-dir or LMBIAS_DATA_DIR name a folder that holds them)")
     print()
     print("BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3):")
     print()
