@@ -112,8 +112,9 @@ _HOW_TO_RUN = {"help", "out", "model", "data_dir", "progress", "threads", "num_p
 def _settings_given(args) -> dict:
     """The run options given with a value other than the default, by flag, in the parser's order."""
     command = _subparser(build_parser(), "run", args.benchmark)
+    ignored = _HOW_TO_RUN | backends.neutral_options()
     return {action.option_strings[-1]: getattr(args, action.dest) for action in command._actions
-            if action.option_strings and action.dest not in _HOW_TO_RUN and action.dest not in backends.neutral_options()
+            if action.option_strings and action.dest not in ignored
             and getattr(args, action.dest) != command.get_default(action.dest)}
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import UnknownNameError
 from ..lm.backends import DEFAULT_BACKEND
+from ..lm.spec import DTYPES
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
 # ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
@@ -28,7 +29,7 @@ RUN_OPTIONS = {
                                       "help": "with --device-map, the memory each device may hold, e.g. 0=70GiB 1=70GiB cpu=200GiB"}),
     "backend": (["--backend"], {"default": DEFAULT_BACKEND, "help": "the inference backend (its own options follow)"}),
     "revision": (["--revision"], {"help": "the model's Hub commit, branch or tag (a Hub id only; default: its default branch)"}),
-    "dtype": (["--dtype"], {"choices": ["auto", "float32", "float16", "bfloat16"],
+    "dtype": (["--dtype"], {"choices": list(DTYPES),
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
     "batch_size": (["--batch-size"], {"type": int, "default": 32,

@@ -146,10 +146,6 @@ def continuation_logprobs(
     continuations = check_texts(continuations, "continuations")
     _check_same_length(contexts, continuations, "contexts", "continuations")
     check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
-    if not isinstance(separator, str):
-        raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
-    if prefix == "bos-first":
-        raise InputError("prefix='bos-first' is for token_logprobs; continuation_logprobs takes 'bos' or None")
     items = _continuation_items(tokenizer, contexts, continuations, separator, prefix)
     _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda i: f"contexts[{i}] + continuations[{i}]")
     return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
@@ -192,10 +188,6 @@ def option_logprobs(
                          f"{len(options) if isinstance(options, Sequence) else type(options).__name__}")
     options = [check_texts(choices, f"options[{i}]") for i, choices in enumerate(options)]
     check_scalar(batch_size, "batch_size", minimum=1, expected="an integer >= 1")
-    if not isinstance(separator, str):
-        raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
-    if prefix == "bos-first":
-        raise InputError("prefix='bos-first' is for token_logprobs; option_logprobs takes 'bos' or None")
     owner = [i for i, choices in enumerate(options) for _ in choices]
     items = _continuation_items(tokenizer, [contexts[i] for i in owner], [o for choices in options for o in choices],
                                 separator, prefix, lambda k: f"contexts[{owner[k]}]")
@@ -213,6 +205,10 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
                         prefix: str | None, where=lambda index: f"contexts[{index}]") -> list[tuple[list[int], list[int], list[int]]]:
     """The scored item of each context + continuation (see :func:`continuation_logprobs` for the
     boundary); ``where(index)`` names a pair's context in an error."""
+    if not isinstance(separator, str):
+        raise InputTypeError(f"separator must be a string, got {type(separator).__name__}")
+    if prefix == "bos-first":
+        raise InputError("prefix='bos-first' is for token_logprobs; continuation scorers take 'bos' or None")
     start = _start_tokens(tokenizer, prefix)
     joined = [context + separator + continuation for context, continuation in zip(contexts, continuations)]
     items = []

@@ -114,11 +114,11 @@ def _label_key(label: str) -> str:
     return re.sub(r"^[mf]-", "", _gender(label.strip().lower())).replace(" ", "")
 
 
-def _is_stereotyped(category: str, text: str, label: str, groups: set[str]) -> bool:
+def _is_stereotyped(category: str, text: str, label: str, groups: list[str]) -> bool:
     if category == "Nationality":  # its labels are regions; the nationality is the answer's text
-        return text.strip().lower() in groups
-    key = _label_key(label)
-    return key in groups or ("trans" in groups and key.startswith("trans"))
+        return text.strip().lower() in {group.strip().lower() for group in groups}
+    keys, key = {_group_key(group) for group in groups}, _label_key(label)
+    return key in keys or ("trans" in keys and key.startswith("trans"))
 
 
 def _intersectional_target(item: dict, non_unknown: list[int]) -> list[int]:
@@ -195,9 +195,7 @@ def target_location(item: dict) -> int | None:
     if item["category"] in INTERSECTIONAL:
         stereotyped = _intersectional_target(item, non_unknown)
     else:
-        groups = {_group_key(group) for group in item["additional_metadata"]["stereotyped_groups"]}
-        if item["category"] == "Nationality":
-            groups = {group.strip().lower() for group in item["additional_metadata"]["stereotyped_groups"]}
+        groups = item["additional_metadata"]["stereotyped_groups"]
         stereotyped = [i for i in non_unknown if _is_stereotyped(item["category"], *item["answer_info"][ANSWERS[i]], groups)]
     if len(stereotyped) != 1:
         return None
