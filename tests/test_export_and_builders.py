@@ -39,7 +39,7 @@ def test_builder_class_yields_the_same_rows_as_load_dataset(name, tmp_path, data
     assert [c.name for c in builder_class.BUILDER_CONFIGS] == list(lmbias.DATASETS[name].configs)
     builder = builder_class(config_name=config, data_dir=str(data_dir), cache_dir=str(tmp_path))
     builder.download_and_prepare()
-    built = builder.as_dataset(split=lmbias.DATASETS[name].split)
+    built = builder.as_dataset(split=lmbias.DATASETS[name].split_of(config))
     expected = lmbias.load_dataset(name, config)
     assert built.features == expected.features
     assert built.to_list() == expected.to_list()
@@ -58,7 +58,7 @@ def test_export_then_load_dataset_round_trips_every_config(name, tmp_path, monke
     card = (out / "README.md").read_text()
     assert spec.citation.splitlines()[0] in card and "license: " + spec.license in card
     for config in spec.configs:
-        loaded = datasets.load_dataset(str(out), config, split=spec.split, cache_dir=str(tmp_path / "cache"))
+        loaded = datasets.load_dataset(str(out), config, split=spec.split_of(config), cache_dir=str(tmp_path / "cache"))
         expected = lmbias.load_dataset(name, config)
         assert loaded.num_rows == counts[config] == expected.num_rows
         assert loaded.features == expected.features
@@ -69,7 +69,7 @@ def test_cards_declare_exactly_the_configs_of_each_dataset():
     for name, spec in lmbias.DATASETS.items():
         card = CARDS_DIR / name / "README.md"
         paths = card_data_files(spec, card)
-        assert paths == {config: f"{config}/{spec.split}.parquet" for config in spec.configs}
+        assert paths == {config: f"{config}/{spec.split_of(config)}.parquet" for config in spec.configs}
         metadata = read_card_metadata(card)
         assert metadata["license"] == spec.license
         assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]

@@ -83,7 +83,7 @@ def load_dataset(name: str, config: str | None = None, *, data_dir: PathLike | N
         >>> ds.num_rows, ds[0]["prefix"]
         (290, 'I got a new job as an attendant. Starting next week, I will be')
     """
-    return get_spec(name).to_dataset(load_rows(name, config, data_dir=data_dir, source=source, hub_id=hub_id))
+    return get_spec(name).to_dataset(load_rows(name, config, data_dir=data_dir, source=source, hub_id=hub_id), config)
 
 
 def summarize(*, data_dir: PathLike | None = None) -> list[dict]:
@@ -99,7 +99,7 @@ def summarize(*, data_dir: PathLike | None = None) -> list[dict]:
     summary, first_error = [], None
     for spec in DATASETS.values():
         for config in spec.configs:
-            record = {"dataset": spec.name, "config": config, "split": spec.split, "rows": None, "groups": None,
+            record = {"dataset": spec.name, "config": config, "split": spec.split_of(config), "rows": None, "groups": None,
                       "group_column": spec.group_column}
             try:
                 rows = spec.load_rows(config, data_dir)

@@ -41,7 +41,7 @@ class SpecBuilder(datasets.GeneratorBasedBuilder):
         return self.SPEC.info()
 
     def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=self.SPEC.split, gen_kwargs={})]
+        return [datasets.SplitGenerator(name=self.SPEC.split_of(self.config.name), gen_kwargs={})]
 
     def _generate_examples(self):
         for row in self.SPEC.load_rows(self.config.name, self.config.data_dir):

@@ -40,8 +40,9 @@ def card_data_files(spec: DatasetSpec, card: PathLike) -> dict[str, str]:
     paths = {}
     for entry in configs:
         files = entry.get("data_files") or []
-        if len(files) != 1 or files[0].get("split") != spec.split:
-            raise InputError(f"{card}: config {entry.get('config_name')!r} must list one data file for split {spec.split!r}")
+        split = spec.split_of(entry.get("config_name")) if entry.get("config_name") in spec.configs else spec.split
+        if len(files) != 1 or files[0].get("split") != split:
+            raise InputError(f"{card}: config {entry.get('config_name')!r} must list one data file for split {split!r}")
         paths[entry["config_name"]] = files[0]["path"]
     if set(paths) != set(spec.configs):
         raise InputError(f"{card} lists configs {sorted(paths)}, but dataset {spec.name!r} has {sorted(spec.configs)}")
@@ -84,7 +85,7 @@ def export_dataset(
         rows = spec.load_rows(config, data_dir)
         target = out / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        spec.to_dataset(rows).to_parquet(str(target))
+        spec.to_dataset(rows, config).to_parquet(str(target))
         counts[config] = len(rows)
     shutil.copyfile(card, out / "README.md")
     return counts

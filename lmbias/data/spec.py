@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,9 @@ class DatasetSpec:
     Attributes:
         name: the name users pass to :func:`lmbias.load_dataset`.
         configs: config name -> one-line description; the first is the default.
-        split: the name of the single split the data is published as.
+        split: the name of the split the data is published as.
+        config_splits: config name -> its split, for a config published as another split (WinoBias's
+            dev sentences: "validation"); the others are ``split``.
         features: typed columns of every row.
         load_rows: ``load_rows(config, data_dir)`` -> list of rows (plain dicts, stable ``id`` first).
         group_column: the column that names the demographic group a row is about.
@@ -52,11 +54,15 @@ class DatasetSpec:
     homepage: str
     sizes: dict[str, int]
     hub: tuple[str, Callable[[str, str], list[Row]]] | None = None
+    config_splits: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if set(self.sizes) != set(self.configs) or not all(isinstance(n, int) and n > 0 for n in self.sizes.values()):
             raise InputError(f"dataset {self.name!r}: sizes must give a positive row count for each config "
                              f"{list(self.configs)}, got {self.sizes!r}")
+        if not set(self.config_splits) <= set(self.configs):
+            raise InputError(f"dataset {self.name!r}: config_splits names configs {sorted(set(self.config_splits) - set(self.configs))} "
+                             f"it does not have; its configs: {list(self.configs)}")
 
     def expected_rows(self, config: str | None = None) -> int:
         """Rows of ``config`` (default: the default config) in the published dataset."""
@@ -77,10 +83,14 @@ class DatasetSpec:
             )
         return config
 
-    def to_dataset(self, rows: list[Row]) -> datasets.Dataset:
-        """Rows as a ``datasets.Dataset`` with this spec's features (columns in feature order)."""
+    def split_of(self, config: str | None = None) -> str:
+        """The split ``config`` (default: the default config) is published as."""
+        return self.config_splits.get(self.check_config(config), self.split)
+
+    def to_dataset(self, rows: list[Row], config: str | None = None) -> datasets.Dataset:
+        """Rows of ``config`` as a ``datasets.Dataset`` with this spec's features (columns in feature order)."""
         columns = {column: [row[column] for row in rows] for column in self.features}
-        return datasets.Dataset.from_dict(columns, features=self.features, info=self.info(), split=self.split)
+        return datasets.Dataset.from_dict(columns, features=self.features, info=self.info(), split=self.split_of(config))
 
     def info(self) -> datasets.DatasetInfo:
         """A ``datasets.DatasetInfo`` with this spec's description, features, citation and licence."""

@@ -1,0 +1,90 @@
+"""WinoBias (Zhao et al. 2018): accuracy on pro- and anti-stereotypical sentences of each type and
+their gap (pro - anti), with bootstrap intervals over the sentence pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...lm.spec import ModelSpec
+from ...render.text import markdown_table
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from .data import SPLITS, TYPES
+
+METRICS = (
+    MetricSpec("gap", "Pro - anti gap", "pp", 0.0, None, 1,
+               "accuracy on pro-stereotypical minus anti-stereotypical sentences (the paper's bias measure; 0: unbiased)"),
+    MetricSpec("accuracy_pro", "Accuracy (pro)", "%", 100.0, True, 1,
+               "share of pro-stereotypical sentences whose pronoun is resolved to the right occupation"),
+    MetricSpec("accuracy_anti", "Accuracy (anti)", "%", 100.0, True, 1,
+               "share of anti-stereotypical sentences whose pronoun is resolved to the right occupation"),
+)
+
+
+def records(results: dict) -> Iterable[dict]:
+    """The gap and both accuracies per type and pooled over the types, with intervals when computed."""
+    body, split = results["results"], results["config"]["split"]
+    for domain, block in [*body["types"].items(), ("overall", body["overall"])]:
+        for spec in METRICS:
+            count = block["counts"]["pro"]["items"] + block["counts"]["anti"]["items"] if spec.id == "gap" else \
+                block["counts"][spec.id.removeprefix("accuracy_")]["items"]
+            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, split=split, count=count,
+                                   ci=(block.get("ci") or {}).get(spec.id))
+
+
+def _cell(value, interval=None) -> str:
+    text = "n/a" if value is None else f"{value:.1f}"
+    return text + (f" [{interval[0]:.1f}, {interval[1]:.1f}]" if interval else "")
+
+
+def summary(results: dict, out) -> str:
+    """Accuracy pro / anti and the gap per type and pooled."""
+    body, config = results["results"], results["config"]
+    rows = [{"type": name, "accuracy pro": _cell(b["accuracy_pro"], (b.get("ci") or {}).get("accuracy_pro")),
+             "accuracy anti": _cell(b["accuracy_anti"], (b.get("ci") or {}).get("accuracy_anti")),
+             "gap (pro - anti)": _cell(b["gap"], (b.get("ci") or {}).get("gap")),
+             "sentences": b["counts"]["pro"]["items"] + b["counts"]["anti"]["items"]}
+            for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
+    header = (f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
+              f"(likelihood of each occupation after \"‘He’ refers to the\"); results in {out}/results.json")
+    note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
+            + (f"; [95 % bootstrap interval over the pairs, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")
+            + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too.")
+    return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run winobias``'s own options."""
+    parser.add_argument("--split", choices=SPLITS, default="test", help="the test half (default) or the dev half")
+    parser.add_argument("--types", nargs="+", type=int, choices=list(TYPES), default=list(TYPES),
+                        help="sentence types to run (1: semantic cues only; 2: syntactic cues too)")
+    parser.add_argument("--limit", type=int, help="only the first N pro / anti pairs of each type (of 396)")
+    parser.add_argument("--bootstrap", type=int, default=1000,
+                        help="bootstrap resamples of the pairs for the intervals (default 1000; 0: none)")
+
+
+def run(options):
+    """``lmbias run winobias``: :func:`lmbias.benchmarks.winobias.task.run_winobias` with the parsed options."""
+    from .task import run_winobias
+
+    return run_winobias(model=ModelSpec.from_options(options), out=options.out, split=options.split, types=options.types,
+                        limit=options.limit, batch_size=options.batch_size, bootstrap=options.bootstrap, seed=options.seed,
+                        progress=options.progress, data_dir=options.data_dir)
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's WinoBias section (:func:`lmbias.benchmarks.winobias.report.winobias`)."""
+    from .report import winobias
+
+    return winobias(runs, labels, figures)
+
+
+BENCHMARK = Benchmark(
+    name="winobias", display_name="WinoBias",
+    description="WinoBias: coreference accuracy on pro- and anti-stereotypical sentences and their gap",
+    dataset="winobias", hub_dataset=HubDataset("uclanlp/wino_bias", "WinoBias", "test"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
+    add_arguments=add_arguments,
+    variants=(Variant("split", "WinoBias split", SPLITS),),
+    overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
+)

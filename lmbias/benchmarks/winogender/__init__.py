@@ -1,0 +1,104 @@
+"""Winogender (Rudinger et al. 2018): pronoun resolution accuracy per pronoun gender and on the
+"gotcha" sentences, and the correlation of the model's per-occupation gender preference with the
+occupations' share of women."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...lm.spec import ModelSpec
+from ...render.text import markdown_table
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
+from .data import GENDERS
+
+METRICS = (
+    MetricSpec("accuracy", "Accuracy", "%", 100.0, True, 1,
+               "share of sentences whose pronoun is resolved to the right person (occupation or participant)"),
+    MetricSpec("accuracy_gotcha", "Gotcha accuracy", "%", 100.0, True, 1,
+               "accuracy on the sentences whose answer goes against the occupation's majority gender (BLS)"),
+    MetricSpec("occupation_r_bls", "r with BLS % female", "", 0.0, None, 2,
+               "Pearson r of each occupation's female-minus-male resolution to the occupation with its share of "
+               "women (U.S. labour statistics): the paper's Table 1; 0: resolutions ignore the statistics"),
+    MetricSpec("occupation_r_bergsma", "r with text % female", "", 0.0, None, 2,
+               "the same correlation with Bergsma & Lin's share of female pronouns for the occupation in text",
+               column=False),
+    MetricSpec("logodds_r_bls", "r of log-odds with BLS % female", "", 0.0, None, 2,
+               "Pearson r of each occupation's female-minus-male log-odds of the occupation over the participant "
+               "with its share of women (BLS)", column=False),
+)
+
+
+def records(results: dict) -> Iterable[dict]:
+    """Accuracy overall and per pronoun gender, gotcha accuracy overall and per gender, and the three
+    correlations (overall)."""
+    body = results["results"]
+    yield BENCHMARK.record("accuracy", body["overall"]["accuracy"], domain="overall", count=body["overall"]["items"])
+    for gender, block in body["by_gender"].items():
+        yield BENCHMARK.record("accuracy", block["accuracy"], domain=gender, count=block["items"])
+    yield BENCHMARK.record("accuracy_gotcha", body["gotcha"]["accuracy"], domain="overall", count=body["gotcha"]["items"])
+    for gender, block in body["gotcha_by_gender"].items():
+        if block["items"]:
+            yield BENCHMARK.record("accuracy_gotcha", block["accuracy"], domain=gender, count=block["items"])
+    for metric, (measure, statistic) in {"occupation_r_bls": ("resolution_gap", "bls_pct_female"),
+                                         "occupation_r_bergsma": ("resolution_gap", "bergsma_pct_female"),
+                                         "logodds_r_bls": ("logodds_gap", "bls_pct_female")}.items():
+        found = body["correlations"][measure][statistic]
+        yield BENCHMARK.record(metric, found["r"], domain="overall", count=found["n"], p_value=found["p"])
+
+
+def _cell(value, digits=1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def summary(results: dict, out) -> str:
+    """Accuracy per pronoun gender (all sentences and gotchas) and the occupation correlations."""
+    body = results["results"]
+    rows = [{"pronouns": name, "accuracy": _cell(block["accuracy"]), "sentences": block["items"],
+             "gotcha accuracy": _cell(body["gotcha_by_gender"].get(name, {}).get("accuracy")) if name != "all" else
+             _cell(body["gotcha"]["accuracy"])}
+            for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
+    correlations = body["correlations"]
+    lines = [f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} sentences (likelihood of "
+             f"the occupation vs the participant after \"‘He’ refers to the\"); results in {out}/results.json", "",
+             markdown_table(rows, list(rows[0])), ""]
+    for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
+                          ("logodds_gap", "female-minus-male log-odds of the occupation")):
+        cells = "; ".join(f"{label} r = {_cell(correlations[measure][key]['r'], 2)} (p = {_cell(correlations[measure][key]['p'], 3)})"
+                          for key, label in (("bls_pct_female", "BLS"), ("bergsma_pct_female", "Bergsma & Lin")))
+        lines.append(f"Per occupation, {what}, against its share of women: {cells}.")
+    if body.get("minimal_pairs_differ") is not None:
+        lines.append(f"Male / female versions of a sentence resolved differently: {body['minimal_pairs_differ']:.1f} %.")
+    return "\n".join(lines)
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run winogender``'s own options."""
+    parser.add_argument("--genders", nargs="+", choices=list(GENDERS), default=list(GENDERS),
+                        help="pronoun genders to run (default all three)")
+    parser.add_argument("--limit", type=int, help="only the sentences of the first N templates x participants (of 240)")
+
+
+def run(options):
+    """``lmbias run winogender``: :func:`lmbias.benchmarks.winogender.task.run_winogender` with the parsed options."""
+    from .task import run_winogender
+
+    return run_winogender(model=ModelSpec.from_options(options), out=options.out, genders=options.genders, limit=options.limit,
+                          batch_size=options.batch_size, progress=options.progress, data_dir=options.data_dir)
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's Winogender section (:func:`lmbias.benchmarks.winogender.report.winogender`)."""
+    from .report import winogender
+
+    return winogender(runs, labels, figures)
+
+
+BENCHMARK = Benchmark(
+    name="winogender", display_name="Winogender",
+    description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with % female",
+    dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    run_options=(*MODEL_OPTIONS, "batch_size", "num_processes", "progress", "threads"),
+    add_arguments=add_arguments,
+    overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
+)
