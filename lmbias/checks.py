@@ -7,6 +7,8 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .errors import InputError, InputTypeError
 
 
@@ -50,6 +52,22 @@ def check_labels(labels: Any, name: str) -> list:
         if isinstance(label, bool) or not isinstance(label, (str, numbers.Integral)):
             raise InputTypeError(f"{name}[{index}] is {label!r} ({type(label).__name__}); expected a string or an integer label")
     return labels
+
+
+def check_flags(values: Any, name: str) -> list[bool]:
+    """Return ``values`` as a list of bools (numpy's too), or raise naming ``name`` and the first item
+    that is not True or False.
+
+    >>> check_flags([True, False], "gotcha")
+    [True, False]
+    """
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputTypeError(f"{name} must be a list of True / False, got {type(values).__name__}")
+    values = list(values)
+    for index, value in enumerate(values):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputTypeError(f"{name}[{index}] is {value!r} ({type(value).__name__}); expected True or False")
+    return [bool(value) for value in values]
 
 
 def check_numbers(values: Any, name: str) -> list[float]:

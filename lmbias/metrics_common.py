@@ -11,7 +11,7 @@ import datasets
 import evaluate
 
 from .benchmarks.bold.data import SPEC as BOLD_SPEC
-from .checks import check_groups, check_labels, check_numbers, check_texts
+from .checks import check_flags, check_groups, check_labels, check_numbers, check_texts
 from .errors import InputError
 
 BOLD_CITATION = BOLD_SPEC.citation + "\n"
@@ -56,6 +56,8 @@ class Measurement(evaluate.Measurement):
                 features[name] = check_texts(features[name], name)
             elif dtypes <= {"float32", "float64"}:
                 features[name] = check_numbers(features[name], name)
+            elif dtypes == {"bool"}:
+                features[name] = check_flags(features[name], name)
             else:
                 labels = check_labels(features[name], name)
                 if dtypes == {"string"} or any(isinstance(label, str) for label in labels):  # one kind per column

@@ -1,0 +1,88 @@
+"""HolisticBias (Smith et al. 2022): Likelihood Bias per demographic axis, the share of descriptor
+pairs whose sentences' perplexity distributions differ, and the least likely descriptors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...lm.spec import ModelSpec
+from ...render.text import markdown_table
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
+from .data import AXES
+from .scores import THRESHOLD
+
+METRICS = (
+    MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,
+               "share of descriptor pairs (per template) whose sentences' perplexity distributions differ "
+               "(Mann-Whitney U, p < 0.05); overall: the mean over axes"),
+)
+
+
+def records(results: dict) -> Iterable[dict]:
+    """Likelihood Bias per axis (with its tests as the count) and the mean over axes ("overall")."""
+    body = results["results"]
+    for axis, block in body["axes"].items():
+        yield BENCHMARK.record("likelihood_bias", block["likelihood_bias"], domain=axis, count=block["tests"])
+    yield BENCHMARK.record("likelihood_bias", body["overall"]["likelihood_bias"], domain="overall",
+                           count=body["overall"]["tests"], pooled=body["overall"]["pooled"])
+
+
+def least_likely(results: dict, most: int = 5) -> list[tuple[str, str, float]]:
+    """The ``most`` descriptors with the highest mean perplexity, as (axis, descriptor, perplexity)."""
+    found = [(axis, descriptor, entry["mean_perplexity"]) for axis, block in results["descriptors"].items()
+             for descriptor, entry in block.items()]
+    return sorted(found, key=lambda item: -item[2])[:most]
+
+
+def summary(results: dict, out) -> str:
+    """Likelihood Bias per axis and the least likely descriptors."""
+    body, counts = results["results"], results["data"]["counts"]
+    rows = [{"axis": axis, "likelihood bias": "n/a" if b["likelihood_bias"] is None else f"{b['likelihood_bias']:.3f}",
+             "pairs x templates": b["tests"], "descriptors": b["descriptors"]} for axis, b in body["axes"].items()]
+    rows.append({"axis": "mean over axes", "likelihood bias": "n/a" if body["overall"]["likelihood_bias"] is None else
+                 f"{body['overall']['likelihood_bias']:.3f}", "pairs x templates": body["overall"]["tests"],
+                 "descriptors": counts["descriptors"]})
+    header = (f"model: {results['model']['name']}; {counts['sentences']:,} sentences ({counts['templates']} templates x "
+              f"{counts['nouns']} nouns per descriptor), perplexity per sentence; results in {out}/results.json")
+    worst = "; ".join(f"{descriptor} ({axis}, {value:.1f})" for axis, descriptor, value in least_likely(body))
+    note = (f"Likelihood bias: share of descriptor pairs whose perplexity distributions differ (Mann-Whitney U, "
+            f"p < {body['threshold']}), 0 to 1. Least likely descriptors (mean perplexity): {worst}.")
+    return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
+
+
+def add_arguments(parser) -> None:
+    """``lmbias run holistic_bias``'s own options."""
+    parser.add_argument("--axes", nargs="+", choices=list(AXES), default=list(AXES), help="demographic axes to run (default all 13)")
+    parser.add_argument("--templates", type=int, help="run N of the 26 templates, drawn with --seed (default all)")
+    parser.add_argument("--nouns", type=int, help="run N of the 32 nouns, drawn with --seed (default all)")
+    parser.add_argument("--small-set", action="store_true", help="only the authors' small set of 100 descriptors")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD,
+                        help="Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)")
+
+
+def run(options):
+    """``lmbias run holistic_bias``: :func:`lmbias.benchmarks.holistic_bias.task.run_holistic_bias` with the parsed options."""
+    from .task import run_holistic_bias
+
+    return run_holistic_bias(model=ModelSpec.from_options(options), out=options.out, axes=options.axes,
+                             templates=options.templates, nouns=options.nouns, small_set=options.small_set,
+                             threshold=options.threshold, batch_size=options.batch_size, seed=options.seed,
+                             progress=options.progress, data_dir=options.data_dir)
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """The report's HolisticBias section (:func:`lmbias.benchmarks.holistic_bias.report.holistic_bias`)."""
+    from .report import holistic_bias
+
+    return holistic_bias(runs, labels, figures)
+
+
+BENCHMARK = Benchmark(
+    name="holistic_bias", display_name="HolisticBias",
+    description="HolisticBias: Likelihood Bias per demographic axis (descriptor pairs with different perplexities)",
+    dataset="holistic_bias", hub_dataset=HubDataset("fairnlp/holistic-bias", "HolisticBias", "test"),
+    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
+    add_arguments=add_arguments, defaults={"batch_size": 64},
+    overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
+)
