@@ -26,8 +26,6 @@ a descriptor (``descriptor_noun`` and ``noun_descriptor``) and whose descriptor 
 
 from __future__ import annotations
 
-import json
-
 import datasets
 import numpy as np
 
