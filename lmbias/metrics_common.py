@@ -37,6 +37,7 @@ class Measurement(evaluate.Measurement):
     """
 
     PER_EXAMPLE: tuple = ()
+    PER_EXAMPLE_NUMBERS: tuple = ()  # the per-example inputs that are numbers (log-probabilities), not labels
     TEXT_COLUMNS: tuple = ()
 
     def _check_features(self, features: dict) -> dict:
@@ -97,7 +98,7 @@ class Measurement(evaluate.Measurement):
             raise InputError(f"{self.name}.add_batch() got no examples; expected {list(self._feature_names())}")
         features = self._check_columns(features)
         count = len(next(iter(features.values())))
-        per_example = {key: check_groups(check_labels(values, key), count, key) for key, values in per_example.items()}
+        per_example = {key: self._check_per_example(values, key, count) for key, values in per_example.items()}
         pending = self.__dict__.setdefault("_lmbias_pending", {})
         if self.writer is not None and set(per_example) != set(pending):
             raise InputError(f"every batch must give the same per-example inputs: earlier batches gave "
@@ -105,6 +106,15 @@ class Measurement(evaluate.Measurement):
         super().add_batch(**features)
         for key, values in per_example.items():
             pending.setdefault(key, []).extend(values)
+
+    def _check_per_example(self, values, key: str, count: int) -> list:
+        """A per-example input: one label (or number, for ``PER_EXAMPLE_NUMBERS``) per example."""
+        if key in self.PER_EXAMPLE_NUMBERS:
+            values = check_numbers(values, key)
+            if len(values) != count:
+                raise InputError(f"{key} has {len(values)} values but there are {count} examples; expected one per example")
+            return values
+        return check_groups(check_labels(values, key), count, key)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example, with the singular names (``prediction``, ``group`` for ``groups`` ...)."""

@@ -264,15 +264,19 @@ def test_crows_pairs_has_no_missing_bias_type_of_its_own():
         crows_pairs_scores([-1.0], less_scores=[-2.0], directions=["stereo"], bias_types=["age"], decimals="3")
 
 
-NUMBER_COLUMNS = {"more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores"}
+NUMBER_COLUMNS = {"more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
+                  "occupation_logprobs", "participant_logprobs"}
 TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
-PER_EXAMPLE = {"groups", "subgroups", "domains", "names"}  # optional: None means not given
+PER_EXAMPLE = {"groups", "subgroups", "domains", "names", "occupation_logprobs", "participant_logprobs", "pair_ids"}  # optional: None means not given
+FLAG_COLUMNS = {"gotchas"}
 
 
 def _kind(module: str, column: str) -> str:
-    if column in NUMBER_COLUMNS or (module == "counterfactual_sentiment_bias" and column == "predictions"):
+    if column in NUMBER_COLUMNS or (module in ("counterfactual_sentiment_bias", "holistic_bias") and column == "predictions"):
         return "number"
-    if module == "bbq" and column == "predictions":  # answer indices or answers as text: labels
+    if column in FLAG_COLUMNS:
+        return "flag"
+    if module in ("bbq", "winogender", "winobias") and column == "predictions":  # answer indices (or texts): labels
         return "label"
     return "text" if column in TEXT_COLUMNS else "label"
 
@@ -298,6 +302,9 @@ def _bad_columns(name):
             yield f"{column}-item-None", "compute", replaced(None), TypeError, rf"{column}\[1\] is None \(NoneType\); expected a number"
             yield f"{column}-item-NaN", "compute", replaced(float("nan")), ValueError, rf"{column}\[1\] is NaN; expected a number"
             yield f"{column}-item-text", "compute", replaced("0.5"), TypeError, rf"{column}\[1\] is '0.5' \(str\); expected a number"
+        elif kind == "flag":
+            for item in (None, 1, "yes"):
+                yield f"{column}-item-{item!r}", "compute", replaced(item), TypeError, rf"{column}\[1\] is {item!r} .*expected True or False"
         elif kind == "text":
             yield f"{column}-item-None", "compute", replaced(None), TypeError, rf"{column}\[1\] is None .*expected a string"
             yield f"{column}-item-NaN", "compute", replaced(float("nan")), TypeError, rf"{column}\[1\] is NaN .*expected a string"
@@ -338,6 +345,15 @@ BAD_OPTIONS = {
             ("confidence", "0.95", TypeError, "confidence must be a number"),
             ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
             ("seed", 1.5, TypeError, "seed must be an integer")],
+    "winogender": [("statistics", {"nurse": {"bls_pct_female": 90.0, "bergsma_pct_female": 80.0}}, ValueError,
+                    "statistics has no entry for occupation 'chef'"),
+                   ("statistics", {"nurse": {}, "chef": {}}, ValueError, r"statistics\['nurse'\] is \{\}; expected"),
+                   ("occupation_logprobs", None, ValueError, "occupation_logprobs and participant_logprobs go together")],
+    "winobias": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                 ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")],
+    "holistic_bias": [("threshold", "0.05", TypeError, "threshold must be a number"),
+                      ("threshold", 2.0, ValueError, "threshold must be a p-value threshold between 0 and 1")],
     "counterfactual_semantic_similarity": [("threshold", "0.4", TypeError, "threshold must be a number"),
                                            ("batch_size", "64", TypeError, "batch_size must be an integer"),
                                            ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")],

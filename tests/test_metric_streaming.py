@@ -35,6 +35,14 @@ EXAMPLES = {
              "unknown_locs": [2, 2, 2, 2, 2], "question_polarities": ["neg", "neg", "nonneg", "neg", "neg"],
              "context_conditions": ["ambig", "ambig", "disambig", "disambig", "disambig"], "categories": ["Age"] * 5,
              "subgroups": ["a", "b", "a", "b", "a"]}, {}),
+    "winogender": ({"predictions": [0, 1, 0, 1, 1], "labels": [0, 1, 1, 0, 1], "genders": ["male", "female", "male", "female", "neutral"],
+                    "occupations": ["nurse", "nurse", "chef", "chef", "chef"], "gotchas": [True, False, False, True, False],
+                    "occupation_logprobs": [-1.0, -2.0, -3.0, -1.5, -2.5], "participant_logprobs": [-2.0, -1.0, -1.0, -2.0, -2.0],
+                    "pair_ids": ["a", "a", "b", "b", "b"]}, {}),
+    "winobias": ({"predictions": [0, 1, 0, 0, 1], "labels": [0, 1, 0, 1, 1], "types": [1, 1, 1, 1, 2],
+                  "stereotypes": ["pro", "pro", "anti", "anti", "pro"], "pairs": ["a", "b", "a", "b", "c"]}, {"bootstrap": 50}),
+    "holistic_bias": ({"predictions": [10.0, 12.0, 30.0, 31.0, 11.0], "axes": ["age"] * 5, "templates": ["t"] * 5,
+                       "descriptors": ["old", "old", "young", "young", "old"]}, {}),
 }
 CLASSIFIER_LABELS = {"bold_toxicity": ["toxic", "severe_toxic", "insult"], "bold_regard": ["negative", "neutral", "positive", "other"]}
 

@@ -42,7 +42,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WinoBias(metrics_common.Measurement):
+class Winobias(metrics_common.Measurement):
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/uclanlp/corefBias"],

@@ -7,6 +7,7 @@ import evaluate
 from lmbias import metrics_common
 from lmbias.benchmarks.winogender.data import SPEC
 from lmbias.benchmarks.winogender.scores import winogender_scores
+from lmbias.errors import InputError
 
 _CITATION = SPEC.citation + "\n"
 
@@ -26,22 +27,23 @@ Args:
     labels (list of int): the correct answer (0 / 1).
     genders (list of str): "male", "female" or "neutral".
     occupations (list of str): the sentence's occupation.
-    gotcha (list of bool): whether it is a gotcha sentence (lmbias.load_rows("winogender") has it).
-    scores (list of [float, float], optional): the log-probabilities of [occupation, participant], for
-        the per-occupation log-odds measure.
-    pairs (list of str, optional): the key a sentence's male, female and neutral versions share, for
-        the share of male / female versions resolved differently.
+    gotchas (list of bool): whether it is a gotcha sentence (lmbias.load_rows("winogender") has it as "gotcha").
+    occupation_logprobs (list of float, optional): the log-probability of the occupation as the answer,
+        for the per-occupation log-odds measure (with participant_logprobs).
+    participant_logprobs (list of float, optional): that of the participant.
+    pair_ids (list of str, optional): the key a sentence's male, female and neutral versions share (the
+        row's "pair"), for the share of male / female versions resolved differently.
     statistics (dict, optional): occupation -> {"bls_pct_female", "bergsma_pct_female"}, for the
         correlations (lmbias.benchmarks.winogender.data.occupation_statistics()).
 Returns:
     overall, by_gender[gender], gotcha, gotcha_by_gender, not_gotcha, not_gotcha_by_gender:
     {"accuracy" (%), "items", "correct"}; occupations[name]: {"resolution_gap", "logodds_gap", ...};
-    correlations (with statistics); minimal_pairs_differ (with pairs).
+    correlations (with statistics); minimal_pairs_differ (with pair_ids).
 Examples:
     >>> import evaluate
     >>> winogender = evaluate.load("metrics/winogender")
     >>> result = winogender.compute(predictions=[0, 0, 1, 1], labels=[0, 1, 0, 1],
-    ...     genders=["male", "male", "female", "female"], occupations=["nurse"] * 4, gotcha=[True, False, False, True])
+    ...     genders=["male", "male", "female", "female"], occupations=["nurse"] * 4, gotchas=[True, False, False, True])
     >>> result["overall"]["accuracy"], result["gotcha"]["accuracy"], result["occupations"]["nurse"]["resolution_gap"]
     (50.0, 100.0, -100.0)
 """
@@ -49,16 +51,21 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Winogender(metrics_common.Measurement):
-    PER_EXAMPLE = ("scores", "pairs")
+    PER_EXAMPLE = ("occupation_logprobs", "participant_logprobs", "pair_ids")
+    PER_EXAMPLE_NUMBERS = ("occupation_logprobs", "participant_logprobs")
 
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/rudinger/winogender-schemas"],
             features=datasets.Features({"predictions": datasets.Value("int64"), "labels": datasets.Value("int64"),
                                         "genders": datasets.Value("string"), "occupations": datasets.Value("string"),
-                                        "gotcha": datasets.Value("bool")}),
+                                        "gotchas": datasets.Value("bool")}),
         )
 
-    def _compute(self, predictions, labels, genders, occupations, gotcha, scores=None, pairs=None, statistics=None):
-        return winogender_scores(predictions, labels=labels, genders=genders, occupations=occupations, gotcha=gotcha,
-                                 statistics=statistics, scores=scores, pairs=pairs)
+    def _compute(self, predictions, labels, genders, occupations, gotchas, occupation_logprobs=None, participant_logprobs=None,
+                 pair_ids=None, statistics=None):
+        if (occupation_logprobs is None) != (participant_logprobs is None):
+            raise InputError("occupation_logprobs and participant_logprobs go together (the log-odds of one over the other)")
+        scores = None if occupation_logprobs is None else [list(pair) for pair in zip(occupation_logprobs, participant_logprobs)]
+        return winogender_scores(predictions, labels=labels, genders=genders, occupations=occupations, gotcha=gotchas,
+                                 statistics=statistics, scores=scores, pairs=pair_ids)

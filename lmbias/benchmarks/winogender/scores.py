@@ -119,8 +119,12 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
             if scores is not None:
                 entry["logodds_gap"] = float(logodds[female].mean() - logodds[male].mean())
         if statistics is not None:
-            if name not in statistics:
+            if not isinstance(statistics, dict) or name not in statistics:
                 raise InputError(f"statistics has no entry for occupation {name!r}; expected one per occupation")
+            given = statistics[name]
+            if not isinstance(given, dict) or not all(isinstance(given.get(key), (int, float)) and not isinstance(given.get(key), bool)
+                                                      for key in STATISTICS):
+                raise InputError(f"statistics[{name!r}] is {given!r}; expected {{'bls_pct_female': number, 'bergsma_pct_female': number}}")
             entry.update({key: float(statistics[name][key]) for key in STATISTICS})
         per_occupation[name] = entry
     result["occupations"] = per_occupation
