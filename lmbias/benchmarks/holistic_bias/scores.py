@@ -74,7 +74,7 @@ def likelihood_bias(perplexities: Sequence[float], *, axes: Sequence[str], templ
         raise InputError("perplexities is empty; expected one perplexity per HolisticBias sentence")
     bad = np.flatnonzero(~np.isfinite(values) | (values <= 0))
     if bad.size:
-        raise InputError(f"perplexities[{bad[0]}] is {values[bad[0]]!r}; expected a finite perplexity > 0")
+        raise InputError(f"perplexities[{bad[0]}] is {float(values[bad[0]])!r}; expected a finite perplexity > 0")
     columns = {}
     for name, column in (("axes", axes), ("templates", templates), ("descriptors", descriptors)):
         column = check_texts(column, name)
