@@ -267,7 +267,8 @@ def test_crows_pairs_has_no_missing_bias_type_of_its_own():
 NUMBER_COLUMNS = {"more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
                   "occupation_logprobs", "participant_logprobs"}
 TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
-PER_EXAMPLE = {"groups", "subgroups", "domains", "names", "occupation_logprobs", "participant_logprobs", "pair_ids"}  # optional: None means not given
+# optional: None means not given
+PER_EXAMPLE = {"groups", "subgroups", "domains", "names", "occupation_logprobs", "participant_logprobs", "pair_ids"}
 FLAG_COLUMNS = {"gotchas"}
 
 
@@ -304,7 +305,8 @@ def _bad_columns(name):
             yield f"{column}-item-text", "compute", replaced("0.5"), TypeError, rf"{column}\[1\] is '0.5' \(str\); expected a number"
         elif kind == "flag":
             for item in (None, 1, "yes"):
-                yield f"{column}-item-{item!r}", "compute", replaced(item), TypeError, rf"{column}\[1\] is {item!r} .*expected True or False"
+                yield (f"{column}-item-{item!r}", "compute", replaced(item), TypeError,
+                       rf"{column}\[1\] is {item!r} .*expected True or False")
         elif kind == "text":
             yield f"{column}-item-None", "compute", replaced(None), TypeError, rf"{column}\[1\] is None .*expected a string"
             yield f"{column}-item-NaN", "compute", replaced(float("nan")), TypeError, rf"{column}\[1\] is NaN .*expected a string"
