@@ -95,7 +95,7 @@ def report_section(runs, labels, figures, options) -> list:
 
 BENCHMARK = Benchmark(
     name="winogender", display_name="Winogender",
-    description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with % female",
+    description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with the share of women",
     dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "batch_size", "num_processes", "progress", "threads"),
