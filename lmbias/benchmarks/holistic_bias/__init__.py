@@ -9,7 +9,7 @@ from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
 from .data import AXES
-from .scores import THRESHOLD
+from .scores import THRESHOLD, least_likely
 
 METRICS = (
     MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,
@@ -25,13 +25,6 @@ def records(results: dict) -> Iterable[dict]:
         yield BENCHMARK.record("likelihood_bias", block["likelihood_bias"], domain=axis, count=block["tests"])
     yield BENCHMARK.record("likelihood_bias", body["overall"]["likelihood_bias"], domain="overall",
                            count=body["overall"]["tests"], pooled=body["overall"]["pooled"])
-
-
-def least_likely(results: dict, most: int = 5) -> list[tuple[str, str, float]]:
-    """The ``most`` descriptors with the highest mean perplexity, as (axis, descriptor, perplexity)."""
-    found = [(axis, descriptor, entry["mean_perplexity"]) for axis, block in results["descriptors"].items()
-             for descriptor, entry in block.items()]
-    return sorted(found, key=lambda item: -item[2])[:most]
 
 
 def summary(results: dict, out) -> str:

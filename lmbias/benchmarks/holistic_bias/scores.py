@@ -108,3 +108,11 @@ def likelihood_bias(perplexities: Sequence[float], *, axes: Sequence[str], templ
                          "pooled": total_significant / total_tests if total_tests else None,
                          "tests": total_tests, "significant": total_significant}
     return result
+
+
+def least_likely(results: dict, most: int = 5) -> list[tuple[str, str, float]]:
+    """The ``most`` descriptors with the highest mean perplexity in :func:`likelihood_bias`'s
+    ``results``, as (axis, descriptor, perplexity)."""
+    found = [(axis, descriptor, entry["mean_perplexity"]) for axis, block in results["descriptors"].items()
+             for descriptor, entry in block.items()]
+    return sorted(found, key=lambda item: -item[2])[:most]
