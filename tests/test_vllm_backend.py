@@ -124,6 +124,30 @@ def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
     assert json.loads((outs["vllm"] / "results.json").read_text())["config"]["backend"] == "vllm"
 
 
+def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_path):
+    """Winogender's candidates and HolisticBias's sentences scored from vLLM's prompt log-probabilities
+    equal the hf backend's within 1e-4 per token, with the same decisions."""
+    from lmbias.benchmarks.holistic_bias.task import run_holistic_bias
+    from lmbias.benchmarks.winogender.task import run_winogender
+
+    for name, run in (("winogender", lambda spec, out: run_winogender(model=spec, out=out, limit=3, progress=False)),
+                      ("holistic_bias", lambda spec, out: run_holistic_bias(model=spec, out=out, axes=["nonce"], templates=2,
+                                                                            nouns=2, progress=False))):
+        outs = {}
+        for backend, spec in (("hf", HF), ("vllm", VLLM)):
+            outs[backend] = tmp_path / name / backend
+            save_run(run(spec, outs[backend]))
+        vl, hf = _scores(outs["vllm"]), _scores(outs["hf"])
+        assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) in (9, 32), name
+        for x, y in zip(vl, hf):
+            assert x["tokens"] == y["tokens"], x["id"]
+            if name == "winogender":
+                assert x["prediction"] == y["prediction"], x["id"]
+                assert x["scores"] == pytest.approx(y["scores"], abs=1e-4 * max(y["tokens"])), x["id"]
+            else:
+                assert x["logprob"] == pytest.approx(y["logprob"], abs=1e-4 * y["tokens"]), x["id"]
+
+
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
         save_run(run_crows_pairs(model=ModelSpec(backend="vllm"), model_type="masked", out=tmp_path / "r"))
