@@ -20,9 +20,7 @@ The unknown answer is each item's own (its ``answer_info`` label), never a posit
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -35,17 +33,18 @@ from ...lm import likelihood
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
+from .. import multiple_choice
 from ..likelihood_run import check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
-from .scores import answer_index, bbq_scores
+from .scores import bbq_scores
 
 PROTOCOLS = ("likelihood", "generate")
 DECISIONS = ("sum", "mean")
 PROMPT = "{context}\n\nQ: {question}\nA:"
-LETTERS = "ABC"
+LETTERS = multiple_choice.LETTERS[:3]
 LETTERED_PROMPT = ("{context}\n\nQuestion: {question}\nA. {A}\nB. {B}\nC. {C}\n"
                    "Answer with the letter of the correct option.\nAnswer:")
-GENERATED_TOKENS = 16
+GENERATED_TOKENS = multiple_choice.GENERATED_TOKENS
 ANSWERS_FILE = "answers.jsonl"  # the generate protocol's parsed answers (its replies are in generations.jsonl)
 ROW_KEYS = ("id", "category", "context", "question", *ANSWERS, "label", "target_loc", "unknown_loc", "question_polarity",
             "context_condition")
@@ -79,8 +78,7 @@ def score_bbq(lm: Any, rows: Sequence[dict], *, batch_size: int = 32) -> list[di
 def option_order(row_id: str, seed: int) -> list[int]:
     """The order the three answers are shown in for ``row_id`` (answer indices by letter A, B, C): a
     permutation that depends on the seed and the item only."""
-    digest = hashlib.sha256(f"lmbias-bbq:{seed}:{row_id}".encode()).digest()
-    return [int(i) for i in np.random.default_rng(int.from_bytes(digest[:8], "little")).permutation(3)]
+    return multiple_choice.option_order(row_id, 3, seed, "lmbias-bbq")
 
 
 def lettered_prompt(row: dict, order: Sequence[int]) -> str:
@@ -89,35 +87,7 @@ def lettered_prompt(row: dict, order: Sequence[int]) -> str:
                                   **{letter: row[ANSWERS[index]] for letter, index in zip(LETTERS, order)})
 
 
-def parse_answer(text: str, answers: Sequence[str], order: Sequence[int]) -> int | None:
-    """The answer index a generated reply gives, or None (invalid).
-
-    Read as a letter first: the reply starts with A, B or C (after "Answer:" or "Option", and
-    punctuation such as "(", "**") followed by punctuation or nothing ("B", "B.", "(B)", "**B**"), or
-    followed by the text of the option shown at that letter ("B The grandson"), or it says "answer is
-    B" anywhere. A capital letter followed by other words is not a letter ("A Black man ..." starts
-    with an article). Else the reply is read as an answer's text
-    (:func:`lmbias.benchmarks.bbq.scores.answer_index`), after a leading "B." is removed.
-
-    >>> parse_answer(" B. The grandson", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0])
-    1
-    >>> parse_answer("the grandfather", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0])
-    0
-    >>> parse_answer("I would rather not say", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0]) is None
-    True
-    """
-    reply = text.strip()
-    lead = re.match(r"^[\W_]*(?:(?:[Aa]nswer|[Oo]ption)\b[\s:]*(?:is\b[\s:]*)?)?\(?([ABC])(?![A-Za-z0-9'])([^\w\s]*)\s*(.*)$",
-                    reply, re.DOTALL)
-    if lead:
-        letter, mark, rest = lead.groups()
-        chosen = order[LETTERS.index(letter)]
-        if not rest or mark.strip() or answer_index(rest, answers) == chosen:
-            return chosen
-    said = re.search(r"\banswer is:?\s*\(?([ABC])(?![A-Za-z0-9'])", reply)
-    if said:
-        return order[LETTERS.index(said.group(1))]
-    return answer_index(re.sub(r"^\(?[ABC][).:]\s*", "", reply), answers)
+parse_answer = multiple_choice.parse_choice  # a reply read as a letter or an answer's text
 
 
 def select_rows(categories: Sequence[str], limit: int | None, data_dir=None) -> list[dict]:
@@ -242,27 +212,10 @@ def run_bbq(
 
 
 def _generate(spec: ModelSpec, rows: list[dict], *, out, categories, limit, batch_size, seed, progress):
-    """The generative protocol: lettered prompts through the resumable generation runner, then parsed."""
-    import time
-
-    from ...lm.generation import generation_settings
-    from ...lm.runner import model_loader, run_generation
-
-    checked = spec.checked()
+    """The generative protocol: lettered prompts through the resumable generation runner, then read."""
     orders = [option_order(row["id"], seed) for row in rows]
-    loaded: dict = {}
-    started = time.perf_counter()
-    generations = run_generation(
-        model_loader(checked, seed=seed, described=loaded), [row["id"] for row in rows],
-        [lettered_prompt(row, order) for row, order in zip(rows, orders)], out,
-        settings=generation_settings("greedy", max_new_tokens=GENERATED_TOKENS), model_name=checked.name, preset="greedy",
-        seed=seed, batch_size=batch_size, progress=progress, benchmark="bbq", model_identity=checked.identity(),
-        label="BBQ: answering", options={"protocol": "generate", "categories": list(categories), "limit": limit})
-    if generations is None:
-        return None, None, None, None
-    records = []
-    for row, order, generated in zip(rows, orders, generations):
-        answer = parse_answer(generated["continuation"], [row[key] for key in ANSWERS], order)
-        records.append({"id": row["id"], "order": "".join(map(str, order)), "reply": generated["continuation"],
-                        "prediction": answer})
-    return records, loaded or {"name": checked.model}, checked.recorded(), {"generation_seconds": time.perf_counter() - started}
+    return multiple_choice.generate_choices(
+        spec, [row["id"] for row in rows], [lettered_prompt(row, order) for row, order in zip(rows, orders)],
+        [[row[key] for key in ANSWERS] for row in rows], orders, out=out, benchmark="bbq",
+        run_options={"categories": list(categories), "limit": limit}, batch_size=batch_size, seed=seed, progress=progress,
+        label="BBQ: answering")
