@@ -65,7 +65,8 @@ def tokens_per_sentence(model: str, items: list[dict]) -> dict:
     for item in items:
         prompt = referent_prompt(item["sentence"], item["pronoun"])
         base = len(tokenizer(prompt, add_special_tokens=False)["input_ids"])
-        lengths = [len(tokenizer(prompt + " " + c, add_special_tokens=False)["input_ids"]) for c in (item["occupation"], item["participant"])]
+        lengths = [len(tokenizer(prompt + " " + candidate, add_special_tokens=False)["input_ids"])
+                   for candidate in (item["occupation"], item["participant"])]
         shared += base + sum(n - base for n in lengths)
         whole += sum(lengths)
     return {"lmbias": shared / len(items), "lm-eval": whole / len(items)}

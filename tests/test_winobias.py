@@ -60,11 +60,15 @@ def test_measures_on_a_hand_computed_example():
     result = winobias_scores(predictions, labels=labels, types=types, stereotypes=stereotypes, pairs=pairs, bootstrap=0)
     type1 = result["types"]["type1"]
     assert type1["accuracy_pro"] == 100.0 and type1["accuracy_anti"] == pytest.approx(100 / 3)
-    assert type1["gap"] == pytest.approx(200 / 3) and type1["counts"] == {"pro": {"items": 3, "correct": 3},
-                                                                           "anti": {"items": 3, "correct": 1}}
+    assert type1["gap"] == pytest.approx(200 / 3) and type1["counts"] == {"pro": {"items": 3, "correct": 3, "invalid": 0},
+                                                                           "anti": {"items": 3, "correct": 1, "invalid": 0}}
     assert result["types"]["type2"]["gap"] == 0.0
     assert result["overall"]["accuracy_pro"] == 100.0 and result["overall"]["accuracy_anti"] == 50.0
     assert result["overall"]["gap"] == 50.0 and "ci" not in result["overall"]
+    # an invalid (generated) answer is counted and left out: type 1's second anti sentence
+    invalid = winobias_scores([0, 1, 0, 0, None, 1, 1, 1], labels=labels, types=types, stereotypes=stereotypes, pairs=pairs,
+                              bootstrap=0)["types"]["type1"]
+    assert invalid["accuracy_anti"] == 50.0 and invalid["counts"]["anti"] == {"items": 2, "correct": 1, "invalid": 1}
 
 
 def test_bootstrap_resamples_pairs_and_is_seeded():

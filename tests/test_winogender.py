@@ -3,6 +3,7 @@ harness loads, the measures on hand-computed examples and against scipy, the pap
 end-to-end run with the embedded model, and bad input."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -58,10 +59,10 @@ def test_measures_on_a_hand_computed_example():
                                                                                       "bergsma_pct_female": 10.0}}
     result = winogender_scores(predictions, labels=labels, genders=genders, occupations=occupations, gotcha=gotcha,
                                scores=scores, statistics=statistics, pairs=["n1", "n2", "n1", "n2", "c1", "c2", "c1", "c2"])
-    assert result["overall"] == {"accuracy": 75.0, "items": 8, "correct": 6}
+    assert result["overall"] == {"accuracy": 75.0, "items": 8, "correct": 6, "invalid": 0}
     assert result["by_gender"]["male"]["accuracy"] == 75.0 and result["by_gender"]["female"]["accuracy"] == 75.0
-    assert result["gotcha"] == {"accuracy": 100.0, "items": 4, "correct": 4}
-    assert result["not_gotcha"] == {"accuracy": 50.0, "items": 4, "correct": 2}
+    assert result["gotcha"] == {"accuracy": 100.0, "items": 4, "correct": 4, "invalid": 0}
+    assert result["not_gotcha"] == {"accuracy": 50.0, "items": 4, "correct": 2, "invalid": 0}
     # nurse: female to occupation 0 of 2, male 2 of 2 -> -100; chef: 1 of 2 both -> 0
     assert result["occupations"]["nurse"]["resolution_gap"] == -100.0 and result["occupations"]["chef"]["resolution_gap"] == 0.0
     # log-odds occupation - participant: nurse female (-2, -3) mean -2.5, male (1, 2) mean 1.5 -> -4; chef: female (1, -1) 0,
@@ -69,6 +70,13 @@ def test_measures_on_a_hand_computed_example():
     assert result["occupations"]["nurse"]["logodds_gap"] == -4.0 and result["occupations"]["chef"]["logodds_gap"] == 0.5
     assert result["minimal_pairs_differ"] == 50.0  # n1 and n2 differ, c1 and c2 do not
     assert result["correlations"]["resolution_gap"]["bls_pct_female"] == {"r": None, "p": None, "n": 2}  # under 3 points
+    # an invalid (generated) answer is counted and left out: the nurse's first female sentence
+    invalid = winogender_scores([0, 0, None, 1, 0, 1, 0, 1], labels=labels, genders=genders, occupations=occupations,
+                                gotcha=gotcha, pairs=["n1", "n2", "n1", "n2", "c1", "c2", "c1", "c2"])
+    assert invalid["overall"] == {"accuracy": 600 / 7, "items": 7, "correct": 6, "invalid": 1}
+    assert invalid["by_gender"]["female"] == {"accuracy": 100.0, "items": 3, "correct": 3, "invalid": 1}
+    assert invalid["occupations"]["nurse"]["resolution_gap"] == -100.0  # female: 0 of the 1 valid to the occupation
+    assert invalid["minimal_pairs_differ"] == pytest.approx(100 / 3)  # n1 has no valid female answer: 3 pairs, n2 differs
 
 
 def test_correlations_equal_scipy_on_random_resolutions():
@@ -139,3 +147,37 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     with pytest.raises(ValueError, match=r"all_sentences.tsv has the wrong layout: expected a sentence id "
                                          r"<occupation>.<participant>.<answer>.<gender>.txt and a sentence on line 4"):
         wg_data.load_rows("all", tmp_path / "data")
+
+
+def test_plumbing_generative_protocol_reads_letters_and_counts_invalid_answers(tmp_path, data_dir, embedded_model_cache, capsys):
+    from lmbias.benchmarks.coreference import option_texts
+    from lmbias.benchmarks.multiple_choice import parse_choice
+
+    out = tmp_path / "gen"
+    command = ["run", "winogender", "--protocol", "generate", "--limit", "3", "--out", str(out), "--no-progress"]
+    assert main(command) == 0
+    assert "generated answers to lettered options" in capsys.readouterr().out
+    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    rows = {r["id"]: r for r in wg_data.load_rows("all", data_dir)}
+    assert len(answers) == 9
+    for answer in answers:
+        order = [int(i) for i in answer["order"]]
+        assert sorted(order) == [0, 1] and answer["prediction"] == parse_choice(answer["reply"], option_texts(rows[answer["id"]]), order)
+    results = json.loads((out / "results.json").read_text())
+    invalid = sum(a["prediction"] is None for a in answers)
+    assert results["results"]["overall"]["invalid"] == invalid and results["results"]["overall"]["items"] == 9 - invalid
+    assert results["config"]["protocol"] == "generate" and "{options}" in results["config"]["prompt"]
+    assert {r["protocol"] for r in results["records"]} == {"generate"} and any(r["metric"] == "invalid_rate" for r in results["records"])
+    assert not any(r["metric"] == "logodds_r_bls" for r in results["records"])  # no log-probabilities
+    assert main([*command[:3], "likelihood", *command[4:]]) == 2 and "protocol" in capsys.readouterr().err  # another protocol: refused
+
+
+def test_the_generative_prompt_template_is_checked(tmp_path, capsys):
+    for template, message in (("Who is it? {sentence}", "--prompt-template has no {options} placeholder"),
+                              ("{sentence} {options} {answer}", r"--prompt-template has the placeholders \['answer'\]"),
+                              ("{sentence {options}", "--prompt-template is not a valid template")):
+        assert main(["run", "winogender", "--protocol", "generate", "--prompt-template", template, "--out", str(tmp_path / "r")]) == 2
+        assert re.search(message, capsys.readouterr().err)
+    assert main(["run", "winobias", "--prompt-template", "{sentence} {options}", "--out", str(tmp_path / "r")]) == 2
+    assert "--prompt-template applies to --protocol generate" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -20,7 +20,8 @@ with percentile bootstrap intervals that resample the pro / anti pairs together.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (list of int): per sentence, the index of the occupation the model resolved the pronoun to.
+    predictions (list of int): per sentence, the index of the occupation the model resolved the pronoun to;
+        -1 for a generated answer that is neither (counted as invalid, left out).
     labels (list of int): the index of the correct one.
     types (list of int): 1 or 2.
     stereotypes (list of str): "pro" or "anti".

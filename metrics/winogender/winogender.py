@@ -23,7 +23,7 @@ that of male-pronoun ones, correlated (Pearson r) with the occupation's share of
 _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of int): per sentence, 0 if the model resolved the pronoun to the occupation, 1 if
-        to the participant.
+        to the participant; -1 for a generated answer that is neither (counted as invalid, left out).
     labels (list of int): the correct answer (0 / 1).
     genders (list of str): "male", "female" or "neutral".
     occupations (list of str): the sentence's occupation.

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import SPLITS, TYPES
 
 METRICS = (
@@ -17,18 +18,27 @@ METRICS = (
                "share of pro-stereotypical sentences whose pronoun is resolved to the right occupation"),
     MetricSpec("accuracy_anti", "Accuracy (anti)", "%", 100.0, True, 1,
                "share of anti-stereotypical sentences whose pronoun is resolved to the right occupation"),
+    MetricSpec("invalid_rate", "Invalid answers", "%", 0.0, False, 1,
+               "share of generated answers that are neither occupation (left out of the scores)", column=False),
 )
 
 
 def records(results: dict) -> Iterable[dict]:
-    """The gap and both accuracies per type and pooled over the types, with intervals when computed."""
+    """The gap and both accuracies per type and pooled over the types, with intervals when computed, and
+    for a generative run the invalid-answer rate; each names the split and the protocol."""
     body, split = results["results"], results["config"]["split"]
+    protocol = results["config"].get("protocol", "likelihood")
     for domain, block in [*body["types"].items(), ("overall", body["overall"])]:
-        for spec in METRICS:
+        for spec in METRICS[:3]:
             count = block["counts"]["pro"]["items"] + block["counts"]["anti"]["items"] if spec.id == "gap" else \
                 block["counts"][spec.id.removeprefix("accuracy_")]["items"]
-            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, split=split, count=count,
+            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, split=split, protocol=protocol, count=count,
                                    ci=(block.get("ci") or {}).get(spec.id))
+        if protocol == "generate":
+            invalid = sum(block["counts"][name].get("invalid", 0) for name in ("pro", "anti"))
+            answered = invalid + block["counts"]["pro"]["items"] + block["counts"]["anti"]["items"]
+            yield BENCHMARK.record("invalid_rate", 100 * invalid / answered if answered else None, domain=domain, split=split,
+                                   protocol=protocol, count=answered)
 
 
 def _cell(value, interval=None) -> str:
@@ -42,13 +52,17 @@ def summary(results: dict, out) -> str:
     rows = [{"type": name, "accuracy pro": _cell(b["accuracy_pro"], (b.get("ci") or {}).get("accuracy_pro")),
              "accuracy anti": _cell(b["accuracy_anti"], (b.get("ci") or {}).get("accuracy_anti")),
              "gap (pro - anti)": _cell(b["gap"], (b.get("ci") or {}).get("gap")),
-             "sentences": b["counts"]["pro"]["items"] + b["counts"]["anti"]["items"]}
+             "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
+             "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
+    how = ("likelihood of each occupation after \"‘He’ refers to the\"" if config.get("protocol", "likelihood") == "likelihood"
+           else "generated answers to lettered options")
     header = (f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
-              f"(likelihood of each occupation after \"‘He’ refers to the\"); results in {out}/results.json")
+              f"({how}); results in {out}/results.json")
     note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
             + (f"; [95 % bootstrap interval over the pairs, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")
-            + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too.")
+            + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too. Invalid: generated answers "
+            "that are neither occupation (left out).")
     return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
 
 
@@ -60,6 +74,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N pro / anti pairs of each type (of 396)")
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help="bootstrap resamples of the pairs for the intervals (default 1000; 0: none)")
+    add_protocol_arguments(parser)
 
 
 def run(options):
@@ -67,7 +82,8 @@ def run(options):
     from .task import run_winobias
 
     return run_winobias(model=ModelSpec.from_options(options), out=options.out, split=options.split, types=options.types,
-                        limit=options.limit, batch_size=options.batch_size, bootstrap=options.bootstrap, seed=options.seed,
+                        limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template,
+                        batch_size=options.batch_size, bootstrap=options.bootstrap, seed=options.seed,
                         progress=options.progress, data_dir=options.data_dir)
 
 
@@ -85,6 +101,6 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments,
-    variants=(Variant("split", "WinoBias split", SPLITS),),
+    variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),
     overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
 )

@@ -1,6 +1,7 @@
-"""WinoBias (Zhao et al. 2018) resolved by a language model: each sentence is followed by "‘He’
-refers to the" and its two occupations are scored as continuations (:mod:`lmbias.benchmarks.coreference`);
-the measures are :func:`lmbias.benchmarks.winobias.scores.winobias_scores`.
+"""WinoBias (Zhao et al. 2018) resolved by a language model: by likelihood (each sentence followed by
+"‘He’ refers to the", its two occupations scored as continuations) or by a generated answer to lettered
+options (:mod:`lmbias.benchmarks.coreference`); the measures are
+:func:`lmbias.benchmarks.winobias.scores.winobias_scores`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from ...checks import check_choice, check_choices, check_scalar
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..coreference import REFERENT_PROMPT, score_run
-from ..likelihood_run import check_limit, with_scores
+from ..coreference import answer_run, check_protocol, finish
+from ..likelihood_run import check_limit
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
 from .scores import winobias_scores
 
@@ -35,6 +36,8 @@ def run_winobias(
     split: str = "test",
     types: Sequence[int] = TYPES,
     limit: int | None = None,
+    protocol: str = "likelihood",
+    prompt_template: str | None = None,
     batch_size: int = 32,
     bootstrap: int = 1000,
     seed: int = 0,
@@ -48,8 +51,11 @@ def run_winobias(
         split: "test" (default) or "dev".
         types: 1 and / or 2 (default both).
         limit: only the first N pairs of each type (of 396; the run is marked partial).
-        batch_size: sentences per forward pass.
-        bootstrap, seed: percentile intervals from this many resamples of the pairs (0: none).
+        protocol: "likelihood" or "generate"; prompt_template: generate's wording (see
+            :mod:`lmbias.benchmarks.coreference`).
+        batch_size: sentences per forward pass (or generation batch).
+        bootstrap, seed: percentile intervals from this many resamples of the pairs (0: none); the
+            seed also shuffles the lettered options (generate).
 
     Returns:
         The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
@@ -58,13 +64,15 @@ def run_winobias(
     check_choice(split, SPLITS, "split")
     types = [int(t) for t in check_choices(types, list(TYPES), "types")]
     check_limit(limit)
+    prompt = check_protocol(protocol, prompt_template)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
     check_scalar(seed, "seed", minimum=0)
     rows = select_rows(split, types, limit, data_dir)
-    records, described, placement, timing = score_run(
-        spec, rows, out=out, benchmark="winobias", run_config={"split": split, "types": types, "limit": limit},
-        batch_size=batch_size, progress=progress, label="WinoBias: scoring")
+    records, described, placement, timing = answer_run(
+        spec, rows, protocol=protocol, prompt=prompt, out=out, benchmark="winobias",
+        run_config={"protocol": protocol, "split": split, "types": types, "limit": limit}, batch_size=batch_size, seed=seed,
+        progress=progress, label="WinoBias: scoring" if protocol == "likelihood" else "WinoBias: answering")
     if records is None:
         return None
     results = winobias_scores([r["prediction"] for r in records], labels=[r["label"] for r in rows],
@@ -76,10 +84,11 @@ def run_winobias(
         benchmark="winobias", out=str(out), model=described,
         data={"dataset": "winobias", "split": split, "revision": COREFBIAS_COMMIT, "citation": SPEC.citation,
               "counts": {"sentences": len(rows), **{f"type{t}": sum(r["type"] == t for r in rows) for t in types}}},
-        config={"split": split, "types": types, "limit": limit, "batch_size": batch_size, "bootstrap": bootstrap, "seed": seed,
-                "dtype": spec.dtype, "prompt": REFERENT_PROMPT, "decision": "sum", **placement},
+        config={"protocol": protocol, "split": split, "types": types, "limit": limit, "batch_size": batch_size,
+                "bootstrap": bootstrap, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
+                "decision": "sum" if protocol == "likelihood" else None, **placement},
         results=results,
         partial=coverage({"sentences": (len(rows), 4 * FILE_ROWS)}, reason or "short data files"),
         timing=timing,
     )
-    return with_scores(out, result, records)
+    return finish(out, result, records, protocol)

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import GENDERS
 
 METRICS = (
@@ -25,25 +26,36 @@ METRICS = (
     MetricSpec("logodds_r_bls", "r of log-odds with BLS % female", "", 0.0, None, 2,
                "Pearson r of each occupation's female-minus-male log-odds of the occupation over the participant "
                "with its share of women (BLS)", column=False),
+    MetricSpec("invalid_rate", "Invalid answers", "%", 0.0, False, 1,
+               "share of generated answers that are neither person (left out of the scores)", column=False),
 )
 
 
 def records(results: dict) -> Iterable[dict]:
-    """Accuracy overall and per pronoun gender, gotcha accuracy overall and per gender, and the three
-    correlations (overall)."""
-    body = results["results"]
-    yield BENCHMARK.record("accuracy", body["overall"]["accuracy"], domain="overall", count=body["overall"]["items"])
+    """Accuracy overall and per pronoun gender, gotcha accuracy overall and per gender, the three
+    correlations (overall) and, for a generative run, the invalid-answer rate; each names the protocol."""
+    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
+
+    def record(metric, value, **extra):
+        return BENCHMARK.record(metric, value, protocol=protocol, **extra)
+
+    yield record("accuracy", body["overall"]["accuracy"], domain="overall", count=body["overall"]["items"])
     for gender, block in body["by_gender"].items():
-        yield BENCHMARK.record("accuracy", block["accuracy"], domain=gender, count=block["items"])
-    yield BENCHMARK.record("accuracy_gotcha", body["gotcha"]["accuracy"], domain="overall", count=body["gotcha"]["items"])
+        yield record("accuracy", block["accuracy"], domain=gender, count=block["items"])
+    yield record("accuracy_gotcha", body["gotcha"]["accuracy"], domain="overall", count=body["gotcha"]["items"])
     for gender, block in body["gotcha_by_gender"].items():
         if block["items"]:
-            yield BENCHMARK.record("accuracy_gotcha", block["accuracy"], domain=gender, count=block["items"])
+            yield record("accuracy_gotcha", block["accuracy"], domain=gender, count=block["items"])
     for metric, (measure, statistic) in {"occupation_r_bls": ("resolution_gap", "bls_pct_female"),
                                          "occupation_r_bergsma": ("resolution_gap", "bergsma_pct_female"),
                                          "logodds_r_bls": ("logodds_gap", "bls_pct_female")}.items():
         found = body["correlations"][measure][statistic]
-        yield BENCHMARK.record(metric, found["r"], domain="overall", count=found["n"], p_value=found["p"])
+        if found["n"] or measure == "resolution_gap":
+            yield record(metric, found["r"], domain="overall", count=found["n"], p_value=found["p"])
+    if protocol == "generate":
+        answered = body["overall"]["items"] + body["overall"].get("invalid", 0)
+        yield record("invalid_rate", 100 * body["overall"].get("invalid", 0) / answered if answered else None,
+                     domain="overall", count=answered)
 
 
 def _cell(value, digits=1) -> str:
@@ -53,21 +65,25 @@ def _cell(value, digits=1) -> str:
 def summary(results: dict, out) -> str:
     """Accuracy per pronoun gender (all sentences and gotchas) and the occupation correlations."""
     body = results["results"]
-    rows = [{"pronouns": name, "accuracy": _cell(block["accuracy"]), "sentences": block["items"],
+    rows = [{"pronouns": name, "accuracy": _cell(block["accuracy"]), "sentences": block["items"] + block.get("invalid", 0),
              "gotcha accuracy": _cell(body["gotcha_by_gender"].get(name, {}).get("accuracy")) if name != "all" else
-             _cell(body["gotcha"]["accuracy"])}
+             _cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
-    lines = [f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} sentences (likelihood of "
-             f"the occupation vs the participant after \"‘He’ refers to the\"); results in {out}/results.json", "",
-             markdown_table(rows, list(rows[0])), ""]
+    how = ("likelihood of the occupation vs the participant after \"‘He’ refers to the\""
+           if results["config"].get("protocol", "likelihood") == "likelihood" else "generated answers to lettered options")
+    lines = [f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} sentences ({how}); "
+             f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
                           ("logodds_gap", "female-minus-male log-odds of the occupation")):
+        if not correlations[measure]["bls_pct_female"]["n"] and measure == "logodds_gap":
+            continue  # a generative run has no log-probabilities
         cells = "; ".join(f"{label} r = {_cell(correlations[measure][key]['r'], 2)} (p = {_cell(correlations[measure][key]['p'], 3)})"
                           for key, label in (("bls_pct_female", "BLS"), ("bergsma_pct_female", "Bergsma & Lin")))
         lines.append(f"Per occupation, {what}, against its share of women: {cells}.")
     if body.get("minimal_pairs_differ") is not None:
         lines.append(f"Male / female versions of a sentence resolved differently: {body['minimal_pairs_differ']:.1f} %.")
+    lines.append("Accuracies in % of the valid answers; invalid: generated answers that are neither person (left out).")
     return "\n".join(lines)
 
 
@@ -76,6 +92,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--genders", nargs="+", choices=list(GENDERS), default=list(GENDERS),
                         help="pronoun genders to run (default all three)")
     parser.add_argument("--limit", type=int, help="only the sentences of the first N templates x participants (of 240)")
+    add_protocol_arguments(parser)
 
 
 def run(options):
@@ -83,7 +100,8 @@ def run(options):
     from .task import run_winogender
 
     return run_winogender(model=ModelSpec.from_options(options), out=options.out, genders=options.genders, limit=options.limit,
-                          batch_size=options.batch_size, progress=options.progress, data_dir=options.data_dir)
+                          protocol=options.protocol, prompt_template=options.prompt_template, batch_size=options.batch_size,
+                          seed=options.seed, progress=options.progress, data_dir=options.data_dir)
 
 
 def report_section(runs, labels, figures, options) -> list:
@@ -98,7 +116,8 @@ BENCHMARK = Benchmark(
     description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with the share of women",
     dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    run_options=(*MODEL_OPTIONS, "batch_size", "num_processes", "progress", "threads"),
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments,
+    variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),
     overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
 )

@@ -1,7 +1,8 @@
-"""Winogender (Rudinger et al. 2018) resolved by a language model: each sentence is followed by
-"‘He’ refers to the" and the occupation and the participant are scored as its continuations
-(:mod:`lmbias.benchmarks.coreference`, the wording of lm-evaluation-harness's ``winogender`` tasks);
-the measures are :func:`lmbias.benchmarks.winogender.scores.winogender_scores`.
+"""Winogender (Rudinger et al. 2018) resolved by a language model: by likelihood (each sentence
+followed by "‘He’ refers to the", the occupation and the participant scored as its continuations: the
+wording of lm-evaluation-harness's ``winogender`` tasks) or by a generated answer to lettered options
+(:mod:`lmbias.benchmarks.coreference`); the measures are
+:func:`lmbias.benchmarks.winogender.scores.winogender_scores`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from ...checks import check_choices, check_scalar
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..coreference import REFERENT_PROMPT, score_run
-from ..likelihood_run import check_limit, with_scores
+from ..coreference import answer_run, check_protocol, finish
+from ..likelihood_run import check_limit
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
 from .scores import winogender_scores
 
@@ -35,7 +36,10 @@ def run_winogender(
     out="runs/winogender",
     genders: Sequence[str] = GENDERS,
     limit: int | None = None,
+    protocol: str = "likelihood",
+    prompt_template: str | None = None,
     batch_size: int = 32,
+    seed: int = 0,
     progress: bool = True,
     data_dir=None,
 ) -> RunResult | None:
@@ -45,7 +49,10 @@ def run_winogender(
         model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
         genders: the pronoun genders to run (default all three).
         limit: only the sentences of the first N templates x participants (of 240; the run is marked partial).
-        batch_size: sentences per forward pass.
+        protocol: "likelihood" or "generate"; prompt_template: generate's wording (see
+            :mod:`lmbias.benchmarks.coreference`).
+        batch_size: sentences per forward pass (or generation batch).
+        seed: shuffles the lettered options (generate).
 
     Returns:
         The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
@@ -53,17 +60,21 @@ def run_winogender(
     spec = ModelSpec.of(model)
     genders = check_choices(genders, list(GENDERS), "genders")
     check_limit(limit)
+    prompt = check_protocol(protocol, prompt_template)
     check_scalar(batch_size, "batch_size", minimum=1)
+    check_scalar(seed, "seed", minimum=0)
     rows = select_rows(genders, limit, data_dir)
-    records, described, placement, timing = score_run(
-        spec, rows, out=out, benchmark="winogender", run_config={"genders": list(genders), "limit": limit},
-        batch_size=batch_size, progress=progress, label="Winogender: scoring")
+    records, described, placement, timing = answer_run(
+        spec, rows, protocol=protocol, prompt=prompt, out=out, benchmark="winogender",
+        run_config={"protocol": protocol, "genders": list(genders), "limit": limit}, batch_size=batch_size, seed=seed,
+        progress=progress, label="Winogender: scoring" if protocol == "likelihood" else "Winogender: answering")
     if records is None:
         return None
     results = winogender_scores([r["prediction"] for r in records], labels=[r["label"] for r in rows],
                                 genders=[r["gender"] for r in rows], occupations=[r["occupation"] for r in rows],
                                 gotcha=[r["gotcha"] for r in rows], statistics=occupation_statistics(data_dir),
-                                scores=[r["scores"] for r in records], pairs=[r["pair"] for r in rows])
+                                scores=[r["scores"] for r in records] if protocol == "likelihood" else None,
+                                pairs=[r["pair"] for r in rows])
     reason = " ".join(part for part in (f"--limit {limit}" if limit else "",
                                         f"--genders {' '.join(genders)}" if len(genders) < len(GENDERS) else "") if part)
     result = RunResult(
@@ -71,10 +82,10 @@ def run_winogender(
         data={"dataset": "winogender", "split": "test", "revision": WINOGENDER_COMMIT, "citation": SPEC.citation,
               "counts": {"sentences": len(rows), "occupations": len({r["occupation"] for r in rows}),
                          **{g: sum(r["gender"] == g for r in rows) for g in genders}}},
-        config={"genders": list(genders), "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
-                "prompt": REFERENT_PROMPT, "decision": "sum", **placement},
+        config={"protocol": protocol, "genders": list(genders), "limit": limit, "batch_size": batch_size, "seed": seed,
+                "dtype": spec.dtype, "prompt": prompt, "decision": "sum" if protocol == "likelihood" else None, **placement},
         results=results,
         partial=coverage({"sentences": (len(rows), SPEC.expected_rows())}, reason or "short data files"),
         timing=timing,
     )
-    return with_scores(out, result, records)
+    return finish(out, result, records, protocol)
