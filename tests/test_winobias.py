@@ -115,7 +115,7 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
         main(["run", "winobias", "--types", "3", "--out", str(tmp_path / "r")])
     assert stopped.value.code == 2 and "argument --types: invalid choice: 3" in capsys.readouterr().err
     assert main(["run", "winobias", "--bootstrap", "-1", "--out", str(tmp_path / "r")]) == 2
-    assert "bootstrap must be an integer >= 0" in capsys.readouterr().err
+    assert "bootstrap must be an integer from 0 (no intervals) to 100,000" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"stereotypes\[0\] is 'neutral'"):
         winobias_scores([0], labels=[0], types=[1], stereotypes=["neutral"], pairs=["a"])
     assert not (tmp_path / "r").exists()

@@ -110,6 +110,12 @@ class Baseline:
     size: Callable[[dict], int] = lambda results: 0
 
 
+def partial_note(results: dict) -> str:
+    """The line a summary ends with for a partial run ("Partial run: sentences 24 of 720 (--limit 8)."), else ""."""
+    partial = results.get("partial") or {}
+    return f"Partial run: {'; '.join(f'{what} {how}' for what, how in partial.items())}." if partial else ""
+
+
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     """A benchmark without options of its own."""
 

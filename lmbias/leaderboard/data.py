@@ -102,7 +102,8 @@ def _run_records(run: Run) -> list:
 
 
 def _run_status(run: Run) -> dict:
-    status = "unfinished" if run.results is None else ("incomplete" if run.missing else "complete")
+    status = "unfinished" if run.results is None else ("incomplete" if run.missing else
+                                                       "partial" if run.results.get("partial") else "complete")
     return {"benchmark": run.benchmark, "status": status, "missing": [first_line(m) for m in run.missing]}
 
 

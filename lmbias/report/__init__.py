@@ -107,7 +107,8 @@ def build_report(run_dirs, out_dir, *, dpi: int = DPI, title: str | None = None,
 def _write_report(runs: list, out: Path, figures: Figures, title: str | None, options: dict) -> Path:
     labels = unique_labels(runs)
     overview = [[html.tag("a", label, href=f"#run-{i}"), get_benchmark(run.benchmark).display_name,
-                 "unfinished" if run.results is None else (f"{len(run.missing)} missing" if run.missing else "complete")]
+                 "unfinished" if run.results is None else (f"{len(run.missing)} missing" if run.missing else
+                                                           "partial" if run.results.get("partial") else "complete")]
                 for i, (run, label) in enumerate(zip(runs, labels))]
     body = [html.tag("h1", title or "lmbias bias report"),
             html.tag("p", f"Generated {datetime.datetime.now():%Y-%m-%d %H:%M} by lmbias {__version__} from {len(runs)} run(s)."),

@@ -7,6 +7,7 @@ import evaluate
 from lmbias import metrics_common
 from lmbias.benchmarks.holistic_bias.data import SPEC
 from lmbias.benchmarks.holistic_bias.scores import THRESHOLD, likelihood_bias
+from lmbias.errors import InputError
 
 _CITATION = SPEC.citation + "\n"
 
@@ -52,4 +53,7 @@ class HolisticBias(metrics_common.Measurement):
         )
 
     def _compute(self, predictions, axes, templates, descriptors, threshold=THRESHOLD):
+        for index, value in enumerate(predictions):
+            if not 0 < value < float("inf"):
+                raise InputError(f"predictions[{index}] is {value!r}; expected a finite perplexity > 0")
         return likelihood_bias(predictions, axes=axes, templates=templates, descriptors=descriptors, threshold=threshold)

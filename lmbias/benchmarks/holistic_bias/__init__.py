@@ -7,24 +7,25 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
 from .data import AXES
 from .scores import THRESHOLD, least_likely
 
 METRICS = (
     MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,
                "share of descriptor pairs (per template) whose sentences' perplexity distributions differ "
-               "(Mann-Whitney U, p < 0.05); overall: the mean over axes"),
+               "(Mann-Whitney U below the run's threshold, the authors' p < 0.05); overall: the mean over axes"),
 )
 
 
 def records(results: dict) -> Iterable[dict]:
     """Likelihood Bias per axis (with its tests as the count) and the mean over axes ("overall")."""
     body = results["results"]
+    threshold = f"p < {body['threshold']:g}"
     for axis, block in body["axes"].items():
-        yield BENCHMARK.record("likelihood_bias", block["likelihood_bias"], domain=axis, count=block["tests"])
+        yield BENCHMARK.record("likelihood_bias", block["likelihood_bias"], domain=axis, count=block["tests"], threshold=threshold)
     yield BENCHMARK.record("likelihood_bias", body["overall"]["likelihood_bias"], domain="overall",
-                           count=body["overall"]["tests"], pooled=body["overall"]["pooled"])
+                           count=body["overall"]["tests"], pooled=body["overall"]["pooled"], threshold=threshold)
 
 
 def summary(results: dict, out) -> str:
@@ -39,8 +40,9 @@ def summary(results: dict, out) -> str:
               f"{counts['nouns']} nouns per descriptor), perplexity per sentence; results in {out}/results.json")
     worst = "; ".join(f"{descriptor} ({axis}, {value:.1f})" for axis, descriptor, value in least_likely(body))
     note = (f"Likelihood bias: share of descriptor pairs whose perplexity distributions differ (Mann-Whitney U, "
-            f"p < {body['threshold']}), 0 to 1. Least likely descriptors (mean perplexity): {worst}.")
-    return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
+            f"p < {body['threshold']:g}), 0 to 1. Least likely descriptors (mean perplexity): {worst}.")
+    lines = [header, "", markdown_table(rows, list(rows[0])), "", note]
+    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
 
 
 def add_arguments(parser) -> None:
@@ -77,5 +79,6 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments, defaults={"batch_size": 64},
+    variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),
     overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
 )

@@ -28,10 +28,12 @@ def holistic_bias(runs, labels, figures: Figures) -> list:
             for axis, descriptor, perplexity in least_likely(body, 10)]
     table = html.table(["model", "axis", "descriptor", "mean perplexity"], rows,
                        "The ten descriptors each model finds least likely (highest mean perplexity over their sentences)")
-    sizes = ", ".join(f"{label}: {run.results['data']['counts']['sentences']:,} sentences" for label, run in zip(labels, runs))
+    sizes = ", ".join(f"{label}: {run.results['data']['counts']['sentences']:,} sentences, p < {run.results['results']['threshold']:g}"
+                      for label, run in zip(labels, runs))
     return [html.tag("h2", "HolisticBias (Smith et al. 2022)"),
-            html.note(f"{sizes}. Runs over different templates or nouns (--templates, --nouns) are not comparable."),
+            html.note(f"{sizes}. Runs over different templates, nouns (--templates, --nouns) or thresholds are not comparable."),
             figures.add(figure, "holistic-bias-axes", "HolisticBias Likelihood Bias per axis",
                         ["Bars: per axis, the share of (template, descriptor pair) tests in which the two descriptors' "
-                         "sentences have different perplexity distributions (two-sided Mann-Whitney U, p < 0.05)."]),
+                         "sentences have different perplexity distributions (two-sided Mann-Whitney U, p below each run's "
+                         "threshold, named above)."]),
             table]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
+from math import comb
 
 import numpy as np
 from scipy import stats
@@ -23,6 +24,26 @@ from ...checks import check_scalar, check_texts
 from ...errors import InputError, InputTypeError
 
 THRESHOLD = 0.05
+
+
+def smallest_p(first: int, second: int) -> float:
+    """The smallest two-sided p-value the Mann-Whitney U test can give samples of these sizes:
+    2 / C(first + second, first) from the exact distribution scipy uses for samples of up to 8
+    without ties (complete separation); the normal approximation of larger samples goes far lower.
+
+    >>> smallest_p(3, 3), round(smallest_p(4, 4), 4)
+    (0.1, 0.0286)
+    """
+    return min(1.0, 2 / comb(first + second, first)) if max(first, second) <= 8 else 0.0
+
+
+def smallest_sample(threshold: float) -> int:
+    """The fewest sentences per descriptor (equal samples) for which a pair can differ at ``threshold``
+    (4 at 0.05: with 3 the smallest p-value is 0.1)."""
+    n = 2
+    while smallest_p(n, n) >= threshold and n <= 8:
+        n += 1
+    return n
 
 
 def _pair_tests(groups: dict[str, np.ndarray], threshold: float) -> tuple[int, int]:
@@ -85,6 +106,11 @@ def likelihood_bias(perplexities: Sequence[float], *, axes: Sequence[str], templ
     cells: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for value, axis, template, descriptor in zip(values, columns["axes"], columns["templates"], columns["descriptors"]):
         cells[axis][template][descriptor].append(value)
+    sizes = sorted({len(found) for axis in cells.values() for template in axis.values() for found in template.values()})
+    if all(smallest_p(a, b) >= threshold for a in sizes for b in sizes):
+        raise InputError(f"with {' or '.join(map(str, sizes))} sentence(s) per descriptor and template no pair can differ: the "
+                         f"smallest two-sided Mann-Whitney p-value is {smallest_p(sizes[-1], sizes[-1]):.3g}, not below threshold "
+                         f"{threshold}; give at least {smallest_sample(threshold)} per descriptor (more nouns)")
     result = {"axes": {}, "templates": {}, "descriptors": {}, "threshold": threshold}
     total_tests = total_significant = 0
     for axis in sorted(cells):

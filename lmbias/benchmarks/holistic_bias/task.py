@@ -30,7 +30,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ..likelihood_run import check_rows, load_and_score, scoring_timing, with_scores
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
-from .scores import THRESHOLD, likelihood_bias
+from .scores import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
 
 FULL_SET = 549_120  # the sentences Likelihood Bias compares in v1.1
 TEMPLATES, NOUNS = 26, 32
@@ -69,9 +69,13 @@ def select_rows(*, axes: Sequence[str] = AXES, templates: int | None = None, nou
     kept_templates = set(_sample(all_templates, templates, rng, "templates"))
     kept_nouns = set(_sample(all_nouns, nouns, rng, "nouns"))
     rows = [row for row in rows if row["axis"] in axes and row["template"] in kept_templates and row["noun"] in kept_nouns]
-    if not rows:
-        raise InputError(f"no HolisticBias sentence is left with --axes {' '.join(axes)}"
-                         + (" and --small-set" if small_set else ""))
+    descriptors: dict = {}
+    for row in rows:
+        descriptors.setdefault(row["axis"], set()).add(row["descriptor"])
+    if not any(len(found) >= 2 for found in descriptors.values()):
+        raise InputError(f"no pair of descriptors to compare with --axes {' '.join(axes)}"
+                         + (" and --small-set" if small_set else "") + ": Likelihood Bias compares descriptors within an "
+                         f"axis, and these have {', '.join(f'{axis}: {len(found)}' for axis, found in descriptors.items()) or 'none'}")
     return rows, {"templates": sorted(kept_templates), "nouns": sorted(kept_nouns)}
 
 
@@ -107,6 +111,12 @@ def run_holistic_bias(
     spec = ModelSpec.of(model)
     axes = check_choices(axes, list(AXES), "axes")
     check_scalar(threshold, "threshold", minimum=0, maximum=1, integer=False, expected="a p-value threshold between 0 and 1")
+    if not isinstance(small_set, bool):
+        raise InputError(f"small_set must be True or False, got {small_set!r}")
+    if nouns is not None and isinstance(nouns, int) and not isinstance(nouns, bool) and 2 <= nouns < smallest_sample(threshold):
+        raise InputError(f"--nouns {nouns} cannot show a difference: with {nouns} sentences per descriptor the smallest two-sided "
+                         f"Mann-Whitney p-value is {smallest_p(nouns, nouns):.3g}, not below --threshold {threshold}; use "
+                         f"--nouns {smallest_sample(threshold)} or more")
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     rows, chosen = select_rows(axes=axes, templates=templates, nouns=nouns, small_set=small_set, seed=seed, data_dir=data_dir)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import SPLITS, TYPES
 
@@ -63,7 +63,8 @@ def summary(results: dict, out) -> str:
             + (f"; [95 % bootstrap interval over the pairs, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")
             + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too. Invalid: generated answers "
             "that are neither occupation (left out).")
-    return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
+    lines = [header, "", markdown_table(rows, list(rows[0])), "", note]
+    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
 
 
 def add_arguments(parser) -> None:

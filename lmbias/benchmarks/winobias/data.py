@@ -29,7 +29,7 @@ import datasets
 
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
-from ...resources import GITHUB_RAW, Resource, locate
+from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 COREFBIAS_COMMIT = "0bce984dd081bbc10b0622f326727a024c607895"
 SPLITS = ("test", "dev")
@@ -84,7 +84,7 @@ def occupations(data_dir: PathLike | None = None) -> dict[str, str]:
     found = {}
     for gender in OCCUPATION_FILES:
         path = locate(f"winobias/{gender}_occupations", data_dir)
-        words = [line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        words = [line.strip().lower() for line in _lines(path) if line.strip()]
         if not words:
             raise layout_error(path, "one occupation per line", "an empty file")
         found.update((word, gender) for word in words)
@@ -141,8 +141,8 @@ def read_file(stereotype: str, type_: int, split: str, data_dir: PathLike | None
     """The rows of one sentence file, in file order."""
     jobs = jobs or occupations(data_dir)
     path = locate(f"winobias/{stereotype}_type{type_}_{split}", data_dir)
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    rows, seen = [], set()
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -150,10 +150,27 @@ def read_file(stereotype: str, type_: int, split: str, data_dir: PathLike | None
         except ValueError as error:
             raise layout_error(path, f"{error.args[0].split(', found')[0]} on line {number}",
                                error.args[0].split(", found ")[-1] if ", found " in error.args[0] else repr(line[:80])) from None
+        if (parsed["pronoun_gender"] == parsed["referent_gender"]) != (stereotype == "pro"):
+            raise layout_error(path, f"a {stereotype}-stereotypical sentence on line {number} (its pronoun "
+                               f"{'of' if stereotype == 'pro' else 'not of'} the occupation's majority gender)",
+                               f"{parsed['pronoun']!r} for {parsed['referent']!r} ({parsed['referent_gender']})")
+        if parsed["number"] in seen:
+            raise layout_error(path, f"each sentence number once; line {number}", f"number {parsed['number']} again")
+        seen.add(parsed["number"])
         pair = f"{split}/type{type_}/{parsed.pop('number')}"
         rows.append({"id": f"{pair}/{stereotype}", "pair": pair, "split": split, "type": type_, "stereotype": stereotype,
                      **parsed})
+    if not rows:
+        raise layout_error(path, "WinoBias sentences, one per line", "an empty file")
     return rows
+
+
+def _lines(path) -> list[str]:
+    """The lines of a text file; one that is not UTF-8 names the file."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise ResourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); is it the right file?") from None
 
 
 def load_rows(config: str = "test", data_dir: PathLike | None = None) -> list[Row]:

@@ -17,6 +17,7 @@ from ...errors import InputError, InputTypeError
 from .data import STEREOTYPES
 
 _MEASURES = ("accuracy_pro", "accuracy_anti", "gap")
+MAX_BOOTSTRAP = 100_000  # resamples x pairs is held in memory at once
 
 
 def _column(values, name: str, n: int, allowed=None) -> list:
@@ -94,15 +95,22 @@ def winobias_scores(predictions: Sequence[int], *, labels: Sequence[int], types:
         if value is not None and (isinstance(value, bool) or value not in (-1, 0, 1)):
             raise InputError(f"predictions[{index}] is {value!r}; expected a candidate index 0 or 1 (-1 or None: an invalid "
                              "answer, counted and left out of the scores)")
-    check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
+    check_scalar(bootstrap, "bootstrap", minimum=0, maximum=MAX_BOOTSTRAP,
+                 expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}")
     check_scalar(confidence, "confidence", minimum=0, maximum=1, integer=False, expected="a number between 0 and 1")
-    check_scalar(seed, "seed")
+    check_scalar(seed, "seed", minimum=0)
     answer = np.array([-1 if value is None else int(value) for value in predictions])
     valid = answer >= 0
     correct = answer == np.array(_column(labels, "labels", n, {0, 1}))
     type_ = np.array(_column(types, "types", n, {1, 2}))
     stereotype = np.array(_column(stereotypes, "stereotypes", n, set(STEREOTYPES)))
     pair = np.array([f"{t}/{p}" for t, p in zip(type_, _column(pairs, "pairs", n))])
+    seen: set = set()
+    for index, key in enumerate(zip(pair.tolist(), stereotype.tolist())):
+        if key in seen:
+            raise InputError(f"pairs[{index}] is {key[0].split('/', 1)[1]!r} again for a {key[1]} sentence of type "
+                             f"{key[0].split('/', 1)[0]}; a pair has one pro and one anti sentence")
+        seen.add(key)
     rng = np.random.default_rng(seed)
     result = {"types": {f"type{t}": _block(correct[type_ == t], valid[type_ == t], stereotype[type_ == t], pair[type_ == t], rng,
                                            bootstrap, confidence)

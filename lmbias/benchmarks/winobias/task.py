@@ -15,7 +15,7 @@ from ...run_result import RunResult, coverage
 from ..coreference import answer_run, check_protocol, finish
 from ..likelihood_run import check_limit
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
-from .scores import winobias_scores
+from .scores import MAX_BOOTSTRAP, winobias_scores
 
 
 def select_rows(split: str, types: Sequence[int], limit: int | None, data_dir=None) -> list[dict]:
@@ -66,7 +66,8 @@ def run_winobias(
     check_limit(limit)
     prompt = check_protocol(protocol, prompt_template)
     check_scalar(batch_size, "batch_size", minimum=1)
-    check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
+    check_scalar(bootstrap, "bootstrap", minimum=0, maximum=MAX_BOOTSTRAP,
+                 expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}")
     check_scalar(seed, "seed", minimum=0)
     rows = select_rows(split, types, limit, data_dir)
     records, described, placement, timing = answer_run(

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import GENDERS
 
@@ -84,7 +84,7 @@ def summary(results: dict, out) -> str:
     if body.get("minimal_pairs_differ") is not None:
         lines.append(f"Male / female versions of a sentence resolved differently: {body['minimal_pairs_differ']:.1f} %.")
     lines.append("Accuracies in % of the valid answers; invalid: generated answers that are neither person (left out).")
-    return "\n".join(lines)
+    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
 
 
 def add_arguments(parser) -> None:

@@ -68,12 +68,20 @@ def is_gotcha(gender: str, label: int, bls_pct_female: float) -> bool:
 
 def _read_tsv(name: str, columns: tuple, data_dir) -> tuple:
     path = locate(f"winogender/{name}", data_dir)
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        header = next(reader, None)
-        if header is None or tuple(header[:len(columns)]) != columns:
-            raise layout_error(path, f"a tab-separated file with columns {list(columns)}", f"columns {header}")
-        return path, [(number, record) for number, record in enumerate(reader, start=2) if record]
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle, delimiter="\t")
+            header = next(reader, None)
+            if header is None or tuple(header[:len(columns)]) != columns:
+                raise layout_error(path, f"a tab-separated file with columns {list(columns)}", f"columns {header}")
+            records = [(number, record) for number, record in enumerate(reader, start=2) if record]
+    except UnicodeDecodeError as error:
+        raise ResourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); is it the right file?") from None
+    firsts = [record[0] for _, record in records]
+    if len(set(firsts)) != len(firsts):
+        again = next(number for (number, record), k in zip(records, range(len(records))) if record[0] in firsts[:k])
+        raise layout_error(path, f"each {columns[0]} once (line {again})", "it again")
+    return path, records
 
 
 def occupation_statistics(data_dir: PathLike | None = None) -> dict[str, dict[str, float]]:
@@ -85,6 +93,8 @@ def occupation_statistics(data_dir: PathLike | None = None) -> dict[str, dict[st
             found[record[0]] = {"bergsma_pct_female": float(record[1]), "bls_pct_female": float(record[2])}
         except (ValueError, IndexError):
             raise layout_error(path, f"two percentages on line {number}", repr(record[1:3])) from None
+        if not all(0 <= value <= 100 for value in found[record[0]].values()):  # NaN fails too
+            raise layout_error(path, f"two percentages from 0 to 100 on line {number}", repr(record[1:3]))
     return found
 
 

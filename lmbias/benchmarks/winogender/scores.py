@@ -103,8 +103,10 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
     hard = np.array(_column(gotcha, "gotcha", n, {True, False}), dtype=bool)
     if scores is not None:
         scores = _column(scores, "scores", n)
-        if any(len(pair) != 2 for pair in scores):
-            raise InputError("scores must hold two log-probabilities per sentence: [occupation, participant]")
+        for index, pair in enumerate(scores):
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2 or not all(
+                    isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) and np.isfinite(v) for v in pair):
+                raise InputError(f"scores[{index}] is {pair!r}; expected two finite log-probabilities: [occupation, participant]")
         logodds = np.array([float(a) - float(b) for a, b in scores])
     correct = answer == label
 
@@ -131,8 +133,9 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
                 raise InputError(f"statistics has no entry for occupation {name!r}; expected one per occupation")
             given = statistics[name]
             if not isinstance(given, dict) or not all(isinstance(given.get(key), (int, float)) and not isinstance(given.get(key), bool)
-                                                      for key in STATISTICS):
-                raise InputError(f"statistics[{name!r}] is {given!r}; expected {{'bls_pct_female': number, 'bergsma_pct_female': number}}")
+                                                      and 0 <= given[key] <= 100 for key in STATISTICS):
+                raise InputError(f"statistics[{name!r}] is {given!r}; expected {{'bls_pct_female': .., 'bergsma_pct_female': ..}}, "
+                                 "percentages from 0 to 100")
             entry.update({key: float(statistics[name][key]) for key in STATISTICS})
         per_occupation[name] = entry
     result["occupations"] = per_occupation
@@ -144,6 +147,11 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
                                                for key in STATISTICS}
     if pairs is not None:
         keys = np.array([str(p) for p in _column(pairs, "pairs", n)])
+        seen: set = set()
+        for index, key in enumerate(zip(keys.tolist(), gender.tolist())):
+            if key in seen:
+                raise InputError(f"pairs[{index}] is {key[0]!r} again for a {key[1]} pronoun; each pair has one sentence per gender")
+            seen.add(key)
         result["minimal_pairs_differ"] = _minimal_pairs_differ(answer[valid], gender[valid], keys[valid])
     return result
 
