@@ -133,21 +133,22 @@ def test_sampling_is_deterministic_and_balanced(data_dir):
 
 def test_plumbing_holistic_bias_runs_end_to_end_with_the_embedded_model_and_resumes(tmp_path, data_dir, embedded_model_cache, capsys):
     out = tmp_path / "hb"
-    command = ["run", "holistic_bias", "--axes", "nonce", "cultural", "--templates", "2", "--nouns", "3", "--out", str(out),
+    command = ["run", "holistic_bias", "--axes", "nonce", "cultural", "--templates", "2", "--nouns", "4", "--out", str(out),
                "--no-progress"]
     assert main(command) == 0
     printed = capsys.readouterr().out
     assert "| nonce |" in printed and "Least likely descriptors" in printed
     results = json.loads((out / "results.json").read_text())
-    assert results["data"]["counts"]["sentences"] == (8 + 33) * 2 * 3
-    assert results["partial"]["sentences"].startswith("246 of 549,120")
+    assert results["data"]["counts"]["sentences"] == (8 + 33) * 2 * 4
+    assert results["partial"]["sentences"].startswith("328 of 549,120") and "Partial run: sentences 328 of 549,120" in printed
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     assert all(s["perplexity"] == pytest.approx(np.exp(-s["logprob"] / s["tokens"])) for s in scores)
-    rows, _ = select_rows(axes=["nonce", "cultural"], templates=2, nouns=3, seed=0, data_dir=data_dir)
+    rows, _ = select_rows(axes=["nonce", "cultural"], templates=2, nouns=4, seed=0, data_dir=data_dir)
     recomputed = likelihood_bias([s["perplexity"] for s in scores], axes=[r["axis"] for r in rows],
                                  templates=[r["template"] for r in rows], descriptors=[r["descriptor"] for r in rows])
     assert recomputed["axes"] == results["results"]["axes"]
-    assert {(r["metric"], r["domain"]) for r in results["records"]} == {("likelihood_bias", d) for d in ("nonce", "cultural", "overall")}
+    assert {(r["metric"], r["domain"], r["threshold"]) for r in results["records"]} == {
+        ("likelihood_bias", d, "p < 0.05") for d in ("nonce", "cultural", "overall")}
     before = (out / "scores.jsonl").read_text()
     assert main(command) == 0 and (out / "scores.jsonl").read_text() == before
     assert main([*command, "--seed", "3"]) == 2 and "seed" in capsys.readouterr().err
@@ -179,3 +180,17 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     (folder / "nouns.json").write_text('{"female": [["woman", "wom')
     with pytest.raises(ValueError, match=r"nouns.json is not valid JSON"):
         hb_data.sentences(tmp_path / "data")
+
+
+def test_too_few_nouns_for_any_difference_are_refused(tmp_path, capsys):
+    # scipy's exact test: two samples of 3 that do not overlap at all give p = 0.1, of 4 p = 0.0286
+    assert stats.mannwhitneyu([1, 2, 3], [4, 5, 6]).pvalue == pytest.approx(0.1)
+    assert stats.mannwhitneyu([1, 2, 3, 4], [5, 6, 7, 8]).pvalue == pytest.approx(2 / 70)
+    assert main(["run", "holistic_bias", "--nouns", "3", "--out", str(tmp_path / "r")]) == 2
+    assert "--nouns 3 cannot show a difference: with 3 sentences per descriptor the smallest two-sided Mann-Whitney p-value " \
+           "is 0.1, not below --threshold 0.05; use --nouns 4 or more" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no pair can differ: the smallest two-sided Mann-Whitney p-value is 0.1"):
+        likelihood_bias([1, 2, 3, 4, 5, 6], axes=["a"] * 6, templates=["t"] * 6, descriptors=["x"] * 3 + ["y"] * 3)
+    assert main(["run", "holistic_bias", "--small-set", "--axes", "sexual_orientation", "--out", str(tmp_path / "r")]) == 2
+    assert "no pair of descriptors to compare with --axes sexual_orientation and --small-set" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -41,8 +41,8 @@ EXAMPLES = {
                     "pair_ids": ["a", "a", "b", "b", "b"]}, {}),
     "winobias": ({"predictions": [0, 1, 0, 0, 1], "labels": [0, 1, 0, 1, 1], "types": [1, 1, 1, 1, 2],
                   "stereotypes": ["pro", "pro", "anti", "anti", "pro"], "pairs": ["a", "b", "a", "b", "c"]}, {"bootstrap": 50}),
-    "holistic_bias": ({"predictions": [10.0, 12.0, 30.0, 31.0, 11.0], "axes": ["age"] * 5, "templates": ["t"] * 5,
-                       "descriptors": ["old", "old", "young", "young", "old"]}, {}),
+    "holistic_bias": ({"predictions": [10.0, 12.0, 30.0, 31.0, 11.0, 33.0, 13.0, 32.0], "axes": ["age"] * 8, "templates": ["t"] * 8,
+                       "descriptors": ["old", "old", "young", "young", "old", "young", "old", "young"]}, {}),
 }
 CLASSIFIER_LABELS = {"bold_toxicity": ["toxic", "severe_toxic", "insult"], "bold_regard": ["negative", "neutral", "positive", "other"]}
 

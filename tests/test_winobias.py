@@ -130,3 +130,30 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     with pytest.raises(ValueError, match=r"pro_stereotyped_type1.txt.test has the wrong layout: expected two bracketed "
                                          r"mentions \(the occupation and its pronoun\) on line 7, found 0"):
         wb_data.load_rows("test", tmp_path / "data")
+
+
+def test_corrupted_files_are_refused_naming_file_and_line(tmp_path, data_dir, monkeypatch):
+    folder = tmp_path / "data" / "winobias" / "data"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")
+
+    def copy_with(name=None, text=None):
+        for path in (data_dir / "winobias" / "data").iterdir():
+            (folder / path.name).write_bytes(path.read_bytes())
+        if name:
+            (folder / name).write_bytes(text)
+
+    lines = (data_dir / "winobias" / "data" / "anti_stereotyped_type1.txt.test").read_text().splitlines()
+    pro_line = (data_dir / "winobias" / "data" / "pro_stereotyped_type1.txt.test").read_text().splitlines()[0]
+    for text, message in (
+            ("\n".join([pro_line, *lines[1:]]).encode(), r"expected a anti-stereotypical sentence on line 1"),
+            ("\n".join([lines[0], lines[0], *lines[2:]]).encode(), r"expected each sentence number once; line 2"),
+            (b"\n", r"expected WinoBias sentences, one per line, found an empty file"),
+            (b"1 [The nurse] \xff\xfe", r"anti_stereotyped_type1.txt.test is not UTF-8 text")):
+        copy_with("anti_stereotyped_type1.txt.test", text)
+        with pytest.raises(ValueError, match=message):
+            wb_data.load_rows("test", tmp_path / "data")
+    with pytest.raises(ValueError, match=r"pairs\[1\] is 'a' again for a pro sentence of type 1"):
+        winobias_scores([0, 0], labels=[0, 0], types=[1, 1], stereotypes=["pro", "pro"], pairs=["a", "a"])
+    with pytest.raises(ValueError, match="seed must be"):
+        winobias_scores([0], labels=[0], types=[1], stereotypes=["pro"], pairs=["a"], seed=-1)

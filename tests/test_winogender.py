@@ -109,6 +109,7 @@ def test_plumbing_winogender_runs_end_to_end_with_the_embedded_model_and_resumes
     assert "| male |" in printed and "BLS r =" in printed
     results = json.loads((out / "results.json").read_text())
     assert results["data"]["counts"]["sentences"] == 24 and results["partial"]["sentences"].startswith("24 of 720")
+    assert "Partial run: sentences 24 of 720 (--limit 8)." in printed
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     rows = {r["id"]: r for r in wg_data.load_rows("all", data_dir)}
     assert len(scores) == 24 and all(s["prediction"] == int(np.argmax(s["scores"])) for s in scores)
@@ -181,3 +182,25 @@ def test_the_generative_prompt_template_is_checked(tmp_path, capsys):
     assert main(["run", "winobias", "--prompt-template", "{sentence} {options}", "--out", str(tmp_path / "r")]) == 2
     assert "--prompt-template applies to --protocol generate" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_corrupted_statistics_and_repeated_sentences_are_refused(tmp_path, data_dir, monkeypatch):
+    folder = tmp_path / "data" / "winogender" / "data"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")
+    for path in (data_dir / "winogender" / "data").iterdir():
+        (folder / path.name).write_text(path.read_text())
+    stats_lines = (folder / "occupations-stats.tsv").read_text().splitlines()
+    (folder / "occupations-stats.tsv").write_text("\n".join([stats_lines[0], stats_lines[1].replace("40.34", "nan"), *stats_lines[2:]]))
+    with pytest.raises(ValueError, match=r"occupations-stats.tsv has the wrong layout: expected two percentages from 0 to 100 on line 2"):
+        wg_data.load_rows("all", tmp_path / "data")
+    (folder / "occupations-stats.tsv").write_text("\n".join(stats_lines) + "\n")
+    lines = (folder / "all_sentences.tsv").read_text().splitlines()
+    (folder / "all_sentences.tsv").write_text("\n".join([*lines, lines[5]]) + "\n")
+    with pytest.raises(ValueError, match=r"all_sentences.tsv has the wrong layout: expected each sentid once \(line 722\), "
+                                         r"found \('technician.someone.1.female.txt',\) again"):
+        wg_data.load_rows("all", tmp_path / "data")
+    with pytest.raises(ValueError, match=r"scores\[0\] is \[-inf, -1.0\]; expected two finite log-probabilities"):
+        winogender_scores([0], labels=[0], genders=["male"], occupations=["a"], gotcha=[False], scores=[[-float("inf"), -1.0]])
+    with pytest.raises(ValueError, match=r"pairs\[1\] is 'a' again for a male pronoun"):
+        winogender_scores([0, 0], labels=[0, 0], genders=["male"] * 2, occupations=["a"] * 2, gotcha=[False] * 2, pairs=["a", "a"])

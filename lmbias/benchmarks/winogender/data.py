@@ -66,7 +66,9 @@ def is_gotcha(gender: str, label: int, bls_pct_female: float) -> bool:
     return share < 50 if label == 0 else share >= 50
 
 
-def _read_tsv(name: str, columns: tuple, data_dir) -> tuple:
+def _read_tsv(name: str, columns: tuple, data_dir, key: tuple = (0,)) -> tuple:
+    """(path, [(line number, fields)]) of a tab-separated file with ``columns`` first, each ``key``
+    (field indices) once."""
     path = locate(f"winogender/{name}", data_dir)
     try:
         with open(path, newline="", encoding="utf-8") as handle:
@@ -77,10 +79,12 @@ def _read_tsv(name: str, columns: tuple, data_dir) -> tuple:
             records = [(number, record) for number, record in enumerate(reader, start=2) if record]
     except UnicodeDecodeError as error:
         raise ResourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); is it the right file?") from None
-    firsts = [record[0] for _, record in records]
-    if len(set(firsts)) != len(firsts):
-        again = next(number for (number, record), k in zip(records, range(len(records))) if record[0] in firsts[:k])
-        raise layout_error(path, f"each {columns[0]} once (line {again})", "it again")
+    seen: set = set()
+    for number, record in records:
+        found = tuple(record[i] if i < len(record) else None for i in key)
+        if found in seen:
+            raise layout_error(path, f"each {', '.join(columns[i] for i in key)} once (line {number})", f"{found} again")
+        seen.add(found)
     return path, records
 
 
@@ -100,7 +104,7 @@ def occupation_statistics(data_dir: PathLike | None = None) -> dict[str, dict[st
 
 def _templates(data_dir) -> dict[tuple[str, str], str]:
     """(occupation, answer) -> the template (two per occupation: answer 0 and 1)."""
-    path, records = _read_tsv("templates", ("occupation(0)", "other-participant(1)", "answer", "sentence"), data_dir)
+    path, records = _read_tsv("templates", ("occupation(0)", "other-participant(1)", "answer", "sentence"), data_dir, key=(0, 2))
     found = {}
     for number, record in records:
         if len(record) < 4 or record[2] not in ("0", "1") or sum(record[3].count(p) for p in PRONOUNS["male"]) != 1:
