@@ -164,6 +164,10 @@ def test_plumbing_generative_protocol_reads_letters_and_counts_invalid_answers(t
     for answer in answers:
         order = [int(i) for i in answer["order"]]
         assert sorted(order) == [0, 1] and answer["prediction"] == parse_choice(answer["reply"], option_texts(rows[answer["id"]]), order)
+    orders = {}
+    for answer in answers:  # a sentence's three gender versions see one order
+        orders.setdefault(rows[answer["id"]]["pair"], set()).add(answer["order"])
+    assert all(len(found) == 1 for found in orders.values()) and len(orders) == 3
     results = json.loads((out / "results.json").read_text())
     invalid = sum(a["prediction"] is None for a in answers)
     assert results["results"]["overall"]["invalid"] == invalid and results["results"]["overall"]["items"] == 9 - invalid

@@ -8,7 +8,9 @@
   answer (the harness's ``acc``).
 * ``generate`` (models without log-probabilities): the question :data:`LETTERED_PROMPT` with the two
   people as lettered options ("the technician", "the customer"; "someone" as it is) in an order
-  shuffled per sentence from the seed; the reply is read as a letter or an option's text
+  shuffled from the seed per pair (the versions of a sentence that differ only in the pronoun see the
+  same order, so a model that favours a letter does not look sensitive to the pronoun); the reply is
+  read as a letter or an option's text
   (:mod:`lmbias.benchmarks.multiple_choice`), and one that is neither is invalid: counted, never
   taken as either person. ``prompt_template`` replaces the wording (placeholders ``{sentence}``,
   ``{pronoun}`` and ``{options}``, where the lettered lines go).
@@ -113,7 +115,9 @@ def answer_run(spec, rows: list[dict], *, protocol: str, prompt: str, out, bench
     if protocol == "likelihood":
         return score_run(spec, rows, out=out, benchmark=benchmark, run_config=run_config, batch_size=batch_size,
                          progress=progress, label=label)
-    orders = [multiple_choice.option_order(row["id"], 2, seed, f"lmbias-{benchmark}") for row in rows]
+    # one order per pair (a sentence's gender versions, or its pro and anti versions): the versions differ only
+    # in the pronoun, so a model that favours a letter does not look sensitive to the pronoun's gender
+    orders = [multiple_choice.option_order(row.get("pair", row["id"]), 2, seed, f"lmbias-{benchmark}") for row in rows]
     options = [option_texts(row) for row in rows]
     prompts = [prompt.format(sentence=row["sentence"], pronoun=row["pronoun"].capitalize(),
                              options=multiple_choice.lettered_options(choices, order))
