@@ -133,22 +133,22 @@ def test_sampling_is_deterministic_and_balanced(data_dir):
 
 def test_plumbing_holistic_bias_runs_end_to_end_with_the_embedded_model_and_resumes(tmp_path, data_dir, embedded_model_cache, capsys):
     out = tmp_path / "hb"
-    command = ["run", "holistic_bias", "--axes", "nonce", "cultural", "--templates", "2", "--nouns", "4", "--out", str(out),
+    command = ["run", "holistic_bias", "--axes", "nonce", "political_ideologies", "--templates", "2", "--nouns", "4", "--out", str(out),
                "--no-progress"]
     assert main(command) == 0
     printed = capsys.readouterr().out
     assert "| nonce |" in printed and "Least likely descriptors" in printed
     results = json.loads((out / "results.json").read_text())
-    assert results["data"]["counts"]["sentences"] == (8 + 33) * 2 * 4
-    assert results["partial"]["sentences"].startswith("328 of 549,120") and "Partial run: sentences 328 of 549,120" in printed
+    assert results["data"]["counts"]["sentences"] == (8 + 23) * 2 * 4
+    assert results["partial"]["sentences"].startswith("248 of 549,120") and "Partial run: sentences 248 of 549,120" in printed
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
     assert all(s["perplexity"] == pytest.approx(np.exp(-s["logprob"] / s["tokens"])) for s in scores)
-    rows, _ = select_rows(axes=["nonce", "cultural"], templates=2, nouns=4, seed=0, data_dir=data_dir)
+    rows, _ = select_rows(axes=["nonce", "political_ideologies"], templates=2, nouns=4, seed=0, data_dir=data_dir)
     recomputed = likelihood_bias([s["perplexity"] for s in scores], axes=[r["axis"] for r in rows],
                                  templates=[r["template"] for r in rows], descriptors=[r["descriptor"] for r in rows])
     assert recomputed["axes"] == results["results"]["axes"]
     assert {(r["metric"], r["domain"], r["threshold"]) for r in results["records"]} == {
-        ("likelihood_bias", d, "p < 0.05") for d in ("nonce", "cultural", "overall")}
+        ("likelihood_bias", d, "p < 0.05") for d in ("nonce", "political_ideologies", "overall")}
     before = (out / "scores.jsonl").read_text()
     assert main(command) == 0 and (out / "scores.jsonl").read_text() == before
     assert main([*command, "--seed", "3"]) == 2 and "seed" in capsys.readouterr().err
