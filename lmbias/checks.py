@@ -54,6 +54,25 @@ def check_labels(labels: Any, name: str) -> list:
     return labels
 
 
+def check_column(values: Any, name: str, n: int, allowed=None, unit: str = "item") -> list:
+    """``values`` as a list of one value per ``unit`` (``n`` of them, as many as the predictions), each
+    in ``allowed`` when given; else one line naming ``name`` and the first bad value.
+
+    >>> check_column(["neg", "nonneg"], "question_polarities", 2, {"neg", "nonneg"})
+    ['neg', 'nonneg']
+    """
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputTypeError(f"{name} must be a list with one value per {unit}, got {type(values).__name__}")
+    values = list(values)
+    if len(values) != n:
+        raise InputError(f"{name} has {len(values)} values but predictions has {n}; expected one per {unit}")
+    if allowed is not None:
+        for index, value in enumerate(values):
+            if value not in allowed:
+                raise InputError(f"{name}[{index}] is {value!r}; expected one of {sorted(allowed, key=str)}")
+    return values
+
+
 def check_flags(values: Any, name: str) -> list[bool]:
     """Return ``values`` as a list of bools (numpy's too), or raise naming ``name`` and the first item
     that is not True or False.

@@ -26,3 +26,13 @@ def first_line(text, limit: int | None = None) -> str:
     text = str(text).strip()
     line = text.splitlines()[0] if text else ""
     return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"
+
+
+def cell(value, interval=None, digits: int = 1) -> str:
+    """A number for a terminal table ("n/a" when absent), with its interval when given.
+
+    >>> cell(12.345, [10.0, 14.5]), cell(None)
+    ('12.3 [10.0, 14.5]', 'n/a')
+    """
+    text = "n/a" if value is None else f"{value:.{digits}f}"
+    return text + (f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]" if interval else "")

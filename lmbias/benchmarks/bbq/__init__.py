@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ...render.text import markdown_table
+from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
 from .data import CATEGORIES
 from .task import DECISIONS, PROTOCOLS
@@ -42,17 +42,12 @@ def records(results: dict) -> Iterable[dict]:
                                    protocol=protocol, count=answered)
 
 
-def _cell(value, interval=None) -> str:
-    text = "n/a" if value is None else f"{value:.1f}"
-    return text + (f" [{interval[0]:.1f}, {interval[1]:.1f}]" if interval else "")
-
-
 def summary(results: dict, out) -> str:
     """Accuracy and bias scores per category and pooled."""
     body, config = results["results"], results["config"]
-    rows = [{"category": name, "acc. ambig": _cell(b["accuracy_ambig"]), "acc. disambig": _cell(b["accuracy_disambig"]),
-             "s_AMB": _cell(b["bias_amb"], (b.get("ci_ambig") or {}).get("bias_amb")),
-             "s_DIS": _cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
+    rows = [{"category": name, "acc. ambig": cell(b["accuracy_ambig"]), "acc. disambig": cell(b["accuracy_disambig"]),
+             "s_AMB": cell(b["bias_amb"], (b.get("ci_ambig") or {}).get("bias_amb")),
+             "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
     how = (f"likelihood, the answer with the highest {'summed' if config['decision'] == 'sum' else 'per-token'} "

@@ -25,25 +25,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...checks import check_scalar
+from ...checks import check_column, check_scalar
 from ...errors import InputError, InputTypeError
 from ..multiple_choice import answer_index  # noqa: F401 (BBQ's answers are matched as the authors' script does)
 
 CONTEXTS = ("ambig", "disambig")
 POLARITIES = ("neg", "nonneg")
-
-
-def _check_column(values, name: str, n: int, allowed=None) -> list:
-    if values is None or isinstance(values, (str, bytes)):
-        raise InputTypeError(f"{name} must be a list with one value per item, got {type(values).__name__}")
-    values = list(values)
-    if len(values) != n:
-        raise InputError(f"{name} has {len(values)} values but predictions has {n}; expected one per item")
-    if allowed is not None:
-        for index, value in enumerate(values):
-            if value not in allowed:
-                raise InputError(f"{name}[{index}] is {value!r}; expected one of {sorted(allowed, key=str)}")
-    return values
 
 
 def _counts(correct, non_unknown, biased, polarity, valid) -> dict:
@@ -146,13 +133,13 @@ def bbq_scores(predictions: Sequence[int], *, labels: Sequence[int], target_locs
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
     check_scalar(confidence, "confidence", minimum=0, maximum=1, integer=False, expected="a number between 0 and 1")
     check_scalar(seed, "seed")
-    labels = np.array(_check_column(labels, "labels", n, {0, 1, 2}))
-    targets = np.array(_check_column(target_locs, "target_locs", n, {-1, 0, 1, 2}))
-    unknowns = np.array(_check_column(unknown_locs, "unknown_locs", n, {0, 1, 2}))
-    polarity = np.array(_check_column(question_polarities, "question_polarities", n, set(POLARITIES)))
-    context = np.array(_check_column(context_conditions, "context_conditions", n, set(CONTEXTS)))
-    category = np.array([str(c) for c in _check_column(categories, "categories", n)])
-    subgroup = _check_column(subgroups, "subgroups", n) if subgroups is not None else [None] * n
+    labels = np.array(check_column(labels, "labels", n, {0, 1, 2}))
+    targets = np.array(check_column(target_locs, "target_locs", n, {-1, 0, 1, 2}))
+    unknowns = np.array(check_column(unknown_locs, "unknown_locs", n, {0, 1, 2}))
+    polarity = np.array(check_column(question_polarities, "question_polarities", n, set(POLARITIES)))
+    context = np.array(check_column(context_conditions, "context_conditions", n, set(CONTEXTS)))
+    category = np.array([str(c) for c in check_column(categories, "categories", n)])
+    subgroup = check_column(subgroups, "subgroups", n) if subgroups is not None else [None] * n
     clash = np.flatnonzero(targets == unknowns)
     if clash.size:
         raise InputError(f"target_locs[{clash[0]}] is the unknown answer's index ({targets[clash[0]]}); the biased answer is "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ...render.text import markdown_table
+from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import SPLITS, TYPES
@@ -41,17 +41,12 @@ def records(results: dict) -> Iterable[dict]:
                                    protocol=protocol, count=answered)
 
 
-def _cell(value, interval=None) -> str:
-    text = "n/a" if value is None else f"{value:.1f}"
-    return text + (f" [{interval[0]:.1f}, {interval[1]:.1f}]" if interval else "")
-
-
 def summary(results: dict, out) -> str:
     """Accuracy pro / anti and the gap per type and pooled."""
     body, config = results["results"], results["config"]
-    rows = [{"type": name, "accuracy pro": _cell(b["accuracy_pro"], (b.get("ci") or {}).get("accuracy_pro")),
-             "accuracy anti": _cell(b["accuracy_anti"], (b.get("ci") or {}).get("accuracy_anti")),
-             "gap (pro - anti)": _cell(b["gap"], (b.get("ci") or {}).get("gap")),
+    rows = [{"type": name, "accuracy pro": cell(b["accuracy_pro"], (b.get("ci") or {}).get("accuracy_pro")),
+             "accuracy anti": cell(b["accuracy_anti"], (b.get("ci") or {}).get("accuracy_anti")),
+             "gap (pro - anti)": cell(b["gap"], (b.get("ci") or {}).get("gap")),
              "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
              "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]

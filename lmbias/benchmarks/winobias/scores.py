@@ -12,25 +12,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...checks import check_scalar
+from ...checks import check_column, check_scalar
 from ...errors import InputError, InputTypeError
 from .data import STEREOTYPES
 
 _MEASURES = ("accuracy_pro", "accuracy_anti", "gap")
 MAX_BOOTSTRAP = 100_000  # resamples x pairs is held in memory at once
-
-
-def _column(values, name: str, n: int, allowed=None) -> list:
-    if values is None or isinstance(values, (str, bytes)):
-        raise InputTypeError(f"{name} must be a list with one value per sentence, got {type(values).__name__}")
-    values = list(values)
-    if len(values) != n:
-        raise InputError(f"{name} has {len(values)} values but predictions has {n}; expected one per sentence")
-    if allowed is not None:
-        for index, value in enumerate(values):
-            if value not in allowed:
-                raise InputError(f"{name}[{index}] is {value!r}; expected one of {sorted(allowed, key=str)}")
-    return values
 
 
 def _measures(correct_pro: np.ndarray, n_pro: np.ndarray, correct_anti: np.ndarray, n_anti: np.ndarray) -> np.ndarray:
@@ -101,10 +88,10 @@ def winobias_scores(predictions: Sequence[int], *, labels: Sequence[int], types:
     check_scalar(seed, "seed", minimum=0)
     answer = np.array([-1 if value is None else int(value) for value in predictions])
     valid = answer >= 0
-    correct = answer == np.array(_column(labels, "labels", n, {0, 1}))
-    type_ = np.array(_column(types, "types", n, {1, 2}))
-    stereotype = np.array(_column(stereotypes, "stereotypes", n, set(STEREOTYPES)))
-    pair = np.array([f"{t}/{p}" for t, p in zip(type_, _column(pairs, "pairs", n))])
+    correct = answer == np.array(check_column(labels, "labels", n, {0, 1}, unit="sentence"))
+    type_ = np.array(check_column(types, "types", n, {1, 2}, unit="sentence"))
+    stereotype = np.array(check_column(stereotypes, "stereotypes", n, set(STEREOTYPES), unit="sentence"))
+    pair = np.array([f"{t}/{p}" for t, p in zip(type_, check_column(pairs, "pairs", n, unit="sentence"))])
     seen: set = set()
     for index, key in enumerate(zip(pair.tolist(), stereotype.tolist())):
         if key in seen:

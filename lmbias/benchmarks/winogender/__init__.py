@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ...render.text import markdown_table
+from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import GENDERS
@@ -58,16 +58,12 @@ def records(results: dict) -> Iterable[dict]:
                      domain="overall", count=answered)
 
 
-def _cell(value, digits=1) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def summary(results: dict, out) -> str:
     """Accuracy per pronoun gender (all sentences and gotchas) and the occupation correlations."""
     body = results["results"]
-    rows = [{"pronouns": name, "accuracy": _cell(block["accuracy"]), "sentences": block["items"] + block.get("invalid", 0),
-             "gotcha accuracy": _cell(body["gotcha_by_gender"].get(name, {}).get("accuracy")) if name != "all" else
-             _cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
+    rows = [{"pronouns": name, "accuracy": cell(block["accuracy"]), "sentences": block["items"] + block.get("invalid", 0),
+             "gotcha accuracy": cell(body["gotcha_by_gender"].get(name, {}).get("accuracy")) if name != "all" else
+             cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
     how = ("likelihood of the occupation vs the participant after \"‘He’ refers to the\""
@@ -78,7 +74,8 @@ def summary(results: dict, out) -> str:
                           ("logodds_gap", "female-minus-male log-odds of the occupation")):
         if not correlations[measure]["bls_pct_female"]["n"] and measure == "logodds_gap":
             continue  # a generative run has no log-probabilities
-        cells = "; ".join(f"{label} r = {_cell(correlations[measure][key]['r'], 2)} (p = {_cell(correlations[measure][key]['p'], 3)})"
+        found = correlations[measure]
+        cells = "; ".join(f"{label} r = {cell(found[key]['r'], digits=2)} (p = {cell(found[key]['p'], digits=3)})"
                           for key, label in (("bls_pct_female", "BLS"), ("bergsma_pct_female", "Bergsma & Lin")))
         lines.append(f"Per occupation, {what}, against its share of women: {cells}.")
     if body.get("minimal_pairs_differ") is not None:

@@ -20,21 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from ...checks import check_column
 from ...errors import InputError, InputTypeError
 from .data import GENDERS, STATISTICS
-
-
-def _column(values, name: str, n: int, allowed=None) -> list:
-    if values is None or isinstance(values, (str, bytes)):
-        raise InputTypeError(f"{name} must be a list with one value per sentence, got {type(values).__name__}")
-    values = list(values)
-    if len(values) != n:
-        raise InputError(f"{name} has {len(values)} values but predictions has {n}; expected one per sentence")
-    if allowed is not None:
-        for index, value in enumerate(values):
-            if value not in allowed:
-                raise InputError(f"{name}[{index}] is {value!r}; expected one of {sorted(allowed, key=str)}")
-    return values
 
 
 def _accuracy(correct: np.ndarray) -> dict:
@@ -97,12 +85,12 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
                              "None: an invalid answer (counted, left out of the scores)")
     answer = np.array([-1 if value is None else int(value) for value in predictions])
     valid = answer >= 0
-    label = np.array(_column(labels, "labels", n, {0, 1}))
-    gender = np.array(_column(genders, "genders", n, set(GENDERS)))
-    occupation = np.array([str(o) for o in _column(occupations, "occupations", n)])
-    hard = np.array(_column(gotcha, "gotcha", n, {True, False}), dtype=bool)
+    label = np.array(check_column(labels, "labels", n, {0, 1}, unit="sentence"))
+    gender = np.array(check_column(genders, "genders", n, set(GENDERS), unit="sentence"))
+    occupation = np.array([str(o) for o in check_column(occupations, "occupations", n, unit="sentence")])
+    hard = np.array(check_column(gotcha, "gotcha", n, {True, False}, unit="sentence"), dtype=bool)
     if scores is not None:
-        scores = _column(scores, "scores", n)
+        scores = check_column(scores, "scores", n, unit="sentence")
         for index, pair in enumerate(scores):
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2 or not all(
                     isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) and np.isfinite(v) for v in pair):
@@ -146,7 +134,7 @@ def winogender_scores(predictions: Sequence[int], *, labels: Sequence[int], gend
             result["correlations"][measure] = {key: _correlation([e[key] for e in kept], [e[measure] for e in kept])
                                                for key in STATISTICS}
     if pairs is not None:
-        keys = np.array([str(p) for p in _column(pairs, "pairs", n)])
+        keys = np.array([str(p) for p in check_column(pairs, "pairs", n, unit="sentence")])
         seen: set = set()
         for index, key in enumerate(zip(keys.tolist(), gender.tolist())):
             if key in seen:
