@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -127,16 +126,11 @@ def answer_run(spec, rows: list[dict], *, protocol: str, prompt: str, out, bench
                                             batch_size=batch_size, seed=seed, progress=progress, label=label)
 
 
-ANSWERS_FILE = "answers.jsonl"  # the generate protocol's read answers (its replies are in generations.jsonl)
-
-
 def finish(out, result, records: list[dict], protocol: str):
     """``result`` with its per-sentence file: ``scores.jsonl`` (likelihood) or ``answers.jsonl`` (generate)."""
     if protocol == "likelihood":
         return with_scores(out, result, records)
-    result.outputs["answers_file"] = ANSWERS_FILE
-    result.files[ANSWERS_FILE] = "".join(json.dumps(record) + "\n" for record in records)
-    return result
+    return multiple_choice.with_answers(result, records)
 
 
 def add_protocol_arguments(parser) -> None:

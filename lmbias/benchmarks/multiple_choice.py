@@ -11,6 +11,7 @@ through the resumable generation runner and reads the replies.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import string
 import time
@@ -21,6 +22,7 @@ import numpy as np
 from ..errors import InputError, InputTypeError
 
 LETTERS = "ABCDEFGH"
+ANSWERS_FILE = "answers.jsonl"  # the read answers of a generative run (its replies are in generations.jsonl)
 GENERATED_TOKENS = 16  # enough for "B", "(B) the nurse" or "The answer is B."
 
 
@@ -153,3 +155,11 @@ def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: 
                 "prediction": parse_choice(generated["continuation"], choices, order)}
                for item_id, choices, order, generated in zip(ids, options, orders, generations)]
     return records, loaded or {"name": checked.model}, checked.recorded(), {"generation_seconds": time.perf_counter() - started}
+
+
+def with_answers(result, records: list[dict]):
+    """``result`` (a :class:`~lmbias.run_result.RunResult`) with :func:`generate_choices`'s records
+    to write beside it as :data:`ANSWERS_FILE`."""
+    result.outputs["answers_file"] = ANSWERS_FILE
+    result.files[ANSWERS_FILE] = "".join(json.dumps(record) + "\n" for record in records)
+    return result

@@ -20,7 +20,6 @@ The unknown answer is each item's own (its ``answer_info`` label), never a posit
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -45,7 +44,6 @@ LETTERS = multiple_choice.LETTERS[:3]
 LETTERED_PROMPT = ("{context}\n\nQuestion: {question}\nA. {A}\nB. {B}\nC. {C}\n"
                    "Answer with the letter of the correct option.\nAnswer:")
 GENERATED_TOKENS = multiple_choice.GENERATED_TOKENS
-ANSWERS_FILE = "answers.jsonl"  # the generate protocol's parsed answers (its replies are in generations.jsonl)
 ROW_KEYS = ("id", "category", "context", "question", *ANSWERS, "label", "target_loc", "unknown_loc", "question_polarity",
             "context_condition")
 
@@ -206,9 +204,7 @@ def run_bbq(
     )
     if protocol == "likelihood":
         return with_scores(out, result, records)
-    result.outputs["answers_file"] = ANSWERS_FILE
-    result.files[ANSWERS_FILE] = "".join(json.dumps(record) + "\n" for record in records)
-    return result
+    return multiple_choice.with_answers(result, records)
 
 
 def _generate(spec: ModelSpec, rows: list[dict], *, out, categories, limit, batch_size, seed, progress):
