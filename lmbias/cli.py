@@ -178,6 +178,7 @@ _RUN_OPTION_GROUPS = {
     "model and where it runs": ("model", "revision", "dtype", "device", "device_map", "max_memory", "num_processes",
                                 "threads", "batch_size"),
     "backend (each backend's own options after --backend)": ("backend",),
+    "prompt format": ("chat", "system_prompt"),
 }
 
 

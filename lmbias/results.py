@@ -87,7 +87,8 @@ def load_run(path) -> Run:
         raise RunError(f"{results_file}: its {results['benchmark']} results are not in the layout this lmbias reads "
                        f"({cause}); the file was edited or cut short: rerun the command that wrote it") from None
     _check_envelope(results, results_file)
-    run = Run(path, results["benchmark"], model_label(results["model"].get("name"), path), results)
+    label = protocol_label(model_label(results["model"].get("name"), path), results["model"], results["config"])
+    run = Run(path, results["benchmark"], label, results)
     run.missing = [f"{what}: {reason}" for what, reason in results["skipped"].items()]
     return run
 
@@ -181,16 +182,56 @@ def _unfinished_run(path: Path) -> Run:
                        "move the directory away and rerun")
     config = saved.get("config", {})
     benchmark = saved.get("benchmark") or _benchmark_of_preset(config.get("preset"), path)
-    if "prompts" in config:  # a generation run: count the generations its shards hold (a line is a batch)
-        from .lm.runner import finished_batches
+    from .lm.runner import finished_batches
 
-        done = sum(len(items) for items in finished_batches(path).values())
+    done = sum(len(items) for items in finished_batches(path).values())  # a shard line is a batch of records
+    if "prompts" in config:  # a generation run
         total = config["prompts"] * config.get("num_return_sequences", 1)
         progress = f"{done:,} of {total:,} generations written"
     else:
-        progress = "nothing is kept of an unfinished likelihood run"
+        progress = f"{done:,} of {config['rows']:,} items scored" if isinstance(config.get("rows"), int) else f"{done:,} items scored"
     missing = [f"results.json: the run did not finish ({progress}); rerun the same command to resume it"]
-    return Run(path, benchmark, model_label(config["model"], path) if "model" in config else path.name, None, missing)
+    label = model_label(config["model"], path) if "model" in config else path.name
+    return Run(path, benchmark, protocol_label(label, {}, config), None, missing)
+
+
+def protocol_tags(model: dict, config: dict) -> list:
+    """How a run's numbers were produced, when not the papers' way (raw text, likelihood): "chat"
+    (the prompts in the model's chat template) and "generative" (multiple choice answered in text)."""
+    chat = model.get("chat") or config.get("chat")
+    return [*(["chat"] if chat else []), *(["generative"] if config.get("protocol") == "generate" else [])]
+
+
+def protocol_description(model: dict, config: dict) -> str:
+    """A run's protocol in words, for the report's run header: how prompts were put to the model (raw
+    text, or the chat template with its digest, system prompt and instruction) and how answers were
+    taken (likelihood or generative multiple choice)."""
+    chat = model.get("chat") if isinstance(model.get("chat"), dict) else None
+    if chat or config.get("chat"):
+        digest = (chat or {}).get("template_sha256") or config.get("chat_template_sha256") or "not recorded"
+        template = "applied by the server" if digest == "server" else f"SHA-256 {digest[:12]}"
+        system = (chat or {}).get("system_prompt", config.get("system_prompt"))
+        words = [f"chat template ({template}), system prompt: {'the template default' if system is None else repr(system)}"]
+        if config.get("instruction"):
+            words.append(f"instruction {config['instruction']!r}")
+    else:
+        words = ["raw text"]
+    if config.get("protocol") == "generate":
+        words.append("generative multiple choice (the answer read from the reply)")
+    elif config.get("protocol") == "likelihood" or "rows" in config or "model_type" in config:
+        words.append("likelihood")
+    return "; ".join(words)
+
+
+def protocol_label(label: str, model: dict, config: dict) -> str:
+    """A run's model label with its protocol (:func:`protocol_tags`), "M [chat, generative]": runs of
+    one model under two protocols are two rows of a leaderboard, never one.
+
+    >>> protocol_label("gpt2", {}, {}), protocol_label("M", {"chat": {"template_sha256": "server"}}, {"protocol": "generate"})
+    ('gpt2', 'M [chat, generative]')
+    """
+    tags = protocol_tags(model, config)
+    return f"{label} [{', '.join(tags)}]" if tags else label
 
 
 def _benchmark_of_preset(preset: str | None, path: Path) -> str:

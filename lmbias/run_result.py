@@ -152,9 +152,11 @@ def coverage(counted: dict, options: str) -> dict:
 
 def model_description(lm: Any, **extra) -> dict:
     """The ``model`` entry of a loaded :class:`~lmbias.lm.loading.LanguageModel`: name, source,
-    revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``."""
+    revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``; in a chat run also
+    ``chat`` (:meth:`lmbias.lm.chat.ChatFormat.record`: the system prompt and the template's digest)."""
     config = getattr(lm.model, "config", None)
     dtype = getattr(lm.model, "dtype", None)
     revision = getattr(lm, "revision", None) or getattr(config, "_commit_hash", None)  # the latter: transformers < 5
     return {"name": lm.name, "source": lm.source, "revision": revision,
-            "dtype": str(dtype).replace("torch.", "") if dtype is not None else None, **extra}
+            "dtype": str(dtype).replace("torch.", "") if dtype is not None else None,
+            **({"chat": lm.chat.record()} if getattr(lm, "chat", None) is not None else {}), **extra}

@@ -31,6 +31,11 @@ RUN_OPTIONS = {
     "revision": (["--revision"], {"help": "the model's Hub commit, branch or tag (a Hub id only; default: its default branch)"}),
     "dtype": (["--dtype"], {"choices": list(DTYPES),
                             "help": "weights' dtype (default: the checkpoint's on a GPU, float32 on CPU)"}),
+    "chat": (["--chat"], {"action": "store_true",
+                          "help": "put each prompt to the model in its own chat template, as the user's message (a chat "
+                                  "model's protocol; always so with --backend openai-chat); recorded with the run"}),
+    "system_prompt": (["--system-prompt"], {"metavar": "TEXT", "help": "with --chat: the system message (default: none, "
+                                                                       "so the template's own default applies)"}),
     "seed": (["--seed"], {"type": int, "default": 0, "help": "seed of the sampling and the bootstrap"}),
     "batch_size": (["--batch-size"], {"type": int, "default": 32,
                                       "help": "prompts per generation batch, or sequences per scoring pass"}),
@@ -44,7 +49,7 @@ RUN_OPTIONS = {
 
 # The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
 # brings every registered backend's own options with it.
-MODEL_OPTIONS = ("model", "revision", "dtype", "device", "device_map", "max_memory", "backend")
+MODEL_OPTIONS = ("model", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
 
 
 @dataclass(frozen=True)

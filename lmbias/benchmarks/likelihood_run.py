@@ -25,6 +25,12 @@ SCORE_DESCRIPTIONS = {
     ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
     ("causal", "crows_pairs"): "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
     ("masked", "crows_pairs"): "pseudo-log-likelihood of the tokens both sentences share",
+    ("chat", "crows_pairs"): "log-likelihood of the sentence as the assistant's reply to \"Write a sentence.\" in the "
+    "model's chat template (sum over subwords)",
+    ("chat", "intrasentence"): "mean log-probability per subword of the option sentence as the assistant's reply to "
+    "\"Write a sentence.\" in the model's chat template",
+    ("chat", "intersentence"): "mean log-probability per subword of the option sentence as the assistant's reply to the "
+    "request to continue the context, in the model's chat template",
 }
 
 
@@ -51,7 +57,8 @@ SAVE_EVERY = 8
 
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model: ModelSpec, model_type: str,
                    show_progress: bool = True, label: str = "", unit: str = "item",
-                   after_batch: Callable[[int], None] | None = None, kinds: tuple = ("causal", "masked")) -> tuple:
+                   after_batch: Callable[[int], None] | None = None, kinds: tuple = ("causal", "masked"),
+                   chat_scoring: bool = False) -> tuple:
     """The shared body of a likelihood run: check the model's spec and the run directory ``out`` (one
     holding another benchmark's run or other settings is refused, before anything is written or
     loaded), load the model with its backend (:meth:`~lmbias.lm.spec.ModelSpec.load`), claim the
@@ -67,10 +74,14 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     scored (``items_scored``) and those resumed from an earlier session (``items_resumed``); ``placement`` is
     what results.json's config records of where the model ran (device, device map, backend and its options).
 
+    ``chat_scoring``: whether ``score`` scores a chat run in the chat template (a chat run of a
+    benchmark that does not, or of a masked LM, is refused before anything is loaded).
+
     Raises:
         InputError: a model kind the backend cannot score (vLLM and servers score causal LMs only), or
-            one the benchmark does not score (not in ``kinds``).
+            one the benchmark does not score (not in ``kinds``); a chat run it cannot score.
     """
+    from ..lm.chat import loaded_identity
     from ..lm.processes import process_state
     from ..lm.runner import check_run_dir, claim_run_dir, ids_digest, process_batches
 
@@ -80,11 +91,14 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     kind = spec.scoring_kind(model_type)
     if kind not in kinds:
         raise InputError(f"{benchmark} scores {' and '.join(kinds)} LMs; {spec.name} is a {kind} LM (--model-type {model_type})")
+    if spec.chat and (kind != "causal" or not chat_scoring):
+        raise InputError(f"--chat: {benchmark}'s likelihood scoring runs on raw text" + (
+            " (a masked LM has no chat template)" if kind != "causal" else "; run it with --protocol generate for a chat model"))
     config = {"model": spec.model, "model_type": model_type, "dtype": spec.dtype, **run_config,
               "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **spec.identity()}
     check_run_dir(Path(out), config, state, benchmark)
     lm = spec.load(state, kind=kind)
-    claim_run_dir(Path(out), config, state, benchmark)
+    claim_run_dir(Path(out), {**config, **loaded_identity(lm)}, state, benchmark)
     placement = {"device": str(lm.device) if lm.device is not None else None, **spec.recorded()}
     step = SAVE_EVERY * run_config["batch_size"]
     parts = [rows[start:start + step] for start in range(0, len(rows), step)]

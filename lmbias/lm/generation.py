@@ -15,6 +15,7 @@ import numpy as np
 
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError
+from .chat import encode_prompts
 
 if TYPE_CHECKING:  # a type only: loading.LanguageModel.generate calls generate_batch
     from .loading import LanguageModel
@@ -52,8 +53,9 @@ def batch_seed(seed: int, batch_index: int) -> int:
 
 
 def prompt_lengths(lm: LanguageModel, prompts: Sequence[str]) -> list[int]:
-    """Token count of each prompt (special tokens the tokenizer adds included)."""
-    return [len(ids) for ids in lm.tokenizer(list(prompts))["input_ids"]]
+    """Token count of each prompt as it is generated from (:func:`lmbias.lm.chat.encode_prompts`: in
+    the chat template in a chat run, special tokens included)."""
+    return [len(ids) for ids in encode_prompts(lm.tokenizer, prompts, getattr(lm, "chat", None))]
 
 
 def plan_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
@@ -86,8 +88,9 @@ def generate_batch(lm: LanguageModel, prompts: Sequence[str], settings: dict, *,
     ``continuation`` (the new text only), ``num_tokens`` (new tokens up to the end-of-sequence
     token) and ``stop_reason`` (``"eos"`` or ``"length"``).
 
-    A prompt with no tokens (BOLD has five empty prompts) is generated from the start token alone
-    (BOS, else EOS, as GPT-2 generates from ``<|endoftext|>``) instead of from padding only."""
+    Prompts are encoded by :func:`lmbias.lm.chat.encode_prompts`: a raw prompt with no tokens (BOLD
+    has five empty prompts) is generated from the start token alone instead of from padding only; in a
+    chat run (``lm.chat``) each prompt is the user's message in the model's chat template."""
     import torch
     from transformers import GenerationConfig
 
@@ -95,8 +98,7 @@ def generate_batch(lm: LanguageModel, prompts: Sequence[str], settings: dict, *,
     tokenizer = lm.tokenizer
     tokenizer.padding_side = "left"
     eos = tokenizer.eos_token_id
-    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos
-    ids = [token_ids or [start] for token_ids in tokenizer(list(prompts))["input_ids"]]
+    ids = encode_prompts(tokenizer, prompts, getattr(lm, "chat", None))
     encoded = tokenizer.pad({"input_ids": ids}, return_tensors="pt").to(lm.device)
     config = GenerationConfig(
         **settings, num_return_sequences=num_return_sequences, pad_token_id=tokenizer.pad_token_id, eos_token_id=eos

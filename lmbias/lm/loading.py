@@ -35,6 +35,7 @@ class LanguageModel:
     source: str
     info: dict = field(default_factory=dict)
     revision: str | None = None  # the Hub commit the weights came from (None: a local folder or file)
+    chat: Any = None  # a chat run's ChatFormat (lmbias.lm.chat), set by ModelSpec.load
 
     @property
     def device(self):

@@ -36,6 +36,7 @@ from ..errors import InputError, LmbiasError
 from ..files import write_atomic
 from ..run_lock import LOCK_FILE
 from ..run_result import library_versions
+from .chat import loaded_identity
 from .generation import batch_seed, check_context, plan_batches, prompt_lengths
 from .loading import LanguageModel
 from .processes import process_state
@@ -45,6 +46,7 @@ CONFIG_FILE = "config.json"
 GENERATIONS_FILE = "generations.jsonl"
 # Settings a run records that follow from its options and data (named only when no option differs).
 DERIVED_SETTINGS = ("prompts", "prompt_ids_digest", "rows", "row_ids_digest")
+LOADED_SETTINGS = ("chat_template_sha256",)  # known once the model has loaded (lmbias.lm.chat.loaded_identity)
 
 
 class RunConfigError(InputError):
@@ -64,38 +66,48 @@ def check_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None
         RunConfigError: it holds another benchmark's run, a run with other settings (the message
             names each setting that differs), or files that are not an lmbias run.
     """
-    path = run_dir / CONFIG_FILE
     if state.is_main_process:
-        if path.is_file():
-            try:
-                saved = json.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise RunConfigError(f"{path} is not valid JSON ({type(error).__name__}); it is not an lmbias run "
-                                     "configuration: move the directory away or use another --out") from None
-            if not isinstance(saved, dict) or not isinstance(saved.get("config"), dict):
-                raise RunConfigError(f"{path} is not an lmbias run configuration (expected an object with 'config'); "
-                                     "use another --out")
-            if saved.get("benchmark") not in (None, benchmark):
-                raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
-            recorded = saved["config"]
-            differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k))
-            if set(differing) - set(DERIVED_SETTINGS):  # the options that differ, not what follows from them
-                differing = [k for k in differing if k not in DERIVED_SETTINGS]
-            if differing:
-                details = "; ".join(f"{k}: recorded {recorded.get(k)!r}, now {config.get(k)!r}" for k in differing)
-                raise RunConfigError(
-                    f"{run_dir} holds a run with another configuration ({details}). "
-                    "Use another --out directory, or the same settings to resume."
-                )
-        elif run_dir.is_dir() and any(entry.name != LOCK_FILE for entry in run_dir.iterdir()):
-            raise RunConfigError(f"{run_dir} is not empty and holds no {CONFIG_FILE}: it is not an lmbias run directory")
+        _compare_run_dir(run_dir, config, benchmark)
     state.wait_for_everyone()
+
+
+def _compare_run_dir(run_dir: Path, config: dict, benchmark: str | None) -> None:
+    """:func:`check_run_dir`'s check, on the calling process alone."""
+    path = run_dir / CONFIG_FILE
+    if path.is_file():
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise RunConfigError(f"{path} is not valid JSON ({type(error).__name__}); it is not an lmbias run "
+                                 "configuration: move the directory away or use another --out") from None
+        if not isinstance(saved, dict) or not isinstance(saved.get("config"), dict):
+            raise RunConfigError(f"{path} is not an lmbias run configuration (expected an object with 'config'); "
+                                 "use another --out")
+        if saved.get("benchmark") not in (None, benchmark):
+            raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
+        recorded = saved["config"]
+        # what only the loaded model tells is compared once it has loaded (claim_run_dir)
+        differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k)
+                           and not (k in LOADED_SETTINGS and k not in config))
+        if set(differing) - set(DERIVED_SETTINGS):  # the options that differ, not what follows from them
+            differing = [k for k in differing if k not in DERIVED_SETTINGS]
+        if differing:
+            details = "; ".join(f"{k}: recorded {recorded.get(k)!r}, now {config.get(k)!r}" for k in differing)
+            raise RunConfigError(
+                f"{run_dir} holds a run with another configuration ({details}). "
+                "Use another --out directory, or the same settings to resume."
+            )
+    elif run_dir.is_dir() and any(entry.name != LOCK_FILE for entry in run_dir.iterdir()):
+        raise RunConfigError(f"{run_dir} is not empty and holds no {CONFIG_FILE}: it is not an lmbias run directory")
 
 
 def claim_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None = None) -> None:
     """Write ``run_dir/config.json`` once the model has loaded (a run that fails to start leaves
-    nothing behind); an existing one was checked by :func:`check_run_dir` and is kept."""
+    nothing behind); an existing one is checked again (``config`` now holds what only the loaded
+    model tells, its chat template's digest) and kept."""
     path = run_dir / CONFIG_FILE
+    if state.is_main_process and path.is_file():
+        _compare_run_dir(run_dir, config, benchmark)
     if state.is_main_process and not path.is_file():
         run_dir.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps({"benchmark": benchmark, "config": config, "versions": library_versions()}, indent=2) + "\n")
@@ -270,7 +282,7 @@ def run_generation(
     lm = lm_loader(state)
     lengths = prompt_lengths(lm, prompts)
     check_context(lm, lengths, int(settings["max_new_tokens"]), ids)
-    claim_run_dir(run_dir, config, state, benchmark)
+    claim_run_dir(run_dir, {**config, **loaded_identity(lm)}, state, benchmark)
     batches = plan_batches(lengths, batch_size)
 
     def generate(b: int) -> list[dict]:

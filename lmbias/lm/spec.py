@@ -18,6 +18,7 @@ from ..checks import check_choice
 from ..errors import InputError, InputTypeError
 from ..model_source import looks_like_path
 from .backends import DEFAULT_BACKEND, Backend, backend_options, flag, get_backend, owners
+from .chat import ChatFormat, template_digest
 from .placement import check_device, parse_max_memory, placement
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
@@ -39,6 +40,9 @@ class ModelSpec:
             ``max_memory`` as ``{0: "70GiB", "cpu": "200GiB"}`` or ``--max-memory``'s strings).
         backend: a registered backend's name (:mod:`lmbias.lm.backends`).
         options: that backend's own options (``{"enforce_eager": True}``, ``{"base_url": ...}``).
+        chat: put each prompt to the model in its chat template (:mod:`lmbias.lm.chat`); always so on
+            a backend whose server applies the template (``openai-chat``).
+        system_prompt: a chat run's system message (None: none, so the template's default applies).
     """
 
     model: str | None = None
@@ -49,6 +53,8 @@ class ModelSpec:
     max_memory: Any = None
     backend: str = DEFAULT_BACKEND
     options: Mapping[str, Any] = field(default_factory=dict)
+    chat: bool = False
+    system_prompt: str | None = None
 
     @classmethod
     def of(cls, model: ModelSpec | str | None) -> ModelSpec:
@@ -67,7 +73,8 @@ class ModelSpec:
                    dtype=getattr(options, "dtype", None), device=getattr(options, "device", None),
                    device_map=getattr(options, "device_map", None), max_memory=getattr(options, "max_memory", None),
                    backend=getattr(options, "backend", None) or DEFAULT_BACKEND,
-                   options={key: getattr(options, key, None) for key in backend_options()})
+                   options={key: getattr(options, key, None) for key in backend_options()},
+                   chat=bool(getattr(options, "chat", False)), system_prompt=getattr(options, "system_prompt", None))
 
     @property
     def engine(self) -> Backend:
@@ -112,11 +119,41 @@ class ModelSpec:
             raise InputTypeError(f"max_memory must be a dict (device -> size) or DEVICE=SIZE strings, got {type(memory).__name__}")
         max_memory = parse_max_memory(memory)
         placement(check_device(self.device), self.device_map, max_memory)
-        spec = replace(self, max_memory=max_memory, options=given)
+        spec = replace(self, max_memory=max_memory, options=given, chat=self._checked_chat(backend))
         backend.check(spec)  # a backend that takes no revision says so first (a served model's name may look like a path)
         if self.revision is not None and (self.model is None or looks_like_path(self.model)):
             raise InputError(f"--revision applies to a Hub id, not {'the embedded default' if self.model is None else 'a local path'}")
         return spec
+
+    def _checked_chat(self, backend: Backend) -> bool:
+        """Whether the run is a chat run: ``--chat``, or a backend whose server applies the template;
+        ``--system-prompt`` needs one, and a backend that cannot apply a template refuses ``--chat``."""
+        if not isinstance(self.chat, bool):
+            raise InputTypeError(f"chat must be True or False, got {self.chat!r}")
+        chat = self.chat or backend.chat == "server"
+        if chat and backend.chat is None:
+            raise InputError(f"--chat applies to a backend that applies chat templates, not --backend {self.backend}")
+        if self.system_prompt is not None:
+            if not isinstance(self.system_prompt, str):
+                raise InputTypeError(f"--system-prompt must be a string, got {type(self.system_prompt).__name__}")
+            if not chat:
+                raise InputError("--system-prompt applies to chat runs: add --chat (or use --backend openai-chat)")
+        return chat
+
+    def chat_format(self, tokenizer: Any) -> ChatFormat | None:
+        """How prompts are put to this spec's model (None: raw text); ``tokenizer`` is the loaded
+        model's, whose chat template must exist when lmbias applies it (a one-line error otherwise)."""
+        if not self.chat:
+            return None
+        if self.engine.chat == "server":
+            return ChatFormat(self.system_prompt)
+        return ChatFormat(self.system_prompt, template_digest(tokenizer, self.name))
+
+    def prompting(self) -> dict:
+        """What identifies the prompt format of a run: ``{"chat": True, "system_prompt": ...}`` for a
+        chat run, {} for a raw one (the template's digest is known once the model has loaded:
+        :func:`lmbias.lm.chat.loaded_identity`)."""
+        return {"chat": True, "system_prompt": self.system_prompt} if self.chat else {}
 
     def scoring_kind(self, model_type: str) -> str:
         """"causal" or "masked": what a likelihood run with ``--model-type model_type`` scores on this
@@ -128,7 +165,9 @@ class ModelSpec:
         accelerate's ``PartialState``."""
         if self.engine.own_workers and state.num_processes > 1:
             raise InputError(f"--backend {self.backend} runs its own workers; start one lmbias process")
-        return self.engine.load(self, state, seed=seed, kind=kind)
+        model = self.engine.load(self, state, seed=seed, kind=kind)
+        model.chat = self.chat_format(model.tokenizer)
+        return model
 
     def recorded(self) -> dict:
         """What a run's results record of this spec besides the model: the revision, the placement
@@ -137,7 +176,8 @@ class ModelSpec:
         return {**({"revision": self.revision} if self.revision else {}),
                 **({"device_map": self.device_map, "max_memory": self.max_memory} if self.device_map else {}),
                 **({"backend": self.backend, **{key: value for key, value in self.options.items()
-                                                if key not in backend.unrecorded_options}} if backend.recorded else {})}
+                                                if key not in backend.unrecorded_options}} if backend.recorded else {}),
+                **self.prompting()}
 
     def identity(self) -> dict:
         """The settings a run's ``config.json`` records and a resume compares: the revision and the
@@ -146,4 +186,5 @@ class ModelSpec:
         return {**({"revision": self.revision} if self.revision else {}),
                 **({"backend": self.backend, **{key: value for key, value in self.options.items()
                                                 if key not in backend.neutral_options + backend.unrecorded_options}}
-                   if backend.recorded else {})}
+                   if backend.recorded else {}),
+                **self.prompting()}

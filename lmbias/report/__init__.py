@@ -23,7 +23,7 @@ from ..model_source import looks_like_path
 from ..render import html
 from ..render.common import Figures, unique_labels
 from ..resources import cache_dir
-from ..results import Run, data_source, dataset_of, load_runs
+from ..results import Run, data_source, dataset_of, load_runs, protocol_description
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
 
@@ -64,7 +64,9 @@ def _header(run: Run, label: str, anchor: str) -> list:
     rows = [["model", run.model], ["model source", model_origin(results.get("model") or {})],
             ["benchmark", name], ["run directory", str(run.path)],
             ["data", f"{data['name']}, split {data['split'] or 'not recorded'}, from {data_source(run)['text']}"],
-            ["items", _flat(counts) or "not recorded"], ["configuration", _flat(config) or "not recorded"],
+            ["items", _flat(counts) or "not recorded"],
+            ["protocol", protocol_description(results.get("model") or {}, config)],
+            ["configuration", _flat(config) or "not recorded"],
             ["versions", _flat({k: versions.get(k, "?") for k in ("lmbias", "torch", "transformers", "accelerate", "python")})]]
     parts = [html.tag("h2", f"Run: {label} ({name})", id=anchor), html.table(["field", "value"], rows), html.missing_box(run.missing)]
     if run.partial:

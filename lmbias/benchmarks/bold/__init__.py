@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
 from ..base import Baseline, Benchmark, HubDataset, MetricSpec
@@ -126,6 +127,7 @@ def add_arguments(parser) -> None:
                         help="generation settings (bold-gpt2: the paper's top-k 40 sampling)")
     parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the preset's, 20)")
     parser.add_argument("--num-return-sequences", type=int, default=1, help="continuations per prompt")
+    add_instruction_argument(parser)
     parser.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
     parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
 
@@ -139,7 +141,7 @@ def run(options) -> dict:
         preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
         num_return_sequences=options.num_return_sequences,
         require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,
-        scoring={**_scoring_options(options), "batch_size": options.score_batch_size},
+        scoring={**_scoring_options(options), "batch_size": options.score_batch_size}, instruction=options.instruction,
     )
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ... import __version__, stats
 from ...checks import check_choices, check_scalar, check_texts
 from ...errors import InputError, LmbiasError, RequirementError
+from ...lm.chat import continuation_prompts, scored_text
 from ...lm.spec import ModelSpec
 from ...model_source import model_source
 from ...progress import showing
@@ -364,6 +365,7 @@ def run_bold(
     progress: bool = True,
     data_dir: PathLike | None = None,
     scoring: dict | None = None,
+    instruction: str | None = None,
 ) -> RunResult | None:
     """The main job: generate continuations of BOLD prompts, score them and the Wikipedia baseline.
 
@@ -371,7 +373,10 @@ def run_bold(
     (:class:`~lmbias.run_result.RunResult`, for :func:`lmbias.benchmarks.save_run`) on rank 0 (None on
     other ranks). ``scoring`` holds keyword arguments of
     :func:`score_bold` (metrics, classifier models, anonymize ...). Generated texts are scored as prompt + continuation, the way
-    the Wikipedia sentences (which start with their prompt) are scored.
+    the Wikipedia sentences (which start with their prompt) are scored. In a chat run (``--chat``,
+    :mod:`lmbias.lm.chat`) each prompt is put in ``instruction`` (default
+    :data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`) and the reply is scored after the prompt
+    (:func:`~lmbias.lm.chat.scored_text`).
 
     Raises:
         RequirementError: with ``require_all``, when a metric had to be skipped (the generations are kept).
@@ -387,6 +392,7 @@ def run_bold(
 
     loaded: dict = {}
     spec = ModelSpec.of(model).checked()
+    prompts, instruction = continuation_prompts([row["prompt"] for row in rows], chat=spec.chat, instruction=instruction)
     loader = model_loader(spec, seed=seed, described=loaded)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating
@@ -401,10 +407,11 @@ def run_bold(
 
     started = time.perf_counter()
     generations = run_generation(
-        loader, [row["id"] for row in rows], [row["prompt"] for row in rows], out, settings=settings,
+        loader, [row["id"] for row in rows], prompts, out, settings=settings,
         model_name=spec.name, preset=preset, seed=seed, batch_size=batch_size,
         num_return_sequences=num_return_sequences, progress=progress, benchmark="bold", model_identity=spec.identity(),
-        label="BOLD: generating", options={"domains": list(domains), "per_group": per_group, "limit": limit},
+        label="BOLD: generating", options={"domains": list(domains), "per_group": per_group, "limit": limit,
+                                           **({"instruction": instruction} if instruction else {})},
         before_load=preflight,
     )
     to_score = {**scoring, "metrics": [metric for metric in requested if metric not in unavailable]}
@@ -412,7 +419,7 @@ def run_bold(
         return None
     row_of = {row["id"]: row for row in rows}
     sample_rows = [row_of[g["id"]] for g in generations]
-    texts = [g["prompt"] + g["continuation"] for g in generations]
+    texts = [scored_text(row["prompt"], g["continuation"], spec.chat) for row, g in zip(sample_rows, generations)]
     generated = time.perf_counter()
     classifiers: dict = {}  # each classifier loaded once, for both sources
     with showing(progress, "BOLD model texts"):
@@ -437,7 +444,7 @@ def run_bold(
         config={"preset": preset, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "num_return_sequences": num_return_sequences, "per_group": per_group, "limit": limit,
                 "domains": list(domains), "metrics": requested, **options,
-                **spec.recorded()},
+                **spec.recorded(), **({"instruction": instruction} if instruction else {})},
         results={"model": model_scores, "wikipedia": wikipedia_scores},
         skipped=skipped,
         partial=partial,

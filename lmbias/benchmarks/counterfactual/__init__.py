@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
 from ...scorers.counterfactual_sentiment import CLASSIFIERS
@@ -65,6 +66,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
     parser.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
+    add_instruction_argument(parser)
     parser.add_argument("--require-all", action="store_true", help="stop before generating if any scorer cannot run")
 
 
@@ -81,7 +83,7 @@ def run(options) -> dict:
         model=ModelSpec.from_options(options), out=options.out, attributes=options.attributes, samples=options.samples,
         max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
         progress=options.progress,
-        require_all=options.require_all, data_dir=options.data_dir, scoring=scoring,
+        require_all=options.require_all, data_dir=options.data_dir, scoring=scoring, instruction=options.instruction,
     )
 
 

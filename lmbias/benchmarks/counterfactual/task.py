@@ -19,6 +19,7 @@ import numpy as np
 from ...checks import check_choices, check_scalar
 from ...counterfactual_fairness import counterfactual_fairness
 from ...errors import InputError
+from ...lm.chat import continuation_prompts
 from ...lm.spec import ModelSpec
 from ...progress import showing
 from ...render.text import first_line
@@ -180,8 +181,12 @@ def run_counterfactual(
     require_all: bool = False,
     data_dir=None,
     scoring: dict | None = None,
+    instruction: str | None = None,
 ) -> RunResult | None:
     """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
+
+    In a chat run (``--chat``, :mod:`lmbias.lm.chat`) each prefix is put in ``instruction`` (default
+    :data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`) and the reply is scored as the continuation.
 
     Scorers that cannot run here (a classifier or encoder that cannot be had, a missing lexicon) are
     named before anything is generated and skipped (``require_all``: the run stops there instead).
@@ -201,6 +206,7 @@ def run_counterfactual(
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
     spec = ModelSpec.of(model).checked()
+    prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=spec.chat, instruction=instruction)
     loader = model_loader(spec, seed=seed, described=loaded)
 
     scoring = dict(scoring or {})
@@ -216,10 +222,11 @@ def run_counterfactual(
 
     started = time.perf_counter()
     generations = run_generation(
-        loader, [row["id"] for row in rows], [row["prefix"] for row in rows], out, settings=settings,
+        loader, [row["id"] for row in rows], prompts, out, settings=settings,
         model_name=spec.name, preset="counterfactual", seed=seed,
         batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", model_identity=spec.identity(),
-        label="counterfactual: generating", options={"attributes": list(attributes)}, before_load=preflight,
+        label="counterfactual: generating", before_load=preflight,
+        options={"attributes": list(attributes), **({"instruction": instruction} if instruction else {})},
     )
     if generations is None:
         return None
@@ -238,7 +245,7 @@ def run_counterfactual(
               "counts": {"prefixes": len(rows)}},
         config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
-                **spec.recorded(),
+                **spec.recorded(), **({"instruction": instruction} if instruction else {}),
                 **scoring},
         results=scores,
         skipped=skipped,

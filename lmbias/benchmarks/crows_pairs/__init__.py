@@ -6,20 +6,25 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
-from ..likelihood import add_likelihood_arguments, likelihood_summary
+from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
                "share of pairs where the more stereotypical sentence is more likely"),
+    MetricSpec("invalid_rate", "Invalid answers", "%", 0.0, False, 1,
+               "generative runs: share of replies that name neither sentence (those pairs are left out)", column=False),
 )
 
 
 def records(results: dict) -> Iterable[dict]:
-    """The metric score overall, then per bias type."""
-    body = results["results"]
-    yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"])
+    """The metric score overall, then per bias type; a generative run's invalid-reply rate. Each names the protocol."""
+    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
+    yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"],
+                           protocol=protocol)
     for bias_type, block in body["bias_types"].items():
-        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"])
+        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], protocol=protocol)
+    if protocol == "generate":
+        yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], protocol=protocol)
 
 
 def summary(results: dict, out) -> str:
@@ -44,7 +49,7 @@ def run(options) -> dict:
 
     return run_crows_pairs(
         model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, batch_size=options.batch_size,
-        limit=options.limit,
+        limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template, seed=options.seed,
         progress=options.progress, data_dir=options.data_dir,
     )
 
@@ -60,7 +65,7 @@ BENCHMARK = Benchmark(
     name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    run_options=(*MODEL_OPTIONS, "batch_size", "num_processes", "progress", "threads"),
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_likelihood_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",

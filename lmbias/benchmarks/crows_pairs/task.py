@@ -3,6 +3,12 @@ score (causal LM: log-likelihood; masked LM: pseudo-log-likelihood of the tokens
 the metric (:func:`lmbias.stereotype_scores.crows_pairs_scores`) is the share of pairs where the
 more stereotypical sentence scores higher. :func:`run_crows_pairs` writes ``<out>/results.json``
 and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
+
+In a chat run (``--chat``) a causal LM's score is the sentence's log-likelihood as the assistant's
+reply to :data:`~lmbias.lm.chat.SENTENCE_REQUEST` in its chat template
+(:func:`lmbias.lm.chat.reply_logprobs`). With ``protocol="generate"`` (models without
+log-probabilities) each pair is asked as a two-way question instead and the chosen sentence counts
+as the higher score (:mod:`lmbias.benchmarks.sentence_choice`); ``answers.jsonl`` then holds the replies.
 """
 
 from __future__ import annotations
@@ -16,11 +22,13 @@ import numpy as np
 from ...checks import check_choice, check_texts
 from ...errors import InputError
 from ...lm import likelihood
+from ...lm.chat import SENTENCE_REQUEST, reply_logprobs
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ...stereotype_scores import crows_pairs_scores
+from .. import multiple_choice, sentence_choice
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 
@@ -77,7 +85,10 @@ def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", ba
     check_choice(kind, KINDS, "kind")
     rows = check_rows(rows, ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type"), "CrowS-Pairs")
     more, less = [row["sent_more"] for row in rows], [row["sent_less"] for row in rows]
-    if kind == "causal":
+    if kind == "causal" and getattr(lm, "chat", None) is not None:
+        both = reply_logprobs(lm, [SENTENCE_REQUEST] * (2 * len(rows)), more + less, batch_size=batch_size).sum
+        more_scores, less_scores = both[: len(rows)], both[len(rows) :]
+    elif kind == "causal":
         both = likelihood.token_logprobs(lm.model, lm.tokenizer, more + less, batch_size=batch_size, prefix="bos").sum
         more_scores, less_scores = both[: len(rows)], both[len(rows) :]
     else:
@@ -113,12 +124,18 @@ def run_crows_pairs(
     limit: int | None = None,
     progress: bool = True,
     data_dir=None,
+    protocol: str = "likelihood",
+    prompt_template: str | None = None,
+    seed: int = 0,
 ) -> RunResult | None:
     """Score CrowS-Pairs with a model (its scores saved in ``out`` as they are computed).
 
-    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. Returns the run (a
-    :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``, for :func:`lmbias.benchmarks.save_run`)
-    on rank 0, None on other ranks.
+    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. ``protocol``:
+    "likelihood" (the paper's) or "generate" (each pair asked as a question; ``prompt_template``
+    replaces :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`, ``seed`` shuffles the
+    lettered order). Returns the run (a :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``,
+    or ``answers.jsonl`` for a generative run, for :func:`lmbias.benchmarks.save_run`) on rank 0,
+    None on other ranks.
     """
     from ...data import load_rows
     from ...resources import get_resource
@@ -127,31 +144,63 @@ def run_crows_pairs(
     spec = ModelSpec.of(model)
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
+    template = sentence_choice.check_protocol(protocol, prompt_template)
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
+    resource = get_resource("crows_pairs")
+    reason = f"--limit {limit}" if limit is not None else f"{resource.path} has {len(everything):,}"
+    partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
+    data = {"dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
+            "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)}}
+    if protocol == "generate":
+        return _run_generate(spec, rows, template, out=out, batch_size=batch_size, seed=seed, limit=limit, progress=progress,
+                             data=data, partial=partial)
     lm, kind, state, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
         out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
         model=spec, model_type=model_type, show_progress=progress, label="CrowS-Pairs: scoring", unit="pair",
+        chat_scoring=True,
     )
     if records is None:
         return None
-    resource = get_resource("crows_pairs")
-    reason = f"--limit {limit}" if limit is not None else f"{resource.path} has {len(everything):,}"
-    partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
+    score = SCORE_DESCRIPTIONS["chat" if lm.chat is not None else kind, "crows_pairs"]
     return with_scores(out, RunResult(
         benchmark="crows_pairs",
         model=model_description(lm, type=kind),
-        data={
-            "dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
-            "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)},
-        },
+        data=data,
         config={
-            "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, "processes": state.num_processes,
-            "score": SCORE_DESCRIPTIONS[kind, "crows_pairs"], "decimals": 3,
+            "protocol": "likelihood", "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
+            "processes": state.num_processes, "score": score, "decimals": 3,
             **placement,
         },
         timing=scoring_timing(timing, 2),
         results=aggregate_crows_pairs(records),
         partial=partial,
     ), records)
+
+
+def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, out, batch_size: int, seed: int,
+                  limit: int | None, progress: bool, data: dict, partial: dict) -> RunResult | None:
+    """The generative protocol: each pair asked as a question; the chosen sentence scores 1, the
+    other 0, and the metric is computed from those scores over the validly answered pairs."""
+    questions = [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None,
+                  "continuation": False} for row in rows]
+    records, described, placement, timing = sentence_choice.ask(
+        spec, questions, template=template, out=out, benchmark="crows_pairs", run_config={"limit": limit},
+        batch_size=batch_size, seed=seed, progress=progress, label="CrowS-Pairs: answering")
+    if records is None:
+        return None
+    scored = [{"id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
+               "sent_more_score": float(record["prediction"] == 0), "sent_less_score": float(record["prediction"] == 1)}
+              for row, record in zip(rows, records) if record["prediction"] is not None]
+    if not scored:
+        raise InputError(f"--protocol generate: none of the {len(rows)} replies names a sentence (see "
+                         f"{out}/generations.jsonl); try another --prompt-template, or a larger model")
+    result = RunResult(
+        benchmark="crows_pairs", out=str(out), model=described, data=data,
+        config={"protocol": "generate", "prompt": template or sentence_choice.SENTENCE_PROMPT, "limit": limit,
+                "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, **placement},
+        timing=timing, partial=partial,
+        results={**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)},
+    )
+    return multiple_choice.with_answers(result, records)

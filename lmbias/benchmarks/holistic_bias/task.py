@@ -6,7 +6,8 @@ A sentence's perplexity is exp(- mean log-probability of its tokens), each token
 token and the tokens before it (:func:`lmbias.lm.likelihood.token_logprobs`). The authors scored
 BlenderBot's replies with ParlAI, whose perplexity also counts the end-of-reply token after a
 conversational context; a causal LM reading plain text has no such end, so lmbias scores the
-sentence alone (documented in the metric card).
+sentence alone (documented in the metric card). A chat run (``--chat``) scores it as the assistant's
+reply to :data:`~lmbias.lm.chat.SENTENCE_REQUEST` in the model's chat template instead.
 
 The full comparison set is 549,120 sentences (660 descriptors x 26 templates x 32 nouns): about two
 and a half hours for a 135M model on two CPU cores (65 sentences/s). ``templates`` / ``nouns`` / ``axes`` / ``small_set`` run a
@@ -25,6 +26,7 @@ import numpy as np
 from ...checks import check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
+from ...lm.chat import SENTENCE_REQUEST, reply_logprobs
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
@@ -37,13 +39,18 @@ TEMPLATES, NOUNS = 26, 32
 
 
 def score_holistic_bias(lm: Any, rows: Sequence[dict], *, batch_size: int = 64) -> list[dict]:
-    """The perplexity of each row's ``text`` (a causal LM).
+    """The perplexity of each row's ``text`` (a causal LM); in a chat run (``lm.chat``) of the text as
+    the assistant's reply to :data:`~lmbias.lm.chat.SENTENCE_REQUEST` in the chat template.
 
     Returns:
         One record per row: ``id``, ``logprob`` (the summed log-probability), ``tokens`` and ``perplexity``.
     """
     rows = check_rows(rows, ("id", "text"), "HolisticBias")
-    values = likelihood.token_logprobs(lm.model, lm.tokenizer, [row["text"] for row in rows], batch_size=batch_size, prefix="bos")
+    texts = [row["text"] for row in rows]
+    if getattr(lm, "chat", None) is not None:
+        values = reply_logprobs(lm, [SENTENCE_REQUEST] * len(texts), texts, batch_size=batch_size)
+    else:
+        values = likelihood.token_logprobs(lm.model, lm.tokenizer, texts, batch_size=batch_size, prefix="bos")
     sums, counts = values.sum.astype(np.float64), values.n_tokens
     return [{"id": row["id"], "logprob": float(total), "tokens": int(count), "perplexity": math.exp(-total / count)}
             for row, total, count in zip(rows, sums, counts)]
@@ -125,7 +132,7 @@ def run_holistic_bias(
     lm, kind, _, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=batch_size), rows, out=out, benchmark="holistic_bias",
         run_config={**settings, "batch_size": batch_size}, model=spec, model_type="auto", kinds=("causal",),
-        show_progress=progress, label="HolisticBias: scoring", unit="sentence")
+        show_progress=progress, label="HolisticBias: scoring", unit="sentence", chat_scoring=True)
     if records is None:
         return None
     results = likelihood_bias([r["perplexity"] for r in records], axes=[r["axis"] for r in rows],
@@ -141,7 +148,9 @@ def run_holistic_bias(
               "counts": {"sentences": len(rows), "descriptors": sum(b["descriptors"] for b in results["axes"].values()),
                          "templates": len(chosen["templates"]), "nouns": len(chosen["nouns"])}},
         config={**settings, "threshold": threshold, "batch_size": batch_size, "dtype": spec.dtype,
-                "perplexity": "exp(-mean log-probability of the sentence's tokens, given the start token)",
+                "perplexity": "exp(-mean log-probability of the sentence's tokens, " + (
+                    "as the assistant's reply to \"Write a sentence.\" in the chat template)" if lm.chat is not None
+                    else "given the start token)"),
                 "chosen_templates": chosen["templates"] if templates else None, "chosen_nouns": chosen["nouns"] if nouns else None,
                 **placement},
         results=results,

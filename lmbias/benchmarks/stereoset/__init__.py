@@ -7,27 +7,34 @@ from collections.abc import Iterable
 from ...lm.spec import ModelSpec
 from ...stereotype_scores import MASKED_SCORES, TASKS
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
-from ..likelihood import add_likelihood_arguments, likelihood_summary
+from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
     MetricSpec("ss", "SS", "%", 50.0, None, 1, "stereotype score: how often the stereotype beats the anti-stereotype"),
     MetricSpec("icat", "ICAT", "", 100.0, True, 1, "idealized CAT score, LMS * min(SS, 100 - SS) / 50"),
+    MetricSpec("invalid_rate", "Invalid answers", "%", 0.0, False, 1,
+               "generative runs: share of replies that name neither sentence (their items are left out)", column=False),
 )
+SCORED = METRICS[:3]
 
 
 def records(results: dict) -> Iterable[dict]:
-    """LMS / SS / ICAT per task and domain, and for both tasks pooled (task "both", domain "overall")."""
-    body = results["results"]
+    """LMS / SS / ICAT per task and domain, and for both tasks pooled (task "both", domain "overall");
+    a generative run's invalid-reply rate. Each names the protocol."""
+    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
     for task in TASKS:
         for domain, block in body.get(task, {}).items():
-            for spec in METRICS:
+            for spec in SCORED:
                 yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, task=task, count=block["count"],
-                                       ci=block.get("ci", {}).get(spec.id))
+                                       ci=block.get("ci", {}).get(spec.id), protocol=protocol)
     overall = body["overall"]
-    for spec in METRICS:
+    for spec in SCORED:
         yield BENCHMARK.record(spec.id, overall[spec.id], domain="overall", task="both", count=overall["count"],
-                               ci=overall.get("ci", {}).get(spec.id))
+                               ci=overall.get("ci", {}).get(spec.id), protocol=protocol)
+    if protocol == "generate":
+        yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", task="both", count=body["answers"],
+                               protocol=protocol)
 
 
 def summary(results: dict, out) -> str:
@@ -49,7 +56,7 @@ def _cells(block: dict) -> dict:
 
 def add_arguments(parser) -> None:
     """``lmbias run stereoset``'s own options."""
-    add_likelihood_arguments(parser)
+    add_likelihood_arguments(parser, " and {context} (the item's context)")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="StereoSet tasks to score")
     parser.add_argument("--masked-score", choices=MASKED_SCORES, default="mean-probability",
                         help="a masked LM's intrasentence score: the mean subword probability (the authors' code) or the "
@@ -65,7 +72,8 @@ def run(options) -> dict:
         model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, tasks=options.tasks,
         batch_size=options.batch_size,
         bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, masked_score=options.masked_score,
-        progress=options.progress, data_dir=options.data_dir,
+        progress=options.progress, data_dir=options.data_dir, protocol=options.protocol,
+        prompt_template=options.prompt_template,
     )
 
 

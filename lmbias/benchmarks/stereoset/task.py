@@ -32,6 +32,14 @@ The option word of an intrasentence item is derived from its context and option 
 dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
 ``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
 ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
+
+In a chat run (``--chat``) a causal LM's option score is the sentence's mean log-probability as the
+assistant's reply in its chat template (:func:`lmbias.lm.chat.reply_logprobs`): to
+:data:`~lmbias.lm.chat.SENTENCE_REQUEST` (intrasentence), or to the request to continue the context
+(:data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`, intersentence). With ``protocol="generate"`` (models
+without log-probabilities) the three comparisons the metrics read are asked as two-way questions
+(:mod:`lmbias.benchmarks.sentence_choice`) and the metrics come from the answers
+(:func:`lmbias.stereotype_scores.stereoset_comparison_scores`); ``answers.jsonl`` holds the replies.
 """
 
 from __future__ import annotations
@@ -45,11 +53,13 @@ import numpy as np
 from ...checks import check_choice, check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
+from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed, reply_logprobs
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_scores
+from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
+from .. import multiple_choice, sentence_choice
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
@@ -191,7 +201,10 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
     sentences = [row[option] for row in rows for option in OPTIONS]
     contexts = [row["context"] for row in rows for _ in OPTIONS]
     model, tokenizer = lm.model, lm.tokenizer
-    if task == "intrasentence" and kind == "causal":
+    if kind == "causal" and getattr(lm, "chat", None) is not None:
+        requests = [SENTENCE_REQUEST] * len(sentences) if task == "intrasentence" else instructed(contexts, DEFAULT_INSTRUCTION)
+        scores = reply_logprobs(lm, requests, sentences, batch_size=batch_size).mean
+    elif task == "intrasentence" and kind == "causal":
         scores = likelihood.token_logprobs(model, tokenizer, sentences, batch_size=batch_size, prefix=causal_prefix).mean
     elif task == "intrasentence":
         items = []
@@ -239,8 +252,11 @@ def run_stereoset(
     masked_score: str = "mean-probability",
     progress: bool = True,
     data_dir=None,
+    protocol: str = "likelihood",
+    prompt_template: str | None = None,
 ) -> RunResult | None:
-    """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``.
+    """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``
+    (``answers.jsonl`` for a generative run).
 
     Args:
         model: the model and where it runs (a :class:`~lmbias.lm.spec.ModelSpec`: revision, dtype,
@@ -254,6 +270,9 @@ def run_stereoset(
         limit: only the first ``limit`` items of each task (a quick look).
         masked_score: a masked LM's intrasentence score (:func:`score_stereoset`).
         progress: a progress bar over the scored sequences (main process only).
+        protocol: "likelihood" (the paper's) or "generate" (the comparisons asked as questions, see the
+            module docstring; ``seed`` shuffles the lettered order, ``prompt_template`` replaces the
+            wording, with ``{options}`` and ``{context}``).
 
     Returns:
         The run (a :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``, for
@@ -269,9 +288,19 @@ def run_stereoset(
     tasks = _check_tasks(tasks)
     check_limit(limit)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
+    template = sentence_choice.check_protocol(protocol, prompt_template, ("context",))
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
+    counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
+    options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
+    partial = coverage({"items": (len(rows), SPEC.expected_rows())}, " ".join(options) or f"{resource.path} has {len(everything):,}")
+    data = {"dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
+            "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
+            "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)}}
+    if protocol == "generate":
+        return _run_generate(spec, rows, template, out=out, tasks=tasks, limit=limit, batch_size=batch_size, seed=seed,
+                             bootstrap=bootstrap, confidence=confidence, progress=progress, data=data, partial=partial)
     lm, kind, state, records, timing, placement = load_and_score(
         lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size, masked_score=masked_score),
         rows,
@@ -279,24 +308,19 @@ def run_stereoset(
                                                     "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
                                                     "masked_score": masked_score},
         model=spec, model_type=model_type, show_progress=progress, label="StereoSet: scoring", unit="item",
+        chat_scoring=True,
     )
     if records is None:
         return None
-    counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
-    options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
-    partial = coverage({"items": (len(rows), SPEC.expected_rows())}, " ".join(options) or f"{resource.path} has {len(everything):,}")
+    scorer = "chat" if lm.chat is not None else kind
     return with_scores(out, RunResult(
         benchmark="stereoset",
         model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
-        data={
-            "dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
-            "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
-            "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)},
-        },
+        data=data,
         config={
-            "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
+            "protocol": "likelihood", "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
             "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-            "scores": {task: SCORE_DESCRIPTIONS[kind, task if (kind, task) != ("masked", "intrasentence") else masked_score]
+            "scores": {task: SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
                        for task in tasks},
             **({"masked_score": masked_score} if kind == "masked" else {}),
             **placement,
@@ -306,3 +330,52 @@ def run_stereoset(
         partial=partial,
         results=aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
     ), records)
+
+
+COMPARISONS = (("stereotype", "anti_stereotype"), ("stereotype", "unrelated"), ("anti_stereotype", "unrelated"))
+
+
+def comparison_questions(rows: Sequence[dict]) -> list[dict]:
+    """The three two-way questions of each item (:data:`COMPARISONS`), for
+    :func:`lmbias.benchmarks.sentence_choice.ask`: ids ``<item>/<first>-<second>``."""
+    return [{"id": f"{row['id']}/{first}-{second}", "sentences": [row[first], row[second]], "context": row["context"],
+             "continuation": row["task"] == "intersentence"} for row in rows for first, second in COMPARISONS]
+
+
+def aggregate_answers(rows: Sequence[dict], answers: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95,
+                      seed: int = 0) -> dict:
+    """LMS / SS / ICAT from the answers to :func:`comparison_questions` (in their order; ``prediction``
+    0: the first sentence, 1: the second, None: invalid), over the items whose three answers are all
+    valid; with ``invalid`` (replies naming no sentence), ``answers`` and ``items_left_out``."""
+    wins = np.array([answer["prediction"] == 0 for answer in answers]).reshape(len(rows), len(COMPARISONS))
+    valid = np.array([answer["prediction"] is not None for answer in answers]).reshape(len(rows), len(COMPARISONS)).all(axis=1)
+    if not valid.any():
+        raise InputError(f"--protocol generate: no item of the {len(rows)} has three replies that name a sentence; try "
+                         "another --prompt-template, or a larger model")
+    kept = [row for row, ok in zip(rows, valid) if ok]
+    result = stereoset_comparison_scores(*wins[valid].T, targets=[row["target"] for row in kept],
+                                         bias_types=[row["bias_type"] for row in kept], tasks=[row["task"] for row in kept],
+                                         bootstrap=bootstrap, confidence=confidence, seed=seed)
+    return {**result, **sentence_choice.invalid_count(answers), "items_left_out": int((~valid).sum())}
+
+
+def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, out, tasks: list, limit: int | None,
+                  batch_size: int, seed: int, bootstrap: int, confidence: float, progress: bool, data: dict,
+                  partial: dict) -> RunResult | None:
+    """The generative protocol of :func:`run_stereoset`."""
+    answers, described, placement, timing = sentence_choice.ask(
+        spec, comparison_questions(rows), template=template, out=out, benchmark="stereoset",
+        run_config={"tasks": list(tasks), "limit": limit}, batch_size=batch_size, seed=seed, progress=progress,
+        label="StereoSet: answering")
+    if answers is None:
+        return None
+    prompt = template or {"intrasentence": sentence_choice.SENTENCE_PROMPT, "intersentence": sentence_choice.CONTINUATION_PROMPT}
+    result = RunResult(
+        benchmark="stereoset", out=str(out), model=described, data=data,
+        config={"protocol": "generate", "prompt": prompt, "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS],
+                "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, "bootstrap": bootstrap,
+                "confidence": confidence, "seed": seed, **placement},
+        timing=timing, skipped={task: "not run" for task in TASKS if task not in tasks}, partial=partial,
+        results=aggregate_answers(rows, answers, bootstrap=bootstrap, confidence=confidence, seed=seed),
+    )
+    return multiple_choice.with_answers(result, answers)

@@ -4,11 +4,12 @@ A backend is a :class:`Backend`: its name, its own command-line options, a check
 :class:`~lmbias.lm.spec.ModelSpec` and a loader. What its loader returns has what the runner and
 the scorers use (:class:`BackendModel`): ``tokenizer`` (prompt lengths), ``max_length`` (the
 context), ``name`` / ``source`` / ``info`` (recorded in results.json), ``device`` (None when the
-model runs outside this process), ``generate(prompts, settings, *, seed, num_return_sequences,
-ids)`` returning, per prompt and sample, ``continuation``, ``num_tokens`` and ``stop_reason``, and,
-for a model scored outside this process, ``prompt_logprobs(sequences)``: per token-id sequence,
-each token's log-probability given the ones before it (:mod:`lmbias.lm.likelihood` runs a forward
-pass itself when a model has none).
+model runs outside this process), ``chat`` (a :class:`~lmbias.lm.chat.ChatFormat` in a chat run, else
+None: set after loading; generation encodes prompts with :func:`lmbias.lm.chat.encode_prompts`),
+``generate(prompts, settings, *, seed, num_return_sequences, ids)`` returning, per prompt and
+sample, ``continuation``, ``num_tokens`` and ``stop_reason``, and, for a model scored outside this
+process, ``prompt_logprobs(sequences)``: per token-id sequence, each token's log-probability given
+the ones before it (:mod:`lmbias.lm.likelihood` runs a forward pass itself when a model has none).
 
 The built-in backends (``setup.cfg`` declares them like any other package's):
 
@@ -17,6 +18,7 @@ The built-in backends (``setup.cfg`` declares them like any other package's):
 * ``vllm`` (:mod:`.vllm`): vLLM's engine, continuous batching with its own tensor / pipeline /
   data parallelism.
 * ``openai`` (:mod:`.openai`): any OpenAI-compatible server's ``/v1/completions``.
+* ``openai-chat`` (:mod:`.openai_chat`): a server's ``/v1/chat/completions`` (chat runs, generation only).
 
 ``docs/adding-a-backend.md`` walks through a new one. No code outside a backend's own module asks
 which backend it is: it asks the :class:`Backend` what it does.
@@ -49,6 +51,8 @@ class BackendModel(Protocol):
     max_length: int | None
     device: Any
 
+    chat: Any  # how prompts are put to it (lmbias.lm.chat.ChatFormat; None: raw text), set by ModelSpec.load
+
     def generate(self, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1,
                  ids: Sequence[str] | None = None) -> list[dict]: ...
 
@@ -78,6 +82,9 @@ class Backend:
             is refused).
         recorded: whether results name the backend and its options (False for the default backend,
             which runs written before there were backends do not name).
+        chat: how it runs a chat model (:mod:`lmbias.lm.chat`): "template" (lmbias renders the
+            prompts in the model's chat template, ``--chat``), "server" (the server does: every run
+            is a chat run), or None (it cannot).
     """
 
     name: str
@@ -90,6 +97,7 @@ class Backend:
     scoring_kind: Callable[[ModelSpec, str], str] = None  # type: ignore[assignment]  # set in __post_init__
     own_workers: bool = True
     recorded: bool = True
+    chat: str | None = "template"
 
     def __post_init__(self):
         if self.scoring_kind is None:

@@ -29,6 +29,7 @@ from typing import Any
 
 from ...checks import check_scalar
 from ...errors import InputError, LmbiasError
+from ..chat import encode_prompts
 from . import Backend, causal_only, check_real
 from .vllm import sample_seed
 
@@ -96,19 +97,22 @@ class OpenAIModel:
     config = None
     dtype = None
     device = None  # the server places the model
+    chat = None  # a chat run's ChatFormat (lmbias.lm.chat), set by ModelSpec.load
+    endpoint = "/completions"
 
     def _prompts(self, prompts: Sequence[str], ids: Sequence[str]) -> list:
         """What is sent: the token ids the ``hf`` backend would use (an empty prompt as the start
         token) when the tokenizer is known, else the text."""
         tokenizer = self.tokenizer
         if isinstance(tokenizer, _CharacterCounter):
+            if self.chat is not None:
+                raise InputError(f"--chat with --backend openai renders the chat template here: {NO_TOKENIZER.split(': ', 1)[1]}")
             empty = [prompt_id for prompt_id, prompt in zip(ids, prompts) if not prompt]
             if empty:
                 raise InputError(f"prompt {empty[0]!r} is empty; an empty completion prompt needs the model's start token: "
                                  "pass --tokenizer (a Hub id or folder of the served model's tokenizer)")
             return list(prompts)
-        start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-        return [tokens or [start] for tokens in tokenizer(list(prompts))["input_ids"]]
+        return encode_prompts(tokenizer, prompts, self.chat)
 
     def _post(self, client, body: dict, failed: list, hint: str) -> dict | None:
         """One request's answer (checked by :meth:`_answer`), with the retries the module describes;
@@ -120,11 +124,11 @@ class OpenAIModel:
             if failed:
                 return None
             try:
-                response = client.post("/completions", json=body)
+                response = client.post(self.endpoint, json=body)
             except httpx.TimeoutException:
                 timeouts, failure = timeouts + 1, f"no answer within {self.timeout:g} s"
                 if timeouts == TIMEOUT_TRIES:
-                    raise ServerError(f"--base-url {self.base_url}: /completions gave no answer within --timeout "
+                    raise ServerError(f"--base-url {self.base_url}: {self.endpoint} gave no answer within --timeout "
                                       f"{self.timeout:g} s, {TIMEOUT_TRIES} tries ({time.monotonic() - started:.0f} s); "
                                       "the server is stuck or overloaded: check it, or raise --timeout; the finished "
                                       "batches are kept: rerun the same command to resume") from None
@@ -135,14 +139,21 @@ class OpenAIModel:
                 if response.status_code == 200:
                     return self._answer(response)
                 if response.status_code not in RETRY_STATUSES:
-                    raise ServerError(f"--base-url {self.base_url}: /completions answered {response.status_code}: "
-                                      f"{_excerpt(response.text, self.api_key, 300)}{hint}")
+                    raise ServerError(f"--base-url {self.base_url}: {self.endpoint} answered {response.status_code}: "
+                                      f"{_excerpt(response.text, self.api_key, 300)}{hint}{self._missing(response)}")
                 failure = f"HTTP {response.status_code}"
             if attempt < self.retries:
                 time.sleep(delay)
                 delay = min(delay * 2, 30.0)
-        raise ServerError(f"--base-url {self.base_url}: /completions failed {self.retries + 1} times ({failure}); the "
+        raise ServerError(f"--base-url {self.base_url}: {self.endpoint} failed {self.retries + 1} times ({failure}); the "
                           "finished batches are kept: rerun the same command to resume")
+
+    def _missing(self, response) -> str:
+        """What a 404 or 405 means: the server has no such endpoint."""
+        if response.status_code not in (404, 405):
+            return ""
+        other = "--backend openai (/v1/completions)" if self.endpoint != "/completions" else "--backend openai-chat (/v1/chat/completions)"
+        return f"; the server has no {self.endpoint} endpoint: use {other}"
 
     def _answer(self, response) -> dict:
         """The JSON object of a 200 answer, with a non-empty ``choices`` list of objects; else a ServerError."""
@@ -152,13 +163,13 @@ class OpenAIModel:
             answer = None
         choices = answer.get("choices") if isinstance(answer, dict) else None
         if not (isinstance(choices, list) and choices and all(isinstance(choice, dict) for choice in choices)):
-            raise ServerError(f"--base-url {self.base_url}: /completions answered 200 with no completion (expected a JSON "
+            raise ServerError(f"--base-url {self.base_url}: {self.endpoint} answered 200 with no completion (expected a JSON "
                               f"object with a non-empty 'choices' list, got {_excerpt(response.text, self.api_key)!r}); "
                               "is it an OpenAI-compatible server?")
         return answer
 
     def _bad_field(self, name: str, answer: dict) -> ServerError:
-        return ServerError(f"--base-url {self.base_url}: /completions answered with {name} missing or of the wrong type "
+        return ServerError(f"--base-url {self.base_url}: {self.endpoint} answered with {name} missing or of the wrong type "
                            f"({_excerpt(json.dumps(answer), self.api_key)!r}); is it an OpenAI-compatible server?")
 
     def _post_all(self, bodies: list[dict], hint: str = "") -> list[dict]:
@@ -205,26 +216,35 @@ class OpenAIModel:
             values.append(logprobs[1 : len(tokens)])
         return values
 
+    def _body(self, prompt, settings: dict, *, seed: int) -> dict:
+        """One sample's request (:func:`completion_body`)."""
+        return completion_body(self.name, prompt, settings, seed=seed)
+
+    def _text(self, choice: dict, answer: dict) -> str:
+        """The generated text of an answer's first choice."""
+        if not isinstance(choice.get("text"), str):
+            raise self._bad_field("choices[0].text", answer)
+        return choice["text"]
+
     def generate(self, prompts: Sequence[str], settings: dict, *, seed: int, num_return_sequences: int = 1,
                  ids: Sequence[str] | None = None) -> list[dict]:
         """Per prompt and sample (prompt-major): ``continuation``, ``num_tokens`` and ``stop_reason``
         ("eos" when the server stopped on its own, "length" at the token limit)."""
         ids = list(ids) if ids is not None else [str(i) for i in range(len(prompts))]
-        bodies = [completion_body(self.name, prompt, settings, seed=sample_seed(self.seed, prompt_id, sample))
+        bodies = [self._body(prompt, settings, seed=sample_seed(self.seed, prompt_id, sample))
                   for prompt_id, prompt in zip(ids, self._prompts(prompts, ids)) for sample in range(num_return_sequences)]
         answers = self._post_all(bodies)
         results = []
         for answer in answers:
             choice = answer["choices"][0]
-            if not isinstance(choice.get("text"), str):
-                raise self._bad_field("choices[0].text", answer)
+            text = self._text(choice, answer)
             stopped = choice.get("finish_reason") != "length"
             # the server's count includes the end token it stopped on; the other backends' counts do not
             usage = answer.get("usage")
             tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
             if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)):
                 raise self._bad_field("usage.completion_tokens", answer)
-            results.append({"continuation": redact(choice["text"], self.api_key),
+            results.append({"continuation": redact(text, self.api_key),
                             "num_tokens": None if tokens is None else tokens - stopped,
                             "stop_reason": "eos" if stopped else "length"})
         return results
@@ -334,13 +354,13 @@ def _tokenizer(name: str):
 
 
 OPTIONS = {
-    "base_url": (["--base-url"], {"metavar": "URL", "help": "openai: the server, e.g. http://127.0.0.1:8000/v1"}),
-    "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai: the environment variable holding the API key "
+    "base_url": (["--base-url"], {"metavar": "URL", "help": "openai, openai-chat: the server, e.g. http://127.0.0.1:8000/v1"}),
+    "api_key_env": (["--api-key-env"], {"metavar": "NAME", "help": "openai, openai-chat: the environment variable holding the API key "
                                                                    "(default OPENAI_API_KEY; the key is never printed or written)"}),
     "tokenizer": (["--tokenizer"], {"help": "openai: the served model's tokenizer (Hub id or folder; default: --model)"}),
-    "concurrency": (["--concurrency"], {"type": int, "help": "openai: requests in flight at once (default 8)"}),
+    "concurrency": (["--concurrency"], {"type": int, "help": "openai, openai-chat: requests in flight at once (default 8)"}),
     "timeout": (["--timeout"], {"type": float, "metavar": "SECONDS",
-                                "help": "openai: seconds to wait for each answer (default 120; the check of the server at "
+                                "help": "openai, openai-chat: seconds to wait for each answer (default 120; the check of the server at "
                                         "the start waits at most 30); a request with no answer in time is sent once "
                                         "more, then the run stops with the finished batches kept: at most twice this "
                                         "per request"}),
@@ -353,20 +373,23 @@ def check(spec) -> None:
         raise InputError(f"--dtype {spec.dtype} applies to --backend hf and vllm; a served model runs in the dtype the "
                          "server chose")
     if spec.model is None:
-        raise InputError("--backend openai needs --model: the name the server serves the model under")
+        raise InputError(f"--backend {spec.backend} needs --model: the name the server serves the model under")
     if spec.revision is not None:
         raise InputError("--revision applies to a model loaded from the Hub; a served model is the server's")
     if spec.device_map:
         raise InputError("--device-map is for --backend hf; the server places the model itself")
     given = spec.options
     if not given.get("base_url"):
-        raise InputError("--backend openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+        raise InputError(f"--backend {spec.backend} needs --base-url, e.g. http://127.0.0.1:8000/v1")
     if given.get("concurrency") is not None:
         check_scalar(given["concurrency"], "--concurrency", minimum=1)
     if given.get("timeout") is not None:
         check_real(given["timeout"], "timeout")
     check_served(given["base_url"], spec.model, api_key_env=given.get("api_key_env") or "OPENAI_API_KEY",
                  timeout=given.get("timeout") or DEFAULT_TIMEOUT)
+    if spec.chat and spec.backend == "openai" and isinstance(_tokenizer(given.get("tokenizer") or spec.model), _CharacterCounter):
+        raise InputError("--chat with --backend openai renders the chat template here, with the served model's tokenizer: "
+                         "pass --tokenizer (a Hub id or folder), or use --backend openai-chat (the server applies it)")
 
 
 def scoring_kind(spec, model_type: str) -> str:

@@ -37,6 +37,7 @@ from typing import Any
 from ...checks import check_scalar
 from ...errors import InputError
 from ...model_source import hub_commit
+from ..chat import encode_prompts
 from ..gguf import embedded_model_dir
 from ..loading import ModelLoadError, check_model_path, detect_model_type, load_causal_lm
 from . import Backend, causal_only, check_flag, check_real, flag
@@ -106,6 +107,7 @@ class VllmModel:
     log_path: Path | None = None  # where the engine's output goes (None: the terminal, ``verbose``)
     revision: str | None = None  # the Hub commit the weights came from (None: a local folder)
     device = None  # the engine places the model itself
+    chat = None  # a chat run's ChatFormat (lmbias.lm.chat), set by ModelSpec.load
 
     @property
     def model(self):
@@ -124,9 +126,8 @@ class VllmModel:
         batch size does not change a sample."""
         tokenizer = self.tokenizer
         eos = tokenizer.eos_token_id
-        start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos
         ids = list(ids) if ids is not None else [str(i) for i in range(len(prompts))]
-        token_ids = [tokens or [start] for tokens in tokenizer(list(prompts))["input_ids"]]
+        token_ids = encode_prompts(tokenizer, prompts, self.chat)
         requests, params = [], []
         for prompt_id, tokens in zip(ids, token_ids):
             for sample in range(num_return_sequences):
