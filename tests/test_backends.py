@@ -25,7 +25,7 @@ def tiny(tmp_path_factory):
     (["--backend", "vllm", "--device-map", "auto"], "--device-map is for --backend hf"),
     (["--backend", "vllm", "--num-processes", "2"], "--backend vllm runs its own workers"),
     (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1"], "the server cannot be reached"),
-    (["--concurrency", "4"], "--concurrency applies to --backend openai, not hf"),
+    (["--concurrency", "4"], "--concurrency applies to --backend openai, openai-chat, not hf"),
     (["--enforce-eager"], "--enforce-eager applies to --backend vllm, not hf"),
     (["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--dtype", "float16"],
      "--dtype float16 applies to --backend hf and vllm"),
@@ -107,7 +107,7 @@ def test_engine_options_are_checked(tiny):
     assert ModelSpec(tiny).checked().options == {}
     with pytest.raises(ValueError, match="unknown backend 'tgi'; valid: "):
         ModelSpec(tiny, backend="tgi").checked()
-    with pytest.raises(ValueError, match="--base-url applies to --backend openai, not vllm"):
+    with pytest.raises(ValueError, match="--base-url applies to --backend openai, openai-chat, not vllm"):
         ModelSpec(tiny, backend="vllm", options={"base_url": "http://127.0.0.1:8000/v1"}).checked()
     with pytest.raises(ValueError, match="--backend openai needs --model"):
         ModelSpec(backend="openai", options={"base_url": "http://127.0.0.1:8000/v1"}).checked()

@@ -136,7 +136,8 @@ def model_records(run_dir):
 
 def find(results, run, record):
     """The one EvalResult that carries ``record`` of ``run``."""
-    config = record.get("task") or record.get("classifier")
+    # the variant fields in the registry's order (BBQ's protocol comes first), joined by "/"
+    config = "/".join(record[field] for field in ("protocol", "classifier", "task") if record.get(field)) or None
     matches = [r for r in results if (r.dataset_type, r.dataset_config, r.metric_type, r.metric_config)
                == (dataset_of(run)["type"], record["domain"], record["metric"], config)]
     assert len(matches) == 1, (record, matches)

@@ -250,7 +250,9 @@ def test_records_are_the_results_metric_records(data, run_dirs):
     stereoset = load_run(next(p for p in run_dirs if p.parts[-2:] == ("alpha-7b", "stereoset")))
     verbatim = [{k: v for k, v in r.items() if k not in ("model", "view")} for r in data["records"]
                 if r["model"] == "alpha-7b" and r["benchmark"] == "stereoset"]
-    assert verbatim == metric_records(stereoset)
+    # verbatim, but for the protocol a likelihood record does not name (the variant's first value)
+    assert verbatim == [{**r, "protocol": "likelihood"} for r in metric_records(stereoset)]
+    assert all("protocol" not in r for r in metric_records(stereoset))
     assert _cell(data, "alpha-7b", "metric_score", view="race")["domain"] == "race-color"
     assert _cell(data, "alpha-7b", "metric_score", view="race")["value"] == 61.0
 
@@ -506,10 +508,10 @@ def test_domain_filter_shows_the_per_domain_values(page):
     assert _column(page, "crows_pairs:metric_score") == ["61.0", "66.0", "50.0", ""]  # CrowS-Pairs race-color
     assert _column(page, "stereoset:ss") == ["57.0", "51.0", "", ""]  # intrasentence in a domain view
     assert "race-color" in page.find_element("id", "view-note").text
-    Select(page.find_element("id", "task")).select_by_value("intersentence")
+    Select(page.find_element("id", "variant-stereoset-task")).select_by_value("intersentence")
     assert _column(page, "stereoset:ss") == ["55.0", "50.5", "", ""]
     Select(page.find_element("id", "domain")).select_by_value("overall")
-    Select(page.find_element("id", "classifier")).select_by_value("vader")
+    Select(page.find_element("id", "variant-counterfactual-classifier")).select_by_value("vader")
     assert _column(page, "counterfactual:individual_fairness") == ["0.200", "0.050", "", ""]
     assert _errors(page) == []
 
@@ -555,3 +557,22 @@ def test_hub_space_card():
     fields = dict(line.split(": ", 1) for line in front.strip().splitlines() if ": " in line)
     assert fields["sdk"] == "static" and fields["app_file"] == "index.html"
     assert fields["title"] and 0 < len(fields["short_description"]) <= 60
+
+
+@browser
+def test_benchmarks_sharing_a_variant_field_each_show_their_values(site, driver, server):
+    """StereoSet (likelihood) and CrowS-Pairs (generative) both have a "protocol" control; each column
+    follows its own, and the generative run is a row of its own."""
+    root = site / "protocols-runs"
+    _stereoset(root / "m-stereoset", "m", intra={"gender": (80.0, 60.0)}, overall=(80.0, 60.0))
+    crows = json.loads(_crows(root / "m-crows", "m", 58.0, {"gender": 58.0}).joinpath("results.json").read_text())
+    crows["config"]["protocol"] = "generate"
+    crows["results"].update({"invalid": 3, "answers": 150})
+    (root / "m-crows" / "results.json").write_text(json.dumps(crows))
+    build_leaderboard([root / "m-stereoset", root / "m-crows"], site / "protocols", source="test runs")
+    driver.get(f"{server}/protocols/index.html")
+    assert _models(driver) == ["m", "m [generative]"] and _errors(driver) == []
+    assert _column(driver, "stereoset:icat") == ["64.0", ""]
+    assert _column(driver, "crows_pairs:metric_score") == ["", "58.0"]
+    assert {e.get_attribute("id") for e in driver.find_elements("css selector", "select")} >= {
+        "variant-stereoset-protocol", "variant-crows_pairs-protocol", "variant-stereoset-task"}

@@ -103,3 +103,38 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
         for x, y in zip(a, b):
             assert [x[k] for k in keys] == pytest.approx([y[k] for k in keys], abs=1e-4), x["id"]
 
+
+
+def _chat_served(url: str, backend: str = "openai-chat") -> ModelSpec:
+    """The served embedded model as a chat model: the server applies its template (openai-chat), or
+    lmbias renders it and sends the tokens to /v1/completions (openai --chat)."""
+    options = {"base_url": url, **({"tokenizer": str(embedded_model_dir())} if backend == "openai" else {})}
+    return ModelSpec(SERVED, backend=backend, options=options, chat=True, system_prompt="You are brief.")
+
+
+def test_chat_generations_agree_across_the_server_the_completions_endpoint_and_vllm(server, key, tmp_path):
+    """The same chat prompts, rendered by the server (openai-chat), by lmbias for /v1/completions
+    (openai --chat) and by lmbias for the in-process engine (vllm --chat), give the same greedy
+    replies: one template, one start token."""
+    outs = {name: tmp_path / name for name in ("chat", "completions", "vllm")}
+    for name, spec in (("chat", _chat_served(server)), ("completions", _chat_served(server, "openai")),
+                       ("vllm", ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
+                                          system_prompt="You are brief."))):
+        save_run(run_bold(model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
+    replies = {name: [(g["id"], g["continuation"]) for g in _generations(out)] for name, out in outs.items()}
+    assert replies["chat"] == replies["completions"] == replies["vllm"] and len(replies["chat"]) == 2
+    assert all(text.strip() for _, text in replies["chat"])
+    chat = json.loads((outs["chat"] / "results.json").read_text())["model"]["chat"]
+    assert chat == {"system_prompt": "You are brief.", "template_sha256": "server"}
+
+
+def test_generative_stereoset_through_the_chat_endpoint_equals_vllm(server, key, tmp_path):
+    served, local = tmp_path / "served", tmp_path / "local"
+    save_run(run_stereoset(model=_chat_served(server), out=served, protocol="generate", limit=3, progress=False))
+    save_run(run_stereoset(model=ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
+                                           system_prompt="You are brief."), out=local, protocol="generate", limit=3,
+                           progress=False))
+    a, b = ([json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()] for out in (served, local))
+    assert a == b and len(a) == 18
+    results = [json.loads((out / "results.json").read_text())["results"]["overall"] for out in (served, local)]
+    assert results[0] == results[1]

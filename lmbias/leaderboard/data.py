@@ -91,10 +91,12 @@ def _clean(value):
 
 
 def _run_records(run: Run) -> list:
-    """The run's metric records (verbatim), plus the benchmark's derived "overall" records."""
+    """The run's metric records (verbatim, a variant field they lack set to the variant's first value:
+    a likelihood StereoSet record names no protocol), plus the benchmark's derived "overall" records."""
     records = []
+    defaults = {variant.field: variant.order[0] for variant in get_benchmark(run.benchmark).variants if variant.order}
     for record in metric_records(run):
-        record = {"model": run.model, **record, "value": _clean(record["value"])}
+        record = {"model": run.model, **defaults, **record, "value": _clean(record["value"])}
         record["view"] = "overall" if record["domain"] == "overall" else view_domain(run.benchmark, record["domain"])
         records.append(record)
     derived = get_benchmark(run.benchmark).derived_records(records)

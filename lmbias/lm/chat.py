@@ -105,19 +105,6 @@ def loaded_identity(model: Any) -> dict:
     return {"chat_template_sha256": chat.template_sha256} if chat is not None else {}
 
 
-def reply_logprobs(lm: Any, requests: Sequence[str], replies: Sequence[str], *, batch_size: int = 32):
-    """Likelihood in the chat template: each reply's token log-probabilities as the assistant's answer
-    to its request (the user's message; :data:`SENTENCE_REQUEST` for a lone sentence, the request of
-    :data:`DEFAULT_INSTRUCTION` for a continuation), given the rendered template up to the opening of
-    the assistant's turn (:func:`lmbias.lm.likelihood.continuation_logprobs`, no start token added:
-    the template writes its own). ``lm.chat`` must be set (a chat run)."""
-    from .likelihood import continuation_logprobs
-
-    contexts = [lm.chat.render(lm.tokenizer, request) for request in requests]
-    return continuation_logprobs(lm.model, lm.tokenizer, contexts, list(replies), batch_size=batch_size, separator="",
-                                 prefix=None)
-
-
 def check_instruction(instruction) -> str:
     """``instruction`` if it is a string whose one placeholder is ``{prompt}``; else one line naming
     ``--instruction`` and what is expected."""
@@ -180,5 +167,5 @@ def instructed(prompts: Sequence[str], instruction: str) -> list[str]:
 
 
 __all__ = ["ChatFormat", "DEFAULT_INSTRUCTION", "SERVER_TEMPLATE", "add_instruction_argument", "check_instruction",
-           "continuation_prompts", "encode_prompts", "instructed", "loaded_identity", "reply_logprobs",
+           "continuation_prompts", "encode_prompts", "instructed", "loaded_identity",
            "scored_text", "template_digest", "SENTENCE_REQUEST"]

@@ -151,6 +151,17 @@ def continuation_logprobs(
     return TokenLogprobs(_gathered_logprobs(model, tokenizer, items, batch_size, causal=True))
 
 
+def reply_logprobs(lm: Any, requests: Sequence[str], replies: Sequence[str], *, batch_size: int = 32):
+    """Likelihood in the chat template: each reply's token log-probabilities as the assistant's answer
+    to its request (the user's message; :data:`lmbias.lm.chat.SENTENCE_REQUEST` for a lone sentence, the
+    request of :data:`lmbias.lm.chat.DEFAULT_INSTRUCTION` for a continuation), given the rendered template up to the opening of
+    the assistant's turn (:func:`continuation_logprobs`, no start token added: the template writes
+    its own). ``lm.chat`` must be set (a chat run)."""
+    contexts = [lm.chat.render(lm.tokenizer, request) for request in requests]
+    return continuation_logprobs(lm.model, lm.tokenizer, contexts, list(replies), batch_size=batch_size, separator="",
+                                 prefix=None)
+
+
 def option_logprobs(
     model: Any,
     tokenizer: Any,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
 from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
+from ..sentence_choice import PROTOCOLS
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
@@ -17,14 +18,16 @@ METRICS = (
 
 
 def records(results: dict) -> Iterable[dict]:
-    """The metric score overall, then per bias type; a generative run's invalid-reply rate. Each names the protocol."""
+    """The metric score overall, then per bias type; a generative run's invalid-reply rate. A generative
+    run's records name their protocol."""
     body, protocol = results["results"], results["config"].get("protocol", "likelihood")
+    named = {"protocol": protocol} if protocol == "generate" else {}  # likelihood records keep their ids on the Hub
     yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"],
-                           protocol=protocol)
+                           **named)
     for bias_type, block in body["bias_types"].items():
-        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], protocol=protocol)
+        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], **named)
     if protocol == "generate":
-        yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], protocol=protocol)
+        yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], **named)
 
 
 def summary(results: dict, out) -> str:
@@ -69,4 +72,5 @@ BENCHMARK = Benchmark(
     add_arguments=add_likelihood_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",
+    variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),
 )

@@ -6,7 +6,7 @@ and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 In a chat run (``--chat``) a causal LM's score is the sentence's log-likelihood as the assistant's
 reply to :data:`~lmbias.lm.chat.SENTENCE_REQUEST` in its chat template
-(:func:`lmbias.lm.chat.reply_logprobs`). With ``protocol="generate"`` (models without
+(:func:`lmbias.lm.likelihood.reply_logprobs`). With ``protocol="generate"`` (models without
 log-probabilities) each pair is asked as a two-way question instead and the chosen sentence counts
 as the higher score (:mod:`lmbias.benchmarks.sentence_choice`); ``answers.jsonl`` then holds the replies.
 """
@@ -22,7 +22,7 @@ import numpy as np
 from ...checks import check_choice, check_texts
 from ...errors import InputError
 from ...lm import likelihood
-from ...lm.chat import SENTENCE_REQUEST, reply_logprobs
+from ...lm.chat import SENTENCE_REQUEST
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
@@ -86,7 +86,7 @@ def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", ba
     rows = check_rows(rows, ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type"), "CrowS-Pairs")
     more, less = [row["sent_more"] for row in rows], [row["sent_less"] for row in rows]
     if kind == "causal" and getattr(lm, "chat", None) is not None:
-        both = reply_logprobs(lm, [SENTENCE_REQUEST] * (2 * len(rows)), more + less, batch_size=batch_size).sum
+        both = likelihood.reply_logprobs(lm, [SENTENCE_REQUEST] * (2 * len(rows)), more + less, batch_size=batch_size).sum
         more_scores, less_scores = both[: len(rows)], both[len(rows) :]
     elif kind == "causal":
         both = likelihood.token_logprobs(lm.model, lm.tokenizer, more + less, batch_size=batch_size, prefix="bos").sum

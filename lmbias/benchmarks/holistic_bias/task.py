@@ -26,7 +26,7 @@ import numpy as np
 from ...checks import check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
-from ...lm.chat import SENTENCE_REQUEST, reply_logprobs
+from ...lm.chat import SENTENCE_REQUEST
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
@@ -48,7 +48,7 @@ def score_holistic_bias(lm: Any, rows: Sequence[dict], *, batch_size: int = 64) 
     rows = check_rows(rows, ("id", "text"), "HolisticBias")
     texts = [row["text"] for row in rows]
     if getattr(lm, "chat", None) is not None:
-        values = reply_logprobs(lm, [SENTENCE_REQUEST] * len(texts), texts, batch_size=batch_size)
+        values = likelihood.reply_logprobs(lm, [SENTENCE_REQUEST] * len(texts), texts, batch_size=batch_size)
     else:
         values = likelihood.token_logprobs(lm.model, lm.tokenizer, texts, batch_size=batch_size, prefix="bos")
     sums, counts = values.sum.astype(np.float64), values.n_tokens

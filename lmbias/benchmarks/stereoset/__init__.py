@@ -8,6 +8,7 @@ from ...lm.spec import ModelSpec
 from ...stereotype_scores import MASKED_SCORES, TASKS
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
 from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
+from ..sentence_choice import PROTOCOLS
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
@@ -21,20 +22,21 @@ SCORED = METRICS[:3]
 
 def records(results: dict) -> Iterable[dict]:
     """LMS / SS / ICAT per task and domain, and for both tasks pooled (task "both", domain "overall");
-    a generative run's invalid-reply rate. Each names the protocol."""
+    a generative run's invalid-reply rate. A generative run's records name their protocol."""
     body, protocol = results["results"], results["config"].get("protocol", "likelihood")
+    named = {"protocol": protocol} if protocol == "generate" else {}  # likelihood records keep their ids on the Hub
     for task in TASKS:
         for domain, block in body.get(task, {}).items():
             for spec in SCORED:
                 yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, task=task, count=block["count"],
-                                       ci=block.get("ci", {}).get(spec.id), protocol=protocol)
+                                       ci=block.get("ci", {}).get(spec.id), **named)
     overall = body["overall"]
     for spec in SCORED:
         yield BENCHMARK.record(spec.id, overall[spec.id], domain="overall", task="both", count=overall["count"],
-                               ci=overall.get("ci", {}).get(spec.id), protocol=protocol)
+                               ci=overall.get("ci", {}).get(spec.id), **named)
     if protocol == "generate":
         yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", task="both", count=body["answers"],
-                               protocol=protocol)
+                               **named)
 
 
 def summary(results: dict, out) -> str:
@@ -96,7 +98,8 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments,
-    variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),),
+    variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),
+              Variant("protocol", "StereoSet protocol", PROTOCOLS)),
     migrate_v1=migrate_v1,
     overall_note="StereoSet pools both tasks (or shows the task chosen).",
 )

@@ -34,7 +34,7 @@ dataset (split across processes when launched with ``torchrun``: rank ``r`` of `
 ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 In a chat run (``--chat``) a causal LM's option score is the sentence's mean log-probability as the
-assistant's reply in its chat template (:func:`lmbias.lm.chat.reply_logprobs`): to
+assistant's reply in its chat template (:func:`lmbias.lm.likelihood.reply_logprobs`): to
 :data:`~lmbias.lm.chat.SENTENCE_REQUEST` (intrasentence), or to the request to continue the context
 (:data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`, intersentence). With ``protocol="generate"`` (models
 without log-probabilities) the three comparisons the metrics read are asked as two-way questions
@@ -53,7 +53,7 @@ import numpy as np
 from ...checks import check_choice, check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
-from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed, reply_logprobs
+from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
@@ -203,7 +203,7 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
     model, tokenizer = lm.model, lm.tokenizer
     if kind == "causal" and getattr(lm, "chat", None) is not None:
         requests = [SENTENCE_REQUEST] * len(sentences) if task == "intrasentence" else instructed(contexts, DEFAULT_INSTRUCTION)
-        scores = reply_logprobs(lm, requests, sentences, batch_size=batch_size).mean
+        scores = likelihood.reply_logprobs(lm, requests, sentences, batch_size=batch_size).mean
     elif task == "intrasentence" and kind == "causal":
         scores = likelihood.token_logprobs(model, tokenizer, sentences, batch_size=batch_size, prefix=causal_prefix).mean
     elif task == "intrasentence":
