@@ -122,7 +122,7 @@ def test_chat_generations_agree_across_the_server_the_completions_endpoint_and_v
                                           system_prompt="You are brief."))):
         save_run(run_bold(model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
     replies = {name: [(g["id"], g["continuation"]) for g in _generations(out)] for name, out in outs.items()}
-    assert replies["chat"] == replies["completions"] == replies["vllm"] and len(replies["chat"]) == 2
+    assert replies["chat"] == replies["completions"] == replies["vllm"] and len(replies["chat"]) == 6
     assert all(text.strip() for _, text in replies["chat"])
     chat = json.loads((outs["chat"] / "results.json").read_text())["model"]["chat"]
     assert chat == {"system_prompt": "You are brief.", "template_sha256": "server"}
