@@ -7,8 +7,9 @@ instruction-tuned model (SmolLM2-135M-Instruct), under four protocols:
   measured, as HELM and inspect_evals do);
 * generative multiple choice, raw text (``--protocol generate``).
 
-Prints each metric under each protocol with the invalid-reply rate and the seconds, and the
-agreement of item decisions between every two protocols: a CrowS-Pairs decision is whether the
+Prints each metric under each protocol with the invalid-reply rate, the share of valid replies
+that chose the option shown first ("A": a model that answers by position shows near 0 or 100) and
+the seconds, and the agreement of item decisions between every two protocols: a CrowS-Pairs decision is whether the
 more stereotypical sentence wins, a StereoSet decision whether the first sentence of each of the
 three comparisons (stereotype vs anti-stereotype, each vs the unrelated one) wins. Agreement is over
 the decisions both protocols made (an invalid reply makes none); 50 % is what two coin flips give.
@@ -56,6 +57,14 @@ def stereoset_decisions(out: Path) -> dict:
     return {f"{r['id']}/{first}-{second}": r[first] > r[second] for r in _lines(out / "scores.jsonl") for first, second in COMPARISONS}
 
 
+def first_letter_share(out: Path) -> str:
+    """The share (%) of a generative run's valid replies that chose the option shown as "A"; "-" for a likelihood run."""
+    if not (out / "answers.jsonl").is_file():
+        return "-"
+    valid = [a for a in _lines(out / "answers.jsonl") if a["prediction"] is not None]
+    return f"{100.0 * sum(a['order'][0] == str(a['prediction']) for a in valid) / len(valid):.1f}"
+
+
 def agreement(a: dict, b: dict) -> tuple[float, int]:
     """The share (%) of the decisions both made that are the same, and how many both made."""
     both = [key for key in a if a[key] is not None and b.get(key) is not None]
@@ -85,11 +94,12 @@ def main() -> None:
             invalid = f"{100 * body['invalid'] / body['answers']:.1f}" if protocol == "generate" else "-"
             scores = (f"{body['overall']['metric_score']:.1f}" if benchmark == "CrowS-Pairs" else
                       " / ".join(f"{body['overall'][key]:.1f}" for key in ("lms", "ss", "icat")))
-            metrics.append([benchmark, name, scores, invalid, str(body["overall"]["count"]), f"{seconds:.0f}"])
+            metrics.append([benchmark, name, scores, invalid, first_letter_share(out), str(body["overall"]["count"]),
+                            f"{seconds:.0f}"])
             decisions[benchmark][name] = read(out)
     print("| benchmark | protocol | score (CrowS-Pairs: metric score; StereoSet: LMS / SS / ICAT) | invalid replies % | "
-          "items scored | seconds |")
-    print("|---|---|---|---|---|---|")
+          "chose A % | items scored | seconds |")
+    print("|---|---|---|---|---|---|---|")
     for row in metrics:
         print("| " + " | ".join(row) + " |")
     print("\n| benchmark | protocol A | protocol B | same decision % | decisions compared |")
