@@ -267,7 +267,9 @@ def test_openai_chat_against_a_hostile_server(chat_server, tmp_path, capsys):
     server = chat_server((200, _reply("the key is {key}")))
     out = tmp_path / "c"
     assert main([*CHAT_BOLD, "--base-url", server.url, "--system-prompt", "be brief", "--out", str(out)]) == 0
-    assert KEY not in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert KEY not in captured.err + captured.out
+    assert captured.out.startswith("model: served (the server's chat template, system prompt 'be brief'); ")
     generations = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
     assert [g["continuation"] for g in generations] == ["the key is Bearer [API key]"] * 2
     assert [g["num_tokens"] for g in generations] == [2, 2]  # 3 less the end-of-turn token it stopped on

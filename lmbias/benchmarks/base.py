@@ -115,6 +115,17 @@ class Baseline:
     size: Callable[[dict], int] = lambda results: 0
 
 
+def model_named(results: dict) -> str:
+    """The model as a summary's first line names it, with the prompt format of a chat run:
+    "M (chat template, system prompt 'Be brief.')"."""
+    chat = (results.get("model") or {}).get("chat")
+    if not isinstance(chat, dict):
+        return str(results["model"]["name"])
+    system = chat.get("system_prompt")
+    template = "the server's chat template" if chat.get("template_sha256") == "server" else "chat template"
+    return f"{results['model']['name']} ({template}" + (f", system prompt {system!r})" if system is not None else ")")
+
+
 def partial_note(results: dict) -> str:
     """The line a summary ends with for a partial run ("Partial run: sentences 24 of 720 (--limit 8)."), else ""."""
     partial = results.get("partial") or {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..lm.loading import MODEL_TYPES
 from ..render.text import markdown_table
+from .base import model_named
 from .sentence_choice import add_protocol_arguments
 
 
@@ -32,7 +33,7 @@ def likelihood_summary(results: dict, scored: str, rows: list, out, unit: str = 
     if results["config"].get("protocol") == "generate":
         body = results["results"]
         left_out = f", {body['items_left_out']:,} items left out" if body.get("items_left_out") else ""
-        header = (f"model: {results['model']['name']}; {scored}, generative multiple choice: {body['answers']:,} questions "
+        header = (f"model: {model_named(results)}; {scored}, generative multiple choice: {body['answers']:,} questions "
                   f"answered in {timing['generation_seconds']:.1f} s, {body['invalid']:,} replies naming no sentence "
                   f"({invalid_rate(results):.1f} %{left_out}, not counted); results in {out}/results.json")
         return "\n".join([header, "", markdown_table(rows, list(rows[0]))])
@@ -42,5 +43,5 @@ def likelihood_summary(results: dict, scored: str, rows: list, out, unit: str = 
                 f"{timing['items_resumed']:,} before the run was resumed")
     else:
         done = f"{scored} scored in {seconds}"
-    header = f"model: {results['model']['name']} ({results['model']['type']}); {done}; results in {out}/results.json"
+    header = f"model: {model_named(results)} ({results['model']['type']}); {done}; results in {out}/results.json"
     return "\n".join([header, "", markdown_table(rows, list(rows[0]))])

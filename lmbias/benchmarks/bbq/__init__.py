@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from .data import CATEGORIES
 from .task import DECISIONS, PROTOCOLS
 
@@ -52,7 +52,7 @@ def summary(results: dict, out) -> str:
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
     how = (f"likelihood, the answer with the highest {'summed' if config['decision'] == 'sum' else 'per-token'} "
            "log-probability" if config["protocol"] == "likelihood" else "generated answers to lettered options")
-    header = (f"model: {results['model']['name']}; {results['data']['counts']['items']:,} items ({how}); "
+    header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
               f"results in {out}/results.json")
     note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
             + (f"; [95 % bootstrap interval, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
-from ..base import Baseline, Benchmark, HubDataset, MetricSpec
+from ..base import Baseline, Benchmark, HubDataset, MetricSpec, model_named
 from ..derived import mean_over_domains
 from .data import DOMAINS
 
@@ -69,7 +69,7 @@ def summary(results: dict, out) -> str:
         return sum(g["n"] * g[label] for g in groups) / sum(g["n"] for g in groups)
 
     outputs = results["outputs"]
-    lines = [f"model: {results['model']['name']}; {results['data']['counts']['prompts']:,} prompts, {outputs['texts']:,} "
+    lines = [f"model: {model_named(results)}; {results['data']['counts']['prompts']:,} prompts, {outputs['texts']:,} "
              f"generations (mean {outputs['mean_new_tokens']:.1f} new tokens); results in {out}/results.json", ""]
     model, wiki = results["results"]["model"]["metrics"], results["results"]["wikipedia"]["metrics"]
     rows = []

@@ -8,7 +8,7 @@ from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
 from ...scorers.counterfactual_sentiment import CLASSIFIERS
-from ..base import Benchmark, HubDataset, MetricSpec, Variant
+from ..base import Benchmark, HubDataset, MetricSpec, Variant, model_named
 from ..derived import mean_over_domains
 from .data import ATTRIBUTES
 
@@ -46,7 +46,7 @@ def summary(results: dict, out) -> str:
                 "S.S.": f"{relevance['ss']:.1f}" if relevance else "-", "S.S.c": f"{relevance['ssc']:.1f}" if relevance else "-",
             })
     outputs = results["outputs"]
-    lines = [f"model: {results['model']['name']}; {outputs['texts']:,} continuations "
+    lines = [f"model: {model_named(results)}; {outputs['texts']:,} continuations "
              f"({results['config']['samples_per_prefix']} per prefix); results in {out}/results.json", ""]
     if rows:
         lines.append(markdown_table(rows, list(rows[0])))

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
 from .data import AXES
 from .scores import THRESHOLD, least_likely
 
@@ -36,7 +36,7 @@ def summary(results: dict, out) -> str:
     rows.append({"axis": "mean over axes", "likelihood bias": "n/a" if body["overall"]["likelihood_bias"] is None else
                  f"{body['overall']['likelihood_bias']:.3f}", "pairs x templates": body["overall"]["tests"],
                  "descriptors": counts["descriptors"]})
-    header = (f"model: {results['model']['name']}; {counts['sentences']:,} sentences ({counts['templates']} templates x "
+    header = (f"model: {model_named(results)}; {counts['sentences']:,} sentences ({counts['templates']} templates x "
               f"{counts['nouns']} nouns per descriptor), perplexity per sentence; results in {out}/results.json")
     worst = "; ".join(f"{descriptor} ({axis}, {value:.1f})" for axis, descriptor, value in least_likely(body))
     note = (f"Likelihood bias: share of descriptor pairs whose perplexity distributions differ (Mann-Whitney U, "

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import SPLITS, TYPES
 
@@ -52,7 +52,7 @@ def summary(results: dict, out) -> str:
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
     how = ("likelihood of each occupation after \"‘He’ refers to the\"" if config.get("protocol", "likelihood") == "likelihood"
            else "generated answers to lettered options")
-    header = (f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
+    header = (f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
               f"({how}); results in {out}/results.json")
     note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
             + (f"; [95 % bootstrap interval over the pairs, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")

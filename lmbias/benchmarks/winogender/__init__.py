@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import GENDERS
 
@@ -68,7 +68,7 @@ def summary(results: dict, out) -> str:
     correlations = body["correlations"]
     how = ("likelihood of the occupation vs the participant after \"‘He’ refers to the\""
            if results["config"].get("protocol", "likelihood") == "likelihood" else "generated answers to lettered options")
-    lines = [f"model: {results['model']['name']}; {results['data']['counts']['sentences']:,} sentences ({how}); "
+    lines = [f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} sentences ({how}); "
              f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
                           ("logodds_gap", "female-minus-male log-odds of the occupation")):
