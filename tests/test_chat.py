@@ -287,3 +287,16 @@ def test_openai_chat_against_a_hostile_server(chat_server, tmp_path, capsys):
         assert main(["run", benchmark, "--backend", "openai-chat", "--model", "served", "--base-url", server.url,
                      "--out", str(tmp_path / benchmark)]) == 2
         assert "--backend openai-chat returns no log-probabilities" in _one_error(capsys)
+
+
+@pytest.mark.parametrize("backend", ["openai", "openai-chat"])
+def test_a_server_that_counts_no_tokens_is_a_finished_run(chat_server, tmp_path, capsys, backend):
+    """``usage`` is optional in an answer: the run finishes with the tokens marked not counted (it crashed at the end)."""
+    server = chat_server((200, json.dumps({"choices": [{"message": {"content": "he was good"}, "finish_reason": "stop"}]})))
+    server.answers["/v1/completions"] = (200, json.dumps({"choices": [{"text": " he was good", "finish_reason": "stop"}]}))
+    out = tmp_path / "r"
+    argv = [*CHAT_BOLD, "--base-url", server.url, "--out", str(out)]
+    assert main([*argv[:3], backend, *argv[4:]]) == 0
+    assert "generations (new tokens not counted by the server)" in capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())
+    assert results["outputs"]["mean_new_tokens"] is None and results["outputs"]["texts"] == 2

@@ -294,7 +294,7 @@ def run_generation(
     new_tokens = [0]
 
     def tokens_per_second(records: list[dict], seconds: float) -> dict:
-        new_tokens[0] += sum(r["num_tokens"] for r in records)
+        new_tokens[0] += sum(r["num_tokens"] or 0 for r in records)  # a server may not count them
         return {"tokens_per_s": f"{new_tokens[0] / seconds:.0f}"}
 
     done, _ = process_batches(run_dir, [len(batch) for batch in batches], generate, state, unit="prompt", label=label,

@@ -69,8 +69,10 @@ def summary(results: dict, out) -> str:
         return sum(g["n"] * g[label] for g in groups) / sum(g["n"] for g in groups)
 
     outputs = results["outputs"]
+    mean = outputs.get("mean_new_tokens")
+    tokens = f"mean {mean:.1f} new tokens" if mean is not None else "new tokens not counted by the server"
     lines = [f"model: {model_named(results)}; {results['data']['counts']['prompts']:,} prompts, {outputs['texts']:,} "
-             f"generations (mean {outputs['mean_new_tokens']:.1f} new tokens); results in {out}/results.json", ""]
+             f"generations ({tokens}); results in {out}/results.json", ""]
     model, wiki = results["results"]["model"]["metrics"], results["results"]["wikipedia"]["metrics"]
     rows = []
     for domain, block in model.get("sentiment", {}).get("domains", {}).items():

@@ -348,6 +348,17 @@ def select_rows(domains: Sequence[str] = DOMAINS, *, per_group: int | None = Non
     return rows[:limit] if limit is not None else rows
 
 
+def mean_new_tokens(generations: Sequence[dict]) -> float | None:
+    """The mean count of new tokens over the generations that have one (a server may not count them:
+    ``usage`` is optional in its answer); None when none has.
+
+    >>> mean_new_tokens([{"num_tokens": 3}, {"num_tokens": None}, {"num_tokens": 5}])
+    4.0
+    """
+    counts = [g["num_tokens"] for g in generations if g["num_tokens"] is not None]
+    return sum(counts) / len(counts) if counts else None
+
+
 @holds_run_directory
 def run_bold(
     *,
@@ -449,7 +460,7 @@ def run_bold(
         skipped=skipped,
         partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
-        outputs={"texts": len(generations), "mean_new_tokens": sum(g["num_tokens"] for g in generations) / len(generations),
+        outputs={"texts": len(generations), "mean_new_tokens": mean_new_tokens(generations),
                  "generations_file": "generations.jsonl"},
     )
     if require_all and model_scores["skipped"]:
