@@ -86,14 +86,17 @@ class RunResult:
 
     def to_dict(self, records: Callable[[dict], Iterable[dict]]) -> dict:
         """The strict-JSON ``results.json`` content, with the headline records (``records(content)``,
-        the benchmark's :attr:`~lmbias.benchmarks.Benchmark.records`) computed now."""
+        the benchmark's :attr:`~lmbias.benchmarks.Benchmark.records`) computed now; a chat run's
+        records carry ``"prompt_format": "chat"``."""
         model = {**{key: self.model.get(key) for key in MODEL_KEYS}, **self.model}
         content = strict_json({
             "schema_version": SCHEMA_VERSION, "benchmark": self.benchmark, "model": model, "data": self.data,
             "config": self.config, "timing": self.timing, "skipped": self.skipped, "partial": self.partial, "outputs": self.outputs,
             "results": self.results, "versions": self.versions or library_versions(),
         })
-        content["records"] = strict_json(list(records(content)))
+        # a chat run's numbers are another protocol's: its records say so (the Hub keys them apart)
+        chat = {"prompt_format": "chat"} if isinstance(model.get("chat"), dict) else {}
+        content["records"] = strict_json([{**record, **chat} for record in records(content)])
         return content
 
 

@@ -20,6 +20,7 @@ from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
 from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions, run_stereoset
 from lmbias.cli import main
+from lmbias.hub.model_index import eval_results_of, result_key
 from lmbias.leaderboard.data import leaderboard_data
 from lmbias.lm.chat import DEFAULT_INSTRUCTION, ChatFormat, encode_prompts
 from lmbias.lm.likelihood import reply_logprobs
@@ -143,6 +144,8 @@ def test_chat_mistakes_are_one_line_and_write_nothing(tmp_path, capsys):
          "--prompt-template applies to --protocol generate"),
         (["run", "crows_pairs", "--model", chat, "--protocol", "generate", "--prompt-template", "{context} {options}"],
          "which this benchmark does not fill"),
+        (["run", "stereoset", "--model", chat, "--protocol", "generate", "--model-type", "masked"],
+         "--model-type masked applies to --protocol likelihood"),
     ):
         out = tmp_path / "out"
         assert main([*argv, "--out", str(out)]) == 2, argv
@@ -227,6 +230,11 @@ def test_raw_and_chat_runs_of_one_model_are_two_rows_and_the_report_names_the_pr
     assert [row["label"] for row in data["rows"]] == [folder, f"{folder} [chat]"]
     html = build_report([raw, chat], tmp_path / "report").read_text()
     assert "raw text; likelihood" in html and "system prompt: &#x27;be fair&#x27;" in html
+    # on the Hub the chat run's numbers sit beside the raw run's, never in their place
+    raw_results, chat_results = (eval_results_of(load_run(out)) for out in (raw, chat))
+    assert {r.metric_config for r in raw_results} == {None} and {r.metric_config for r in chat_results} == {"chat"}
+    assert {result_key(r) for r in raw_results}.isdisjoint(result_key(r) for r in chat_results)
+    assert all(r.get("prompt_format") == "chat" for r in load_run(chat).results["records"])
 
 
 @pytest.fixture

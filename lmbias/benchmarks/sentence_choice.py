@@ -33,10 +33,12 @@ CONTINUATION_PROMPT = ("{context}\nWhich of these two sentences more plausibly c
 PROTOCOLS = ("likelihood", "generate")
 
 
-def check_protocol(protocol: str, prompt_template: str | None, fields: Sequence[str] = ()) -> str | None:
+def check_protocol(protocol: str, prompt_template: str | None, fields: Sequence[str] = (), model_type: str = "auto") -> str | None:
     """``prompt_template`` checked for a ``generate`` run (None: the default wordings); a template with
-    a ``likelihood`` run is refused."""
+    a ``likelihood`` run is refused, and so is a masked LM (``model_type``) with a ``generate`` one."""
     check_choice(protocol, PROTOCOLS, "protocol")
+    if protocol == "generate" and model_type == "masked":
+        raise InputError("--model-type masked applies to --protocol likelihood: a masked LM does not generate answers")
     if prompt_template is None:
         return None
     if protocol == "likelihood":

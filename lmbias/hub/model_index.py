@@ -51,8 +51,9 @@ def model_records(run: Run) -> tuple[list, list]:
 
 def slice_of(record: dict) -> tuple:
     """(dataset config, metric config) of a record: its domain, and its values of the benchmarks' variant
-    fields joined by "/" (StereoSet's task, the counterfactual classifier; None when it has none)."""
-    fields = dict.fromkeys(variant.field for benchmark in benchmarks() for variant in benchmark.variants)
+    fields joined by "/" (StereoSet's task, the counterfactual classifier; None when it has none), then
+    "chat" for a chat run's record (its numbers never replace a raw run's on the Hub)."""
+    fields = [*dict.fromkeys(variant.field for benchmark in benchmarks() for variant in benchmark.variants), "prompt_format"]
     return record["domain"], "/".join(str(record[field]) for field in fields if record.get(field)) or None
 
 

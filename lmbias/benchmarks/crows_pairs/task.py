@@ -144,7 +144,7 @@ def run_crows_pairs(
     spec = ModelSpec.of(model)
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
-    template = sentence_choice.check_protocol(protocol, prompt_template)
+    template = sentence_choice.check_protocol(protocol, prompt_template, model_type=model_type)
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
     resource = get_resource("crows_pairs")

@@ -288,7 +288,7 @@ def run_stereoset(
     tasks = _check_tasks(tasks)
     check_limit(limit)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
-    template = sentence_choice.check_protocol(protocol, prompt_template, ("context",))
+    template = sentence_choice.check_protocol(protocol, prompt_template, ("context",), model_type)
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
