@@ -195,6 +195,13 @@ def _unfinished_run(path: Path) -> Run:
     return Run(path, benchmark, protocol_label(label, {}, config), None, missing)
 
 
+def model_of(run: Run) -> str:
+    """The model a run measured, without its protocol (``Run.model`` is "M [chat]" for a chat run of M)."""
+    if run.results is None:
+        return run.model
+    return model_label(run.results["model"].get("name"), run.path)
+
+
 def protocol_tags(model: dict, config: dict) -> list:
     """How a run's numbers were produced, when not the papers' way (raw text, likelihood): "chat"
     (the prompts in the model's chat template) and "generative" (multiple choice answered in text)."""

@@ -221,7 +221,7 @@ def test_chat_likelihood_runs_score_the_reply_tiny_model_plumbing(tmp_path):
         assert load_run(out).model.endswith(" [chat]")
 
 
-def test_raw_and_chat_runs_of_one_model_are_two_rows_and_the_report_names_the_protocol(tmp_path):
+def test_raw_and_chat_runs_of_one_model_are_two_rows_and_the_report_names_the_protocol(tmp_path, capsys):
     folder = _chat_model(tmp_path / "m")
     raw, chat = tmp_path / "raw", tmp_path / "chat"
     save_run(run_crows_pairs(model=folder, out=raw, limit=3, progress=False))
@@ -235,6 +235,15 @@ def test_raw_and_chat_runs_of_one_model_are_two_rows_and_the_report_names_the_pr
     assert {r.metric_config for r in raw_results} == {None} and {r.metric_config for r in chat_results} == {"chat"}
     assert {result_key(r) for r in raw_results}.isdisjoint(result_key(r) for r in chat_results)
     assert all(r.get("prompt_format") == "chat" for r in load_run(chat).results["records"])
+    push = tmp_path / "push"
+    assert main(["push", str(raw), str(chat), "--repo-id", "org/tiny", "--dry-run", "--allow-partial", "--results-dataset",
+                 "org/results", "--out", str(push)]) == 0
+    captured = capsys.readouterr()
+    assert "different models" not in captured.err and f"model: {folder}\n" in captured.out
+    stored = sorted(p.relative_to(push / "results-dataset").as_posix() for p in (push / "results-dataset").rglob("*.json"))
+    assert stored == ["runs/org__tiny/crows_pairs-chat/results.json", "runs/org__tiny/crows_pairs/results.json"]
+    card = (push / "README.md").read_text()
+    assert card.count("\n      config: chat\n") == len(chat_results) and len(raw_results) == len(chat_results)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import InputError, LmbiasError
 from ..files import output_folder, write_atomic
-from ..results import Run, data_source, first_line, load_runs
+from ..results import Run, data_source, first_line, load_runs, model_of
 from . import eval_results as eval_yaml
 from .model_index import eval_results_of, merged_card, model_records
 
@@ -70,8 +70,16 @@ def dataset_path(repo_id: str, benchmark: str) -> str:
     return f"runs/{slug(repo_id)}/{benchmark}/results.json"
 
 
+def run_slot(run: Run) -> str:
+    """A run's benchmark, with its protocol when it is not the papers' ("crows_pairs-chat-generative"):
+    where its results.json goes in the results dataset, so runs of one benchmark under two protocols
+    do not overwrite each other."""
+    tags = run.model[len(model_of(run)):].strip(" []")
+    return f"{run.benchmark}-{slug(tags)}" if tags else run.benchmark
+
+
 def finished_runs(run_dirs: Sequence, *, allow_partial: bool = False) -> list:
-    """:func:`lmbias.results.load_runs`, refusing unfinished runs, two runs of one benchmark and, unless
+    """:func:`lmbias.results.load_runs`, refusing unfinished runs, two runs of one benchmark (and protocol) and, unless
     ``allow_partial``, runs that cover less than the paper's full setting."""
     runs = load_runs(run_dirs)
     unfinished = [run for run in runs if run.results is None]
@@ -84,10 +92,12 @@ def finished_runs(run_dirs: Sequence, *, allow_partial: bool = False) -> list:
         raise InputError(f"these runs are partial ({details}); rerun them in full, or pass --allow-partial to publish them "
                          "labelled as partial")
     seen: dict = {}
-    for run in runs:
-        if run.benchmark in seen:
-            raise InputError(f"two {run.benchmark} runs ({seen[run.benchmark]} and {run.path}): push one run per benchmark")
-        seen[run.benchmark] = run.path
+    for run in runs:  # one run per benchmark and protocol: a chat or generative run's results are keyed apart
+        protocol = run.model[len(model_of(run)):]
+        if (run.benchmark, protocol) in seen:
+            raise InputError(f"two {run.benchmark} runs ({seen[run.benchmark, protocol]} and {run.path}): push one run per "
+                             "benchmark (and protocol)")
+        seen[run.benchmark, protocol] = run.path
     return runs
 
 
@@ -100,13 +110,14 @@ def plan(runs: list, repo_id: str, results_dataset: str | None = None, card=None
     for run in runs:
         source = None
         if results_dataset:
-            dataset_files[dataset_path(repo_id, run.benchmark)] = (run.path / "results.json").read_bytes()
-            source = f"{HUB}/datasets/{results_dataset}/blob/main/{dataset_path(repo_id, run.benchmark)}"
+            dataset_files[dataset_path(repo_id, run_slot(run))] = (run.path / "results.json").read_bytes()
+            source = f"{HUB}/datasets/{results_dataset}/blob/main/{dataset_path(repo_id, run_slot(run))}"
         results += eval_results_of(run, source)
         name = f".eval_results/{run.benchmark}.yaml"
         new = eval_yaml.entries_of(run, source)
-        if new:
-            files[name] = eval_yaml.dumps(eval_yaml.merge_entries(existing.get(name, []), new)).encode()
+        if new:  # merged with what the card has, or what an earlier run of this push (another protocol) wrote
+            previous = eval_yaml.loads(files[name].decode()) if name in files else existing.get(name, [])
+            files[name] = eval_yaml.dumps(eval_yaml.merge_entries(previous, new)).encode()
         else:
             notes.append(f"{run.benchmark}: no {name}: that format names a Hub benchmark dataset, and this run read its "
                          f"data from {data_source(run)['text']}, not from the Hub (the model-index in README.md records "
@@ -233,7 +244,7 @@ def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None
     if out is not None and not dry_run:
         raise InputError("--out is only used with --dry-run")
     runs = finished_runs(run_dirs, allow_partial=allow_partial)
-    models = sorted({run.model for run in runs})
+    models = sorted({model_of(run) for run in runs})  # a chat run of M is a run of M
     if len(models) > 1:
         print(f"lmbias: warning: the runs are of different models: {models}", file=sys.stderr)
     if dry_run:
@@ -251,7 +262,7 @@ def push(run_dirs: Sequence, repo_id: str, *, results_dataset: str | None = None
 
 
 def _summary(result: Plan, runs: list) -> str:
-    lines = [f"model: {', '.join(sorted({run.model for run in runs}))}", f"model repo {result.repo_id} ({HUB}/{result.repo_id}):"]
+    lines = [f"model: {', '.join(sorted({model_of(run) for run in runs}))}", f"model repo {result.repo_id} ({HUB}/{result.repo_id}):"]
     for path, data in result.files.items():
         what = f"model-index: {sum(len(eval_results_of(run)) for run in runs)} results from these runs" if path == "README.md" \
             else f"{len(eval_yaml.loads(data.decode()))} results"
