@@ -82,6 +82,18 @@ def test_unfinished_run_has_no_records_and_says_what_is_missing(tmp_path):
     assert "(2 of 6 generations written)" in run.missing[0]  # the items, not the shard lines
 
 
+def test_an_unfinished_likelihood_run_says_what_its_saved_batches_hold(tmp_path):
+    """Its batches resume, so it never says that nothing is kept; a chat run's label says so."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"benchmark": "crows_pairs", "config": {
+        "model": "gpt2", "model_type": "auto", "rows": 40, "chat": True, "system_prompt": None}}))
+    (folder / "shard-0.jsonl").write_text('{"batch": 0, "items": [{"id": 1}, {"id": 2}, {"id": 3}]}\n{"batch": 1, "ite')
+    run = load_run(folder)
+    assert (run.benchmark, run.model) == ("crows_pairs", "gpt2 [chat]")
+    assert "(3 of 40 items scored); rerun the same command to resume it" in run.missing[0]
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
