@@ -53,13 +53,14 @@ def _excerpt(text: str, api_key: str | None, limit: int = 200) -> str:
     return " ".join(redact(text, api_key).split())[:limit]
 
 
-def completion_body(model: str, prompt: str, settings: dict, *, seed: int) -> dict:
-    """The ``/v1/completions`` request of one sample for lmbias generation ``settings``."""
+def completion_body(model: str, settings: dict, *, seed: int, **request) -> dict:
+    """The request of one sample for lmbias generation ``settings``, with ``request`` (``prompt=`` for
+    ``/v1/completions``, ``messages=`` for ``/v1/chat/completions``)."""
     unknown = set(settings) - {"do_sample", "temperature", "top_k", "top_p", "repetition_penalty", "max_new_tokens"}
     if unknown:
         raise InputError(f"the openai backend cannot apply the generation settings {sorted(unknown)}")
     sampled = settings.get("do_sample", False)
-    body = {"model": model, "prompt": prompt, "max_tokens": int(settings["max_new_tokens"]), "n": 1, "seed": seed,
+    body = {"model": model, **request, "max_tokens": int(settings["max_new_tokens"]), "n": 1, "seed": seed,
             "temperature": float(settings.get("temperature", 1.0)) if sampled else 0.0,
             "top_p": float(settings.get("top_p", 1.0)) if sampled else 1.0}
     # not in OpenAI's schema; vLLM, SGLang and TGI read them (top_k 0 / -1: off)
@@ -99,6 +100,8 @@ class OpenAIModel:
     device = None  # the server places the model
     chat = None  # a chat run's ChatFormat (lmbias.lm.chat), set by ModelSpec.load
     endpoint = "/completions"
+    backend = "openai"
+    counts_tokens = True  # prompts are sent as token ids, so the served model's tokenizer counts them
 
     def _prompts(self, prompts: Sequence[str], ids: Sequence[str]) -> list:
         """What is sent: the token ids the ``hf`` backend would use (an empty prompt as the start
@@ -218,7 +221,7 @@ class OpenAIModel:
 
     def _body(self, prompt, settings: dict, *, seed: int) -> dict:
         """One sample's request (:func:`completion_body`)."""
-        return completion_body(self.name, prompt, settings, seed=seed)
+        return completion_body(self.name, settings, seed=seed, prompt=prompt)
 
     def _text(self, choice: dict, answer: dict) -> str:
         """The generated text of an answer's first choice."""
@@ -251,7 +254,7 @@ class OpenAIModel:
 
 
 def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_env: str = "OPENAI_API_KEY", seed: int = 0,
-            concurrency: int = 8, timeout: float = DEFAULT_TIMEOUT) -> OpenAIModel:
+            concurrency: int = 8, timeout: float = DEFAULT_TIMEOUT, model_class: type = OpenAIModel) -> OpenAIModel:
     """An :class:`OpenAIModel` for ``model`` on the server at ``base_url`` (``http://host:port/v1``),
     after checking that the server answers and serves that model (``/v1/models``).
 
@@ -265,11 +268,11 @@ def connect(base_url: str, model: str, *, tokenizer: str | None = None, api_key_
     """
     base_url = base_url.rstrip("/")
     api_key = check_served(base_url, model, api_key_env=api_key_env, timeout=timeout)
-    tokens = _tokenizer(tokenizer or model)
+    tokens = _tokenizer(tokenizer or model) if model_class.counts_tokens else _CharacterCounter()
     limit = getattr(tokens, "model_max_length", None)
     limit = limit if isinstance(limit, int) and 0 < limit < 10**8 else None
-    return OpenAIModel(base_url, model, tokens, limit, seed, api_key, concurrency, timeout,
-                       info={"backend": "openai", "base_url": base_url})
+    return model_class(base_url, model, tokens, limit, seed, api_key, concurrency, timeout,
+                       info={"backend": model_class.backend, "base_url": base_url})
 
 
 def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",

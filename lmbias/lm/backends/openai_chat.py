@@ -15,7 +15,7 @@ from typing import Any
 
 from ...errors import InputError
 from . import Backend
-from .openai import OPTIONS, OpenAIModel, _CharacterCounter, check, check_served, completion_body
+from .openai import OPTIONS, OpenAIModel, check, completion_body, connect
 
 NO_LOGPROBS = ("--backend openai-chat returns no log-probabilities (a chat endpoint scores no given text): run the "
                "benchmark with --protocol generate (lettered options, the answer generated), or serve the model's "
@@ -26,15 +26,15 @@ class OpenAIChatModel(OpenAIModel):
     """A model behind a server's ``/v1/chat/completions``, with the backend interface (generation only)."""
 
     endpoint = "/chat/completions"
+    backend = "openai-chat"
+    counts_tokens = False  # the server renders the template: prompts are batched by their length in characters
 
     def _prompts(self, prompts, ids) -> list:
         return list(prompts)  # sent as messages: the server applies the template
 
     def _body(self, prompt, settings: dict, *, seed: int) -> dict:
         """One sample's request: the completions request's settings with the messages in place of a prompt."""
-        body = completion_body(self.name, "", settings, seed=seed)
-        del body["prompt"]
-        return {**body, "messages": self.chat.messages(prompt)}
+        return completion_body(self.name, settings, seed=seed, messages=self.chat.messages(prompt))
 
     def _text(self, choice: dict, answer: dict) -> str:
         """The reply of an answer's first choice (a null content, as a refusal may give, is an empty reply)."""
@@ -54,16 +54,9 @@ def scoring_kind(spec, model_type: str) -> str:
 
 
 def load(spec, state: Any, *, seed: int = 0, kind: str = "causal") -> OpenAIChatModel:
-    """The spec's server and model, after checking that it serves the model (``/v1/models``); prompts
-    are batched by their length in characters (the server checks the context)."""
-    options = dict(spec.options)
-    base_url = options.pop("base_url").rstrip("/")
-    api_key_env = options.pop("api_key_env", None) or "OPENAI_API_KEY"
-    timeout = options.get("timeout") or OpenAIModel.timeout
-    api_key = check_served(base_url, spec.model, api_key_env=api_key_env, timeout=timeout)
-    return OpenAIChatModel(base_url, spec.model, _CharacterCounter(), None, seed, api_key,
-                           options.get("concurrency") or OpenAIModel.concurrency, timeout,
-                           info={"backend": "openai-chat", "base_url": base_url})
+    """The spec's server and model (:func:`lmbias.lm.backends.openai.connect`, which checks that the
+    server serves it); prompts are batched by their length in characters (the server checks the context)."""
+    return connect(model=spec.model, seed=seed, model_class=OpenAIChatModel, **spec.options)
 
 
 BACKEND = Backend(
