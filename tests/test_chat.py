@@ -202,7 +202,7 @@ def test_generative_crows_pairs_and_stereoset_runs_embedded_model(embedded_model
     assert results["results"]["invalid"] == len(answers) - len(valid) and len(answers) == 6
     assert [r["value"] for r in results["records"] if r["metric"] == "invalid_rate"] == [
         pytest.approx(100 * (6 - len(valid)) / 6)]
-    assert "generative multiple choice: 6 questions answered" in printed
+    assert "generative multiple choice: 6 questions, " in printed and " s this session; " in printed
     assert load_run(out).model.endswith(" [generative]")
 
     out = tmp_path / "stereoset"

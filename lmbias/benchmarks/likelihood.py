@@ -33,9 +33,10 @@ def likelihood_summary(results: dict, scored: str, rows: list, out, unit: str = 
     if results["config"].get("protocol") == "generate":
         body = results["results"]
         left_out = f", {body['items_left_out']:,} items left out" if body.get("items_left_out") else ""
-        header = (f"model: {model_named(results)}; {scored}, generative multiple choice: {body['answers']:,} questions "
-                  f"answered in {timing['generation_seconds']:.1f} s, {body['invalid']:,} replies naming no sentence "
-                  f"({invalid_rate(results):.1f} %{left_out}, not counted); results in {out}/results.json")
+        # the seconds are this session's: a resumed run generated only what was missing
+        header = (f"model: {model_named(results)}; {scored}, generative multiple choice: {body['answers']:,} questions, "
+                  f"{body['invalid']:,} replies naming no sentence ({invalid_rate(results):.1f} %{left_out}, not counted); "
+                  f"{timing['generation_seconds']:.1f} s this session; results in {out}/results.json")
         return "\n".join([header, "", markdown_table(rows, list(rows[0]))])
     seconds = f"{timing['scoring_seconds']:.1f} s"
     if timing.get("items_resumed"):
