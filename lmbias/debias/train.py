@@ -252,22 +252,28 @@ def debias(
         network = network.merge_and_unload()
     network.eval()
     seconds = time.perf_counter() - started
-    if not accelerator.is_main_process:
-        return {}
-    evaluation = None
-    if eval_limit != 0:
-        evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
-    with progress.quiet_loading():  # no transformers bar of its own
-        network.save_pretrained(out, safe_serialization=True)
-        tokenizer.save_pretrained(out)
-    state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
-             "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
-             "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,
-             "training_seconds": round(seconds, 1), **getattr(term, "record", {}), "held_out": evaluation}
-    write_atomic(out / "README.md", model_card(state))
-    write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
-    shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-    return state
+    try:
+        if not accelerator.is_main_process:
+            return {}
+        evaluation = None
+        if eval_limit != 0:
+            evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
+        with progress.quiet_loading():  # no transformers bar of its own
+            network.save_pretrained(out, safe_serialization=True)
+            tokenizer.save_pretrained(out)
+        state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
+                 "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
+                 "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,
+                 "training_seconds": round(seconds, 1), **getattr(term, "record", {}), "held_out": evaluation}
+        write_atomic(out / "README.md", model_card(state))
+        write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
+        shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+        return state
+    finally:
+        # all processes leave together and close their process group: a rank that exits while another is
+        # still saving aborts in gloo's teardown ("terminate called without an active exception")
+        accelerator.wait_for_everyone()
+        accelerator.end_training()
 
 
 def _weights_finite(network):
