@@ -29,7 +29,7 @@ from .benchmarks.bold.data import merged_group_counts
 from .data import DATASETS, load_rows, summarize
 from .errors import InputError, LmbiasError
 from .lm import backends
-from .lm.processes import relaunch, report_error, set_threads, stop_cleanly_on_sigterm
+from .lm.processes import leave_together, relaunch, report_error, set_threads, stop_cleanly_on_sigterm
 from .render.text import markdown_table
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
@@ -128,9 +128,12 @@ def _subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.Argumen
 def _run(args) -> int:
     benchmark = get_benchmark(args.benchmark)
     args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None), _settings_given(args))
-    result = benchmark.run(args)
-    if result is not None:  # None on every process but the main one
-        print(benchmark.summary(save_run(result), args.out))
+    try:
+        result = benchmark.run(args)
+        if result is not None:  # None on every process but the main one
+            print(benchmark.summary(save_run(result), args.out))
+    finally:
+        leave_together()
     return 0
 
 

@@ -38,6 +38,7 @@ from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..checks import check_choice, check_scalar
 from ..errors import InputError
 from ..files import read_json, write_atomic
+from ..lm.processes import leave_together
 from ..run_lock import LOCK_FILE, holds_run_directory
 from .features import encode, padded
 from .methods import Preparation, get_method, method_options
@@ -270,10 +271,7 @@ def debias(
         shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
         return state
     finally:
-        # all processes leave together and close their process group: a rank that exits while another is
-        # still saving aborts in gloo's teardown ("terminate called without an active exception")
-        accelerator.wait_for_everyone()
-        accelerator.end_training()
+        leave_together()
 
 
 def _weights_finite(network):

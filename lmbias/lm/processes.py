@@ -24,6 +24,20 @@ def process_state() -> Any:
     return PartialState(cpu=not torch.cuda.is_available())
 
 
+def leave_together() -> None:
+    """Wait for every process of the run, then close the process group (nothing to do in one process).
+
+    A process that exits while another still writes aborts in gloo's teardown ("terminate called
+    without an active exception"), failing a run whose results were fine.
+    """
+    import torch
+
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        state = process_state()
+        state.wait_for_everyone()
+        state.destroy_process_group()
+
+
 def cpu_threads(requested: int | None = None) -> int:
     """The CPU threads torch should use in this process.
 
