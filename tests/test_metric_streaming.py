@@ -43,6 +43,8 @@ EXAMPLES = {
                   "stereotypes": ["pro", "pro", "anti", "anti", "pro"], "pairs": ["a", "b", "a", "b", "c"]}, {"bootstrap": 50}),
     "holistic_bias": ({"predictions": [10.0, 12.0, 30.0, 31.0, 11.0, 33.0, 13.0, 32.0], "axes": ["age"] * 8, "templates": ["t"] * 8,
                        "descriptors": ["old", "old", "young", "young", "old", "young", "old", "young"]}, {}),
+    "seat": ({"predictions": ["This is John.", "This is Amy.", "This is a salary.", "This is a career.", "This is a wedding."],
+              "sets": ["targ1", "targ2", "attr1", "attr1", "attr2"]}, {"n_samples": 10}),
 }
 CLASSIFIER_LABELS = {"bold_toxicity": ["toxic", "severe_toxic", "insult"], "bold_regard": ["negative", "neutral", "positive", "other"]}
 

@@ -11,6 +11,7 @@ from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..errors import InputError
 from ..files import read_json
 from ..render.text import markdown_table
+from .attribute_words import BIAS_TYPES
 from .methods import methods
 from .regularizers import POSITIONS
 
@@ -38,7 +39,11 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
                     "--out models/embed-10.")
     debias.add_argument("--model", help="Hub id or folder of a causal LM (default: the embedded SmolLM2-135M-Instruct)")
     method = debias.add_argument("--method", required=True, help="the debiasing method (see above)")
-    debias.add_argument("--lambda", dest="lam", type=float, required=True, help="the fairness loss's weight (0: the LM-only control)")
+    debias.add_argument("--lambda", dest="lam", type=float, help="training methods: the loss term's weight (0: the LM-only control)")
+    debias.add_argument("--bias-type", choices=BIAS_TYPES, help="methods built on bias-bench's attribute words (cda, inlp, "
+                                                                "sentence_debias, leace, self_debias): whose words (default gender)")
+    debias.add_argument("--fit-sentences", type=int, default=10000, help="inlp, leace: sentences per class fitted on; "
+                                                                         "sentence_debias: counterfactual sets (bias-bench: 10000)")
     _corpus_options(debias)
     debias.add_argument("--out", required=True, help="a new folder for the debiased model (or an unfinished run's, to resume)")
     debias.add_argument("--steps", type=int, default=300, help="optimisation steps")
@@ -85,14 +90,19 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
 
 
 def _debias(args) -> int:
+    from .methods import get_method
+
+    options = {key: getattr(args, key) for key in args.method_options}
+    if not get_method(args.method).trains:
+        return _fit(args, options)
     from .train import debias
 
     state = debias(model=args.model, method=args.method, lam=args.lam, attributes=args.attributes, train_file=args.train_file,
                    train_dataset=args.train_dataset, out=args.out, steps=args.steps, batch_size=args.batch_size,
                    learning_rate=args.learning_rate, max_length=args.max_length, checkpoint_every=args.checkpoint_every,
-                   seed=args.seed, lora=args.lora, lora_rank=args.lora_rank, position=args.position,
+                   seed=args.seed, bias_type=args.bias_type, lora=args.lora, lora_rank=args.lora_rank, position=args.position,
                    eval_limit=args.eval_limit, device=args.device, data_dir=args.data_dir, show_progress=args.progress,
-                   **{key: getattr(args, key) for key in args.method_options})
+                   **options)
     if state:
         from .perplexity import describe
 
@@ -100,6 +110,27 @@ def _debias(args) -> int:
         extra = f"; held-out PPL {describe(held['ppl'])}, PPL_s {describe(held['ppl_s'])}" if held else ""
         print(f"saved the debiased model to {args.out} ({state['settings']['steps']} steps in {state['training_seconds']:.0f} s{extra}); "
               f"evaluate it with: lmbias run counterfactual --model {args.out}")
+    return 0
+
+
+def _fit(args, options: dict) -> int:
+    """``lmbias debias`` for a projection or decoding-time method (:func:`lmbias.debias.fit.fit_adjustment`)."""
+    from .fit import fit_adjustment
+    from .perplexity import describe
+
+    if args.lam is not None:
+        raise InputError(f"--lambda applies to training methods; --method {args.method} is fitted without training")
+    state = fit_adjustment(model=args.model, method=args.method, out=args.out, bias_type=args.bias_type,
+                           fit_sentences=args.fit_sentences, attributes=args.attributes, train_file=args.train_file,
+                           train_dataset=args.train_dataset, batch_size=args.batch_size, max_length=args.max_length,
+                           seed=args.seed, eval_limit=args.eval_limit, device=args.device, data_dir=args.data_dir,
+                           show_progress=args.progress, **options)
+    held = state.get("held_out") or {}
+    probe = state["fit"].get("probe_test_accuracy")
+    extra = (f"; attribute probe accuracy {probe['before']:.3f} -> {probe['after']:.3f} (majority class {probe['majority_class']:.3f})"
+             if probe else "") + (f"; held-out PPL {describe(held['ppl'])}" if held else "")
+    print(f"saved {args.method} ({state['settings']['bias_type']}) to {args.out} in {state['fit_seconds']:.0f} s{extra}; "
+          f"evaluate it with --backend hf, e.g.: lmbias run stereoset --model {args.out}")
     return 0
 
 

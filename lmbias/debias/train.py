@@ -41,7 +41,7 @@ from ..files import read_json, write_atomic
 from ..lm.processes import leave_together
 from ..run_lock import LOCK_FILE, holds_run_directory
 from .features import encode, padded
-from .methods import Preparation, get_method, method_options
+from .methods import Preparation, check_bias_type, get_method, method_options
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
 from .regularizers import POSITIONS, aligned_positions
 
@@ -56,8 +56,10 @@ def check_settings(settings: dict) -> None:
     """Check the debias settings before anything is loaded or written (one line naming the option);
     the method's own options are checked by :func:`~lmbias.debias.methods.method_options`."""
     method = get_method(settings["method"])
-    if method.loss_term is None:
-        raise InputError(f"--method {method.name} is a {method.kind}; lmbias debias applies training loss terms only")
+    if not method.trains:
+        raise InputError(f"--method {method.name} is a {method.kind}, fitted without training: use lmbias.debias.fit.fit_adjustment")
+    if settings["lam"] is None:
+        raise InputError(f"--method {method.name} trains with a loss term: give --lambda (its weight; 0: the LM-only control)")
     check_scalar(settings["lam"], "lambda", minimum=0, integer=False, expected="a number >= 0 (0: the LM-only control)")
     for name in ("steps", "batch_size", "checkpoint_every"):
         check_scalar(settings[name], name, minimum=1)
@@ -119,6 +121,7 @@ def debias(
     max_length: int = 128,
     checkpoint_every: int = 100,
     seed: int = 0,
+    bias_type: str | None = None,
     lora: bool = False,
     lora_rank: int | None = None,
     position: str = "all",
@@ -134,7 +137,10 @@ def debias(
     Args:
         method, lam: a registered method with a training loss term (:mod:`lmbias.debias.methods`; built in:
             ``"embedding"``, ``"sentiment"``) and its weight λ (0: the control).
-        attributes: which sensitive attributes' tokens define the training texts and their counterfactuals.
+        attributes: which sensitive attributes' tokens define the training texts and their counterfactuals
+            (and PPL_s); a method with its own pairs (CDA) builds them from ``bias_type`` instead.
+        bias_type: "gender", "race" or "religion" for a method built on bias-bench's attribute words (CDA;
+            default gender); None for the others.
         train_file, train_dataset: the corpus (:func:`~lmbias.debias.pairs.load_corpus`; default BOLD's Wikipedia sentences).
         steps, batch_size, learning_rate, max_length: the optimisation (AdamW; texts cut to ``max_length`` tokens).
         checkpoint_every: steps between ``save_state`` checkpoints (resume points).
@@ -158,15 +164,21 @@ def debias(
 
     attributes = check_attributes(attributes)
     chosen = get_method(method)
+    check_bias_type(chosen, bias_type)
     settings = {"model": model, "method": method, "lam": lam, "attributes": attributes,
                 "train_file": None if train_file is None else str(train_file), "train_dataset": train_dataset,
                 "steps": steps, "batch_size": batch_size, "learning_rate": learning_rate, "max_length": max_length,
                 "checkpoint_every": checkpoint_every, "seed": seed, "lora": lora, "lora_rank": lora_rank if lora else None,
-                "position": position, **method_options(method, options), "eval_limit": eval_limit}
+                "position": position, **method_options(method, options), "eval_limit": eval_limit,
+                **({"bias_type": bias_type or "gender"} if chosen.bias_types else {})}
     check_settings(settings)
     texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
-    pairs = counterfactual_pairs(texts, attributes, seed=seed)
-    counts = count_by_attribute(pairs, attributes)
+    if chosen.pairs is not None:
+        pairs = chosen.pairs(texts, settings, data_dir)
+        counts = {settings["bias_type"]: len(pairs)}
+    else:
+        pairs = counterfactual_pairs(texts, attributes, seed=seed)
+        counts = count_by_attribute(pairs, attributes)
     empty = [attribute for attribute, n in counts.items() if n == 0]
     if empty:
         found = ", ".join(f"{a} {n}" for a, n in counts.items())
@@ -228,7 +240,8 @@ def debias(
                 loss, fairness = output.loss, None
                 if term is not None:
                     other_ids, other_mask = padded([encoded[i][1] for i in items], pad, accelerator.device)
-                    other = network(input_ids=other_ids, attention_mask=other_mask, output_hidden_states=True)
+                    other = network(input_ids=other_ids, attention_mask=other_mask, labels=other_ids.masked_fill(other_mask == 0, -100),
+                                    output_hidden_states=True)
                     fairness = term(output, other, [aligned_positions(*encoded[i], position) for i in items])
                     loss = loss + lam * fairness
             if not _finite_everywhere(accelerator, loss.detach()):

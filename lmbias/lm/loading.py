@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import InputError, LmbiasError
 from ..model_source import hub_commit, looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
 from ..progress import quiet_loading
+from .adjustments import apply_adjustment
 from .gguf import EMBEDDED_GGUF, convert_gguf, embedded_gguf_path, embedded_model_dir
 from .placement import check_device, default_device, input_device, placement
 
@@ -97,6 +98,7 @@ def _load_folder(path, *, kind: str, dtype, device: str, trust_remote_code: bool
         raise ModelLoadError(f"{path} is a {architectures[0]} checkpoint without the weights of a {kind} LM's head "
                              f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''} would be random); "
                              f"give a {kind} language model")
+    model = apply_adjustment(model, tokenizer, path, **hub)  # a debiased folder's projection or Self-Debias
     return (model if placed else model.to(device)).eval(), tokenizer
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..checks import check_choice
 from ..errors import InputError, InputTypeError
 from ..model_source import looks_like_path
+from .adjustments import check_backend_can_apply
 from .backends import DEFAULT_BACKEND, Backend, backend_options, flag, get_backend, owners
 from .chat import ChatFormat, template_digest
 from .placement import check_device, parse_max_memory, placement
@@ -120,6 +121,7 @@ class ModelSpec:
         max_memory = parse_max_memory(memory)
         placement(check_device(self.device), self.device_map, max_memory)
         spec = replace(self, max_memory=max_memory, options=given, chat=self._checked_chat(backend))
+        check_backend_can_apply(self.model, self.backend, self.revision)
         backend.check(spec)  # a backend that takes no revision says so first (a served model's name may look like a path)
         if self.revision is not None and (self.model is None or looks_like_path(self.model)):
             raise InputError(f"--revision applies to a Hub id, not {'the embedded default' if self.model is None else 'a local path'}")

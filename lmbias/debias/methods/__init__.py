@@ -12,12 +12,15 @@ contributes, which is exactly one of:
   of training texts and on their counterfactuals; ``positions[j]`` is pair j's aligned prefix ends in
   each (:func:`~lmbias.debias.regularizers.aligned_positions`). The term may carry ``record``, a dict
   of JSON values that ``debias.json`` keeps (the sentiment method: its classifier's counts and F1).
-* ``transform``: a change of the model's weights, for projection methods (INLP, LEACE).
-  ``transform(preparation)`` returns the transformed model.
-* ``adjust_decoding``: a decoding-time adjustment (Self-Debias). ``adjust_decoding(model, tokenizer,
-  options)`` returns a ``transformers.LogitsProcessor`` for generation.
+* ``transform``: a projection of the final hidden states, fitted without training (INLP,
+  SentenceDebias, LEACE). ``transform(preparation)`` returns a :class:`Projection`, which ``lmbias
+  debias`` saves beside the model (:mod:`lmbias.lm.adjustments`): the hf backend applies it on load.
+* ``adjust_decoding``: a decoding-time adjustment (Self-Debias). ``adjust_decoding(preparation)``
+  returns its settings (:class:`lmbias.lm.adjustments.SelfDebias`'s keywords), saved the same way.
 
-No command applies the last two kinds yet: ``lmbias debias`` refuses them with one line.
+A loss-term method may also give ``pairs(texts, settings, data_dir)``: the training texts and their
+counterfactuals (dicts with ``text``, ``counterfactual``, ``attribute``, ``held_out``) in place of the
+counterfactual paper's (:func:`lmbias.debias.pairs.counterfactual_pairs`); CDA does.
 
 Methods are found through the ``lmbias.debias_methods`` entry-point group, built-ins (declared in
 setup.cfg) and other packages' alike; :func:`register` adds one at run time.
@@ -36,7 +39,7 @@ from ...errors import InputError
 from ...plugins import Registry
 
 GROUP = "lmbias.debias_methods"
-KINDS = {"loss_term": "training loss term", "transform": "model transform", "adjust_decoding": "decoding-time adjustment"}
+KINDS = {"loss_term": "training loss term", "transform": "hidden-state projection", "adjust_decoding": "decoding-time adjustment"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,17 @@ class Preparation:
 
 
 @dataclass(frozen=True)
+class Projection:
+    """What a ``transform`` method fits: the affine map ``h -> h @ matrix.T + offset`` of the final
+    hidden states (torch tensors, d x d and d), and ``record``, JSON values that ``debias.json`` and the
+    model card keep (what it was fitted on, how well a probe did)."""
+
+    matrix: Any
+    offset: Any
+    record: dict
+
+
+@dataclass(frozen=True)
 class DebiasMethod:
     """A debiasing method (see the module docstring).
 
@@ -65,6 +79,9 @@ class DebiasMethod:
             each needs a default (the Python API's default too) and its ``dest`` is its settings key.
         check: ``check(options)`` raises :class:`~lmbias.errors.InputError` naming a bad option value.
         loss_term, transform, adjust_decoding: what it contributes; exactly one is given.
+        pairs: a loss-term method's own training pairs (see the module docstring).
+        bias_types: the bias types (``--bias-type``) it can target, for methods built on bias-bench's
+            attribute words; empty: it takes no ``--bias-type``.
         files: names of the files it writes into the run folder (an unfinished run may hold them).
         card_rows: ``card_rows(state)`` -> ``(setting, value)`` rows for the model card's table.
     """
@@ -76,6 +93,8 @@ class DebiasMethod:
     loss_term: Callable | None = None
     transform: Callable | None = None
     adjust_decoding: Callable | None = None
+    pairs: Callable | None = None
+    bias_types: tuple = ()
     files: tuple = ()
     card_rows: Callable | None = None
 
@@ -83,6 +102,13 @@ class DebiasMethod:
         given = [hook for hook in KINDS if getattr(self, hook) is not None]
         if len(given) != 1:
             raise InputError(f"debias method {self.name!r} must give exactly one of {list(KINDS)}, got {given or 'none'}")
+        if self.pairs is not None and self.loss_term is None:
+            raise InputError(f"debias method {self.name!r}: pairs are for a training loss term")
+
+    @property
+    def trains(self) -> bool:
+        """Whether ``lmbias debias`` trains the model (a loss term) rather than fitting an adjustment."""
+        return self.loss_term is not None
 
     @property
     def kind(self) -> str:
@@ -145,3 +171,15 @@ def method_options(name: str, given: dict) -> dict:
     if method.check is not None:
         method.check(options)
     return options
+
+
+def check_bias_type(method: DebiasMethod, bias_type: str | None) -> None:
+    """``--bias-type``: one of ``method.bias_types``, and given only to a method that has them."""
+    if bias_type is None:
+        return
+    if not method.bias_types:
+        takes = [m.name for m in methods() if m.bias_types]
+        raise InputError(f"--bias-type applies to the methods built on bias-bench's attribute words ({', '.join(takes)}), "
+                         f"not --method {method.name}")
+    if bias_type not in method.bias_types:
+        raise InputError(f"--bias-type must be one of {list(method.bias_types)}, got {bias_type!r}")

@@ -1,0 +1,88 @@
+"""``--method inlp``: Iterative Nullspace Projection (Ravfogel et al. 2020) as bias-bench applies it
+to language models (Meade et al. 2022): linear classifiers (scikit-learn's ``LinearSVC``, no
+intercept, ``dual=False``, ``random_state=0``) are trained, one after another, to predict the
+attribute class of a sentence from its representation (:mod:`lmbias.lm.representations`: the mean
+final hidden state), each on the data projected onto the nullspace of the ones before; the
+projection onto the intersection of their nullspaces, P, is applied to every final hidden state.
+
+bias-bench's settings: 80 classifiers (``--iterations``), sentences split 70/30 into train+dev and
+test, train+dev again 70/30 (``random_state=0``); gender has three classes (male, female, neutral),
+race and religion two (:func:`lmbias.debias.projection_data.labelled_sentences`). ``record`` keeps the
+test accuracy of a fresh classifier before and after the projection (chance: the majority class).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...checks import check_scalar
+from ..attribute_words import BIAS_TYPES
+from . import DebiasMethod, Projection
+from .fitting import class_features, probe_accuracy, split_70_30
+
+
+def rowspace_projection(weights: np.ndarray) -> np.ndarray:
+    """The orthogonal projection onto the row space of ``weights`` (zeros for an all-zero matrix)."""
+    import scipy.linalg
+
+    if np.allclose(weights, 0):
+        return np.zeros((weights.shape[1], weights.shape[1]))
+    basis = scipy.linalg.orth(weights.T)
+    return basis @ basis.T
+
+
+def nullspace_projection(rowspaces: list, dim: int) -> np.ndarray:
+    """The projection onto the intersection of the nullspaces whose row-space projections are
+    ``rowspaces``: I - P_R(sum of them) (Ben-Israel 2013, as Ravfogel et al. use it)."""
+    if not rowspaces:
+        return np.eye(dim)
+    return np.eye(dim) - rowspace_projection(np.sum(rowspaces, axis=0))
+
+
+def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> tuple[np.ndarray, list[float]]:
+    """P after ``iterations`` classifiers, and each classifier's dev accuracy (see the module docstring)."""
+    from sklearn.svm import LinearSVC
+
+    dim, rowspaces, accuracies = train_x.shape[1], [], []
+    projected_train, projected_dev = train_x, dev_x
+    for _ in range(iterations):
+        classifier = LinearSVC(fit_intercept=False, class_weight=None, dual=False, random_state=0)
+        classifier.fit(projected_train, train_y)
+        accuracies.append(float(classifier.score(projected_dev, dev_y)))
+        rowspaces.append(rowspace_projection(np.atleast_2d(classifier.coef_)))
+        projection = nullspace_projection(rowspaces, dim)
+        projected_train, projected_dev = train_x @ projection.T, dev_x @ projection.T
+    return nullspace_projection(rowspaces, dim), accuracies
+
+
+def _add_arguments(parser) -> None:
+    parser.add_argument("--iterations", type=int, default=80, help="inlp: classifiers trained, one nullspace each (bias-bench: 80)")
+
+
+def _check(options: dict) -> None:
+    check_scalar(options["iterations"], "iterations", minimum=1)
+
+
+def _transform(preparation) -> Projection:
+    import torch
+
+    x, y, names, counts = class_features(preparation)
+    (train_x, train_y), (dev_x, dev_y), (test_x, test_y) = split_70_30(x, y)
+    projection, accuracies = inlp_projection(train_x, train_y, dev_x, dev_y, iterations=preparation.settings["iterations"])
+    record = {"classes": dict(zip(names, counts)), "dimensions_removed": int(round(x.shape[1] - np.trace(projection))),
+              "dev_accuracy_per_iteration": [round(a, 4) for a in accuracies],
+              "probe_test_accuracy": {"before": probe_accuracy(train_x, train_y, test_x, test_y),
+                                      "after": probe_accuracy(train_x @ projection.T, train_y, test_x @ projection.T, test_y),
+                                      "majority_class": float(np.bincount(test_y).max() / len(test_y))}}
+    return Projection(torch.tensor(projection, dtype=torch.float32), torch.zeros(x.shape[1]), record)
+
+
+METHOD = DebiasMethod(
+    name="inlp",
+    description="Iterative Nullspace Projection (Ravfogel et al. 2020; bias-bench's settings): the final hidden states "
+                "projected onto the nullspace of linear classifiers of the attribute",
+    add_arguments=_add_arguments,
+    check=_check,
+    transform=_transform,
+    bias_types=BIAS_TYPES,
+)
