@@ -174,3 +174,16 @@ def category_differences(
         )["in"]
         for category in categories
     }
+
+
+def pareto_front(bias: Sequence[float], ability: Sequence[float]) -> list[bool]:
+    """Which points no other point dominates, for a trade-off where lower ``bias`` and higher
+    ``ability`` are better: a point is dominated when another is at least as good on both and
+    better on one.
+
+    >>> pareto_front([1.0, 2.0, 0.5, 3.0], [80.0, 90.0, 70.0, 85.0])
+    [True, True, True, False]
+    """
+    points = list(zip(bias, ability))
+    return [not any(b <= bias_i and a >= ability_i and (b < bias_i or a > ability_i) for b, a in points)
+            for bias_i, ability_i in points]

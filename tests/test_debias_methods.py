@@ -216,6 +216,28 @@ def test_self_debias_generation_equals_a_greedy_loop_over_the_formula(tiny, corp
         assert result["continuation"] == tokenizer.decode(new, skip_special_tokens=True)
 
 
+def test_seat_refuses_a_self_debiased_model_and_measures_a_projected_one(tiny, corpus, tmp_path, data_dir, capsys):
+    """SEAT reads hidden states: Self-Debias leaves them as they were (SEAT would measure the starting model),
+    a projection changes them (SEAT's representation is the mean of the projected states)."""
+    fit_adjustment(model=tiny, method="self_debias", out=tmp_path / "sd", train_file=corpus, eval_limit=0, show_progress=False,
+                   data_dir=data_dir)
+    command = ["run", "seat", "--tests", "sent-weat6", "--n-samples", "100", "--no-progress"]
+    assert main([*command, "--model", str(tmp_path / "sd"), "--out", str(tmp_path / "seat-sd")]) == 2
+    assert "self-debiased" in capsys.readouterr().err and not (tmp_path / "seat-sd").exists()
+    fit_adjustment(model=tiny, method="sentence_debias", out=tmp_path / "proj", train_file=corpus, eval_limit=0,
+                   show_progress=False, data_dir=data_dir)
+    assert main([*command, "--model", str(tmp_path / "proj"), "--out", str(tmp_path / "seat-proj")]) == 0
+    from safetensors.torch import load_file
+
+    from lmbias.lm.representations import mean_hidden_states
+
+    saved = load_file(str(tmp_path / "proj" / PROJECTION_FILE))
+    texts = ["he was a good actor", "she was the best actress in the city"]
+    plain, projected = load_causal_lm(tiny, device="cpu"), load_causal_lm(str(tmp_path / "proj"), device="cpu")
+    expected = mean_hidden_states(plain.model, plain.tokenizer, texts) @ saved["matrix"].numpy().T + saved["offset"].numpy()
+    assert np.allclose(mean_hidden_states(projected.model, projected.tokenizer, texts), expected, atol=1e-5)  # the mean of an affine map
+
+
 # --------------------------------------------------------------------------- saved projections (tiny model: plumbing)
 
 

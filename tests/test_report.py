@@ -79,12 +79,12 @@ def bold_run(folder, model="model-a", **kwargs):
         "results": {"model": bold_scores(**kwargs), "wikipedia": bold_scores(positive_actress=0.25)}, "versions": VERSIONS})
 
 
-def stereoset_run(folder):
-    block = {"lms": 90.0, "ss": 60.0, "icat": 72.0, "micro_icat": 70.0, "count": 100,
+def stereoset_run(folder, name="masked-lm", lms=90.0, ss=60.0):
+    block = {"lms": lms, "ss": ss, "icat": 72.0, "micro_icat": 70.0, "count": 100,
              "ci": {"lms": [88.0, 92.0], "ss": [55.0, 65.0], "icat": [65.0, 79.0]}}
     targets = {f"target{i:02d}": {"lms": 80.0, "ss": 40.0 + 5 * i, "icat": 50.0, "count": 30 + i, "bias_type": "race"} for i in range(12)}
     return write_run(folder, {
-        "schema_version": 1, "benchmark": "stereoset", "model": {"name": "masked-lm", "type": "masked"},
+        "schema_version": 1, "benchmark": "stereoset", "model": {"name": name, "type": "masked"},
         "data": {"dataset": "stereoset", "split": "dev", "revision": None, "counts": {"intrasentence": 100, "sentences": 300}},
         "config": {"tasks": ["intrasentence"], "bootstrap": 100, "batch_size": 8},
         "results": {"intrasentence": {"gender": block, "overall": block}, "overall": block, "targets": targets}, "versions": VERSIONS})
@@ -228,6 +228,21 @@ def test_other_benchmarks(tmp_path):
     ) in text
     assert "hf: sentiment classifier could not be loaded" in text  # the Missing box
     assert "intersentence: not run" in text
+
+
+def test_stereoset_trade_off_marks_the_pareto_front(tmp_path):
+    """Three models: the debiased one is less biased but worse at language modelling (on the front with
+    the start); the third is worse on both (dominated). Hand-checked: |SS - 50| 10, 4, 12 against LMS 90, 85, 80."""
+    runs = [stereoset_run(tmp_path / "a", "start", 90.0, 60.0), stereoset_run(tmp_path / "b", "debiased", 85.0, 46.0),
+            stereoset_run(tmp_path / "c", "worse", 80.0, 62.0)]
+    text = build_report(runs, tmp_path / "report", dpi=30).read_text()
+    assert "StereoSet bias against language modelling" in text and len(embedded_pngs(text)) == 2
+    for name, lms, ss, bias, front in (("start", "90.0", "60.0", "10.0", "yes"), ("debiased", "85.0", "46.0", "4.0", "yes"),
+                                       ("worse", "80.0", "62.0", "12.0", "no")):
+        assert (f'<td>{name}</td><td class="num">{lms}</td><td class="num">{ss}</td><td class="num">{bias}</td>'
+                f'<td>{front}</td>') in text
+    one = build_report(runs[:1], tmp_path / "one", dpi=30).read_text()
+    assert "StereoSet bias against language modelling" not in one  # one model: nothing to trade off
 
 
 def test_unfinished_run_is_marked(tmp_path):

@@ -154,3 +154,21 @@ def png_bytes(figure: Figure, dpi: int) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def trade_off(ax, labels: Sequence[str], bias: Sequence[float], ability: Sequence[float], front: Sequence[bool], *,
+              bias_name: str, ability_name: str) -> None:
+    """A scatter of ``ability`` (x, higher better) against ``bias`` (y, lower better), one labelled
+    point per model, the Pareto front (``front``) joined by a line and drawn filled."""
+    for index, (label, b, a, on_front) in enumerate(zip(labels, bias, ability, front)):
+        color = style_for(label, index)[0]
+        ax.scatter([a], [b], s=60, color=color if on_front else "white", edgecolors=color, linewidths=1.5, zorder=3)
+        ax.annotate(wrap(label, 1.8, 7), (a, b), textcoords="offset points", xytext=(6, 4), fontsize=7)
+    chosen = sorted((a, b) for a, b, on_front in zip(ability, bias, front) if on_front)
+    if len(chosen) > 1:
+        ax.plot([a for a, _ in chosen], [b for _, b in chosen], color="grey", linestyle="--", linewidth=1,
+                label="Pareto front (no model is better on both)")
+        ax.legend(fontsize=7, loc="upper left")
+    ax.set_xlabel(f"{ability_name} (higher: better language modelling)", fontsize=8)
+    ax.set_ylabel(f"{bias_name} (lower: less bias)", fontsize=8)
+    ax.grid(alpha=0.3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...render import html, plots
 from ...render.common import Figures, misses_note, number, with_ci
+from ...stats import pareto_front
 
 STEREOSET_METRICS = (("lms", "LMS", 100), ("ss", "SS", 50), ("icat", "ICAT", 100))
 TASKS = ("intrasentence", "intersentence")
@@ -52,6 +53,7 @@ def stereoset(runs, labels, figures: Figures) -> list:
     table = html.table(["task", "domain", "model", "items", "LMS", "SS", "ICAT"], rows,
                        "StereoSet scores" + (" with [bootstrap confidence interval]" if has_ci else ""))
     parts += [figures.add(figure, "stereoset-scores", "StereoSet scores per task and domain", caption), table]
+    parts += _trade_off(runs, labels, bodies, figures)
     parts.append(html.tag("h3", "Most and least stereotyped targets (Table 5 style)"))
     tables = []
     for label, body in zip(labels, bodies):
@@ -65,3 +67,28 @@ def stereoset(runs, labels, figures: Figures) -> list:
                                       for t, v in chosen],
                                      f"{label}: {title}, of {len(targets)} targets"))
     return parts + [html.tag("div", *tables, class_="row")]
+
+
+def _trade_off(runs, labels, bodies, figures: Figures) -> list:
+    """With several models (a model and its debiased versions, say): bias (|SS - 50|) against language
+    modelling (LMS) per model, overall, with the Pareto front marked: what a lower SS cost in LMS."""
+    chosen = [(label, body["overall"]) for label, body in zip(labels, bodies)
+              if body.get("overall", {}).get("ss") is not None and body["overall"].get("lms") is not None]
+    if len(chosen) < 2:
+        return []
+    names = [label for label, _ in chosen]
+    bias = [abs(block["ss"] - 50) for _, block in chosen]
+    ability = [block["lms"] for _, block in chosen]
+    front = pareto_front(bias, ability)
+    figure = plots.new_figure(8, 5)
+    ax = figure.subplots()
+    plots.trade_off(ax, names, bias, ability, front, bias_name="|SS - 50|", ability_name="LMS (%)")
+    ax.set_title("StereoSet overall: stereotype bias against language modelling, per model", fontsize=9)
+    rows = [[name, number(a), number(block["ss"]), number(b), "yes" if f else "no"]
+            for name, a, b, f, (_, block) in zip(names, ability, bias, front, chosen)]
+    caption = ["Each point is a model's overall StereoSet score. Lower is less stereotyped (|SS - 50|), further right "
+               "is better language modelling (LMS). Filled points joined by the dashed line form the Pareto front: no "
+               "other model here is better on both. A debiasing method that moves a point down but also left has "
+               "paid for it in language modelling (Meade et al. 2022's central finding)."]
+    return [figures.add(figure, "stereoset-trade-off", "StereoSet bias against language modelling", caption),
+            html.table(["model", "LMS", "SS", "|SS - 50|", "on the Pareto front"], rows, "StereoSet trade-off")]
