@@ -303,17 +303,28 @@ def test_plumbing_a_fit_never_writes_over_a_model_and_restarts_an_interrupted_on
 # --------------------------------------------------------------------------- CDA in the training loop
 
 
-def test_plumbing_cda_trains_on_both_halves_and_resumes_bitwise(tiny, corpus, tmp_path, data_dir):
+def test_plumbing_cda_trains_on_both_halves_and_a_killed_run_resumes_bitwise(tiny, corpus, tmp_path, data_dir, monkeypatch):
+    from lmbias.debias import train as training
+
     common = {"model": tiny, "method": "cda", "lam": 1.0, "train_file": corpus, "steps": 4, "batch_size": 4, "checkpoint_every": 2,
               "max_length": 16, "eval_limit": 0, "show_progress": False, "data_dir": data_dir}
     whole = debias(out=tmp_path / "whole", **common)
     assert whole["settings"]["bias_type"] == "gender" and whole["pairs"] == {"gender": 60}  # 10 gendered sentences x 6 endings
-    stopped = tmp_path / "stopped"
-    debias(out=stopped, **{**common, "steps": 2})  # a run of 2 steps: its checkpoint state equals step 2 of 4
-    part = AutoModelForCausalLM.from_pretrained(stopped).state_dict()
-    assert any(not torch.equal(part[k], v) for k, v in AutoModelForCausalLM.from_pretrained(tiny).state_dict().items())
+    save = training._checkpoint
+
+    def save_then_die(accelerator, out, step):
+        save(accelerator, out, step)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        debias(out=tmp_path / "cut", **common)
+    monkeypatch.setattr(training, "_checkpoint", save)
+    debias(out=tmp_path / "cut", **common)  # resumes at step 2
+    trained, resumed = (AutoModelForCausalLM.from_pretrained(tmp_path / name).state_dict() for name in ("whole", "cut"))
+    assert all(torch.equal(trained[k], resumed[k]) for k in trained)
     control = debias(out=tmp_path / "control", **{**common, "lam": 0.0})
-    trained, lm_only = (AutoModelForCausalLM.from_pretrained(tmp_path / name).state_dict() for name in ("whole", "control"))
+    lm_only = AutoModelForCausalLM.from_pretrained(tmp_path / "control").state_dict()
     assert any(not torch.equal(trained[k], lm_only[k]) for k in trained)  # the swapped half changes the training
     assert control["pairs"] == whole["pairs"]
 
