@@ -103,11 +103,19 @@ def main_() -> None:
     parser.add_argument("--ppl-limit", type=int, default=300)
     parser.add_argument("--attributes", nargs="+", default=["country"])
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--only", nargs="+", choices=[folder or "start" for folder, _ in MODELS.values()],
+                        help="evaluate these models now (the others when their folders are ready); a model whose runs are "
+                             "complete (seconds.json) is not evaluated again")
     args = parser.parse_args()
     seconds, rows = {}, []
     for name, (folder, _) in MODELS.items():
         model = [] if folder is None else ["--model", str(args.models / folder)]
         runs = args.out / (folder or "start")
+        if (runs / "seconds.json").is_file():
+            seconds[name] = json.loads((runs / "seconds.json").read_text())
+            continue
+        if args.only and (folder or "start") not in args.only:
+            continue
         took = {}
         took["stereoset"] = run(["run", "stereoset", *model, "--limit", str(args.stereoset_limit), "--bootstrap", str(args.bootstrap),
                                  "--out", str(runs / "stereoset")])
@@ -119,6 +127,10 @@ def main_() -> None:
                                       "--bootstrap", str(args.bootstrap), "--out", str(runs / "counterfactual")])
         took["perplexity"] = run(["perplexity", *model, "--limit", str(args.ppl_limit), "--out", str(runs / "stereoset")])
         seconds[name] = took
+        (runs / "seconds.json").write_text(json.dumps(took))
+    if len(seconds) < len(MODELS):
+        print(f"evaluated {', '.join(seconds)}; the table comes when every model is")
+        return
     for name, (folder, control) in MODELS.items():
         runs = args.out / (folder or "start")
         read = {b: json.loads((runs / b / "results.json").read_text()) for b in ("stereoset", "crows_pairs", "counterfactual")}

@@ -348,6 +348,17 @@ def test_debias_method_mistakes_are_one_line(arguments, message, tiny, tmp_path,
     assert not out.exists() or not any(p.name != ".lmbias.lock" for p in out.iterdir())
 
 
+@pytest.mark.parametrize("method", [["--method", "inlp"], ["--method", "cda", "--lambda", "1"]])
+def test_a_model_without_any_attribute_word_in_its_vocabulary_is_one_line(method, tiny, corpus, tmp_path, data_dir, capsys):
+    # The tiny model's words hold gender words but no race word: each would be <unk>.
+    corpus = tmp_path / "race.txt"
+    corpus.write_text("the black man was a good actor in the city\nthe asian woman was the best\n" * 20)
+    assert main(["debias", "--model", tiny, *method, "--bias-type", "race", "--train-file", str(corpus), "--out",
+                 str(tmp_path / "out"), "--data-dir", str(data_dir), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "none of bias-bench's race attribute words is in its vocabulary" in err[0]
+
+
 def test_an_unknown_method_is_one_line(tiny, tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["debias", "--model", tiny, "--method", "nope", "--out", str(tmp_path / "out")])
@@ -360,3 +371,6 @@ def test_a_corpus_without_attribute_words_is_one_line(tiny, tmp_path, data_dir, 
     assert main(["debias", "--model", tiny, "--method", "sentence_debias", "--train-file", str(corpus), "--out",
                  str(tmp_path / "out"), "--data-dir", str(data_dir)]) == 2
     assert "no sentence of the corpus holds a gender attribute word" in capsys.readouterr().err
+    assert main(["debias", "--model", tiny, "--method", "cda", "--lambda", "1", "--train-file", str(corpus), "--out",
+                 str(tmp_path / "cda"), "--data-dir", str(data_dir)]) == 2
+    assert "holds a gender attribute word of bias-bench's lists" in capsys.readouterr().err

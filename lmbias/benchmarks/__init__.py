@@ -2,7 +2,7 @@
 
 >>> from lmbias.benchmarks import get_benchmark, names
 >>> names()
-['bold', 'stereoset', 'crows_pairs', 'counterfactual']
+['bbq', 'bold', 'counterfactual', 'crows_pairs', 'holistic_bias', 'seat', 'stereoset', 'winobias', 'winogender']
 >>> get_benchmark("stereoset").hub_dataset.id
 'McGill-NLP/stereoset'
 

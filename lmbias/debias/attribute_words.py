@@ -48,6 +48,19 @@ def attribute_words(bias_type: str, data_dir=None) -> list[tuple[str, ...]]:
     return plain + [tuple(w + mark for w in t) for mark in PUNCTUATION for t in plain]
 
 
+def check_vocabulary(tokenizer, bias_type: str, model: str | None, data_dir=None) -> None:
+    """Refuse, in one line, a model whose vocabulary has none of ``bias_type``'s attribute words (each
+    would be its unknown token, so nothing could tell the groups apart)."""
+    unknown = tokenizer.unk_token_id
+    for t in attribute_words(bias_type, data_dir):
+        for word in t:
+            ids = tokenizer(word, add_special_tokens=False)["input_ids"]
+            if ids and (unknown is None or any(i != unknown for i in ids)):
+                return
+    raise InputError(f"--model {model or 'the embedded default'}: none of bias-bench's {bias_type} attribute words is in its "
+                     f"vocabulary (each is its unknown token {tokenizer.unk_token!r}); choose another --bias-type or model")
+
+
 def word_classes(words: Sequence[tuple[str, ...]]) -> dict[str, int]:
     """Each attribute word -> its position in the tuples (0: male / first group, 1: female / second ...)."""
     return {word: position for t in words for position, word in enumerate(t)}

@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..lm.adjustments import CONFIG_KEY, adjustment_record, save_projection
 from ..run_lock import LOCK_FILE, holds_run_directory
+from .attribute_words import check_vocabulary
 from .methods import Preparation, Projection, check_bias_type, get_method, method_options
 from .pairs import check_attributes, is_held_out, load_corpus
 
@@ -99,6 +100,8 @@ def fit_adjustment(
         if getattr(lm.model.config, CONFIG_KEY, None):
             raise InputError(f"--model {model} is already adjusted ({getattr(lm.model.config, CONFIG_KEY)['method']}); "
                              "start from the model it was made from")
+        if chosen.transform is not None:
+            check_vocabulary(lm.tokenizer, settings["bias_type"], model, data_dir)
         preparation = Preparation(model=lm.model, tokenizer=lm.tokenizer, texts=[t for t in texts if not is_held_out(t)],
                                   settings=settings, folder=out, device=lm.model.device, data_dir=data_dir)
         if chosen.transform is not None:

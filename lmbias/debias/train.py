@@ -40,6 +40,7 @@ from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..lm.processes import leave_together
 from ..run_lock import LOCK_FILE, holds_run_directory
+from .attribute_words import check_vocabulary
 from .features import encode, padded
 from .methods import Preparation, check_bias_type, get_method, method_options
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
@@ -179,6 +180,9 @@ def debias(
     else:
         pairs = counterfactual_pairs(texts, attributes, seed=seed)
         counts = count_by_attribute(pairs, attributes)
+    if chosen.pairs is not None and not pairs:
+        raise InputError(f"no text of {source} holds a {settings['bias_type']} attribute word of bias-bench's lists; give a "
+                         "corpus that mentions them, or another --bias-type")
     empty = [attribute for attribute, n in counts.items() if n == 0]
     if empty:
         found = ", ".join(f"{a} {n}" for a, n in counts.items())
@@ -204,6 +208,8 @@ def debias(
     set_seed(seed)
     lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
     network, tokenizer = lm.model, lm.tokenizer
+    if chosen.pairs is not None:
+        check_vocabulary(tokenizer, settings["bias_type"], model, data_dir)
     if network.get_output_embeddings() is None:
         raise InputError(f"--model {model}: {type(network).__name__} has no causal LM head; debiasing needs a causal LM")
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
