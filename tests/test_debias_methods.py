@@ -194,6 +194,21 @@ def test_self_debias_lowers_the_targeted_continuation_and_scores_like_the_formul
         assert torch.all(debiased[rows, targeted] < p[rows, targeted])  # ...loses probability
 
 
+def test_self_debias_scores_options_whole_as_bbq_asks_them(tiny, corpus, tmp_path, data_dir):
+    """BBQ's option scorer reuses a context's cache for its options; a self-debiased model scores each
+    context + option whole instead (the adjustment needs the whole sequence), with the same values."""
+    from lmbias.lm.likelihood import continuation_logprobs, option_logprobs
+
+    fit_adjustment(model=tiny, method="self_debias", out=tmp_path / "sd", train_file=corpus, eval_limit=0, show_progress=False,
+                   data_dir=data_dir)
+    lm = load_causal_lm(str(tmp_path / "sd"), device="cpu")
+    contexts, options = ["the man and the woman", "he was a good"], [["he was", "she was", "a person"], ["actor", "actress"]]
+    grouped = option_logprobs(lm.model, lm.tokenizer, contexts, options)
+    pairs = continuation_logprobs(lm.model, lm.tokenizer, [c for c, o in zip(contexts, options) for _ in o],
+                                  [x for o in options for x in o])
+    assert np.allclose(np.concatenate([g.sum for g in grouped]), pairs.sum, atol=1e-5)
+
+
 def test_self_debias_generation_equals_a_greedy_loop_over_the_formula(tiny, corpus, tmp_path, data_dir):
     out = tmp_path / "sd"
     fit_adjustment(model=tiny, method="self_debias", out=out, train_file=corpus, eval_limit=0, show_progress=False,

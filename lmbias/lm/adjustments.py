@@ -26,6 +26,7 @@ from ..errors import InputError
 CONFIG_KEY = "lmbias_adjustment"
 PROJECTION_FILE = "lmbias_projection.safetensors"
 KINDS = ("projection", "self_debias")
+SELF_DEBIAS_ATTRIBUTE = "lmbias_self_debias"  # set on a model that Self-Debias adjusts (likelihood scores whole sequences)
 
 
 def recorded_adjustment(model: str | None, revision: str | None = None) -> dict | None:
@@ -151,6 +152,7 @@ class SelfDebias:
         from transformers import LogitsProcessorList
 
         self.model.register_forward_hook(self._scoring_hook, with_kwargs=True)
+        setattr(self.model, SELF_DEBIAS_ATTRIBUTE, self)
         plain_generate = self.model.generate
 
         def generate(*args, **kwargs):

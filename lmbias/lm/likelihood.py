@@ -32,6 +32,7 @@ import numpy as np
 from .. import progress
 from ..checks import check_choice, check_scalar, check_texts
 from ..errors import InputError, InputTypeError
+from .adjustments import SELF_DEBIAS_ATTRIBUTE
 from .loading import context_length
 from .placement import input_device
 
@@ -266,6 +267,8 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
     device = input_device(model)
     accepted = inspect.signature(model.forward).parameters
     if "position_ids" not in accepted:  # a model without positions (a state-space model) keeps no cache to reuse
+        return None
+    if getattr(model, SELF_DEBIAS_ATTRIBUTE, None) is not None:  # Self-Debias adjusts whole sequences, not cached tails
         return None
     keep_last = {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
     cache_name = "cache" if "cache" in accepted else "past_key_values"  # transformers >= 5.24 renames it
