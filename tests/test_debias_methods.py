@@ -229,6 +229,9 @@ def test_self_debias_generation_equals_a_greedy_loop_over_the_formula(tiny, corp
                 new.pop()
                 break
         assert result["continuation"] == tokenizer.decode(new, skip_special_tokens=True)
+    sampled = adjusted.generate(["the man", "she was a good"], {"do_sample": True, "top_k": 0, "max_new_tokens": 3}, seed=0,
+                                num_return_sequences=3)  # the counterfactual benchmark's many samples per prompt
+    assert len(sampled) == 6 and all(r["num_tokens"] <= 3 for r in sampled)
 
 
 def test_seat_refuses_a_self_debiased_model_and_measures_a_projected_one(tiny, corpus, tmp_path, data_dir, capsys):

@@ -216,7 +216,9 @@ class _Processor:
         import torch
 
         mask = torch.ones_like(input_ids)
-        if self.attention_mask is not None:  # the prompt's padding; generated tokens all count
-            mask[:, : self.attention_mask.shape[1]] = self.attention_mask
+        prompt = self.attention_mask
+        if prompt is not None:  # the prompt's padding (one row per sequence: generate repeats each prompt); new tokens all count
+            prompt = prompt.repeat_interleave(input_ids.shape[0] // prompt.shape[0], dim=0)
+            mask[:, : prompt.shape[1]] = prompt
         prefixed = [logits[:, -1] for logits in self.owner.prefixed_logits(input_ids, mask)]
         return self.owner.debiased_logprobs(scores, prefixed).to(scores.dtype)
