@@ -32,6 +32,7 @@ from typing import Any
 
 from . import __version__
 from .files import write_atomic
+from .lm.adjustments import CONFIG_KEY
 
 SCHEMA_VERSION = 2
 RESULTS_FILE = "results.json"
@@ -156,10 +157,13 @@ def coverage(counted: dict, options: str) -> dict:
 def model_description(lm: Any, **extra) -> dict:
     """The ``model`` entry of a loaded :class:`~lmbias.lm.loading.LanguageModel`: name, source,
     revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``; in a chat run also
-    ``chat`` (:meth:`lmbias.lm.chat.ChatFormat.record`: the system prompt and the template's digest)."""
+    ``chat`` (:meth:`lmbias.lm.chat.ChatFormat.record`: the system prompt and the template's digest), and for
+    a debiased folder ``adjustment`` (the projection or Self-Debias the hf backend applied, :mod:`lmbias.lm.adjustments`)."""
     config = getattr(lm.model, "config", None)
     dtype = getattr(lm.model, "dtype", None)
     revision = getattr(lm, "revision", None) or getattr(config, "_commit_hash", None)  # the latter: transformers < 5
+    adjustment = getattr(config, CONFIG_KEY, None)
     return {"name": lm.name, "source": lm.source, "revision": revision,
             "dtype": str(dtype).replace("torch.", "") if dtype is not None else None,
-            **({"chat": lm.chat.record()} if getattr(lm, "chat", None) is not None else {}), **extra}
+            **({"chat": lm.chat.record()} if getattr(lm, "chat", None) is not None else {}),
+            **({"adjustment": adjustment} if adjustment else {}), **extra}

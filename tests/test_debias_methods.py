@@ -294,6 +294,8 @@ def test_plumbing_an_adjusted_model_is_refused_by_a_backend_that_cannot_apply_it
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "debiased by leace" in err[0] and not (tmp_path / "run").exists()
     assert main(["run", "crows_pairs", "--model", str(out), "--limit", "2", "--no-progress", "--out", str(tmp_path / "hf")]) == 0
+    recorded = json.loads((tmp_path / "hf" / "results.json").read_text())["model"]["adjustment"]
+    assert recorded == {"method": "leace", "kind": "projection", "settings": {}}  # what the numbers were measured with
 
 
 def test_plumbing_a_fit_never_writes_over_a_model_and_restarts_an_interrupted_one(tiny, corpus, tmp_path, data_dir):
