@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import InputError
 from ...lm.representations import mean_hidden_states
 from ..projection_data import labelled_sentences
+
+
+def require(module: str, package: str, method: str) -> None:
+    """Raise a one-line :class:`~lmbias.errors.InputError` when ``module`` (from ``package``) is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise InputError(f"--method {method} needs {package}: pip install 'lmbias[debias]'")
 
 
 def class_features(preparation) -> tuple[np.ndarray, np.ndarray, list[str], list[int]]:

@@ -18,7 +18,7 @@ import numpy as np
 from ...checks import check_scalar
 from ..attribute_words import BIAS_TYPES
 from . import DebiasMethod, Projection
-from .fitting import class_features, probe_accuracy, split_70_30
+from .fitting import class_features, probe_accuracy, require, split_70_30
 
 
 def rowspace_projection(weights: np.ndarray) -> np.ndarray:
@@ -64,6 +64,7 @@ def _check(options: dict) -> None:
 
 
 def _transform(preparation) -> Projection:
+    require("sklearn", "scikit-learn", "inlp")
     import torch
 
     x, y, names, counts = class_features(preparation)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..attribute_words import BIAS_TYPES
 from . import DebiasMethod, Projection
-from .fitting import class_features, probe_accuracy, split_70_30
+from .fitting import class_features, probe_accuracy, require, split_70_30
 
 
 def leace_map(x: np.ndarray, y: np.ndarray, classes: int) -> tuple:
@@ -27,6 +27,8 @@ def leace_map(x: np.ndarray, y: np.ndarray, classes: int) -> tuple:
 
 
 def _transform(preparation) -> Projection:
+    require("sklearn", "scikit-learn", "leace")
+    require("concept_erasure", "concept-erasure", "leace")
     x, y, names, counts = class_features(preparation)
     (train_x, train_y), _, (test_x, test_y) = split_70_30(x, y)
     matrix, offset = leace_map(train_x, train_y, len(names))
