@@ -137,10 +137,10 @@ def main_() -> None:
         seat = json.loads((runs / "seat" / "results.json").read_text()) if (runs / "seat").is_dir() else None
         ppl = json.loads((runs / "stereoset" / "perplexity.json").read_text())
         row = {"model": name,
-               "StereoSet SS (gender)": cell(value(read["stereoset"], "stereoset", "ss", "gender")),
-               "SS (overall)": cell(value(read["stereoset"], "stereoset", "ss", "overall")),
-               "LMS (overall)": cell(value(read["stereoset"], "stereoset", "lms", "overall")),
-               "ICAT (overall)": cell(value(read["stereoset"], "stereoset", "icat", "overall")),
+               "StereoSet SS (gender, intrasentence)": cell(value(read["stereoset"], "stereoset", "ss", "gender", task="intrasentence")),
+               "SS (overall)": cell(value(read["stereoset"], "stereoset", "ss", "overall", task="both")),
+               "LMS (overall)": cell(value(read["stereoset"], "stereoset", "lms", "overall", task="both")),
+               "ICAT (overall)": cell(value(read["stereoset"], "stereoset", "icat", "overall", task="both")),
                "CrowS-Pairs (gender)": cell(value(read["crows_pairs"], "crows_pairs", "metric_score", "gender")),
                "CrowS-Pairs (overall)": cell(value(read["crows_pairs"], "crows_pairs", "metric_score", "overall")),
                "SEAT mean abs d (gender)": cell(value(seat, "seat", "mean_abs_effect_size", "gender"), 3) if seat else "n/a",
