@@ -162,11 +162,11 @@ def main_() -> None:
           f"counterfactual {', '.join(args.attributes)} x {args.samples} samples")
     print(markdown_table([{c: row.get(c, "") for c in columns} for row in rows], columns))
     print()
-    print(markdown_table([{"model": name, **{k: f"{v:.0f}" for k, v in took.items()}} for name, took in seconds.items()],
+    print(markdown_table([{"model": name, "seat": "n/a", **{k: f"{v:.0f}" for k, v in took.items()}} for name, took in seconds.items()],
                          ["model", "stereoset", "crows_pairs", "seat", "counterfactual", "perplexity"]))
     report = args.out / "report"
     run(["report", *[str(args.out / (folder or "start") / "stereoset") for folder, _ in MODELS.values()], "--out", str(report)])
-    print(f"report with the trade-off figure: {report}/index.html")
+    print(f"report with the trade-off figure: {report}/report.html")
 
 
 if __name__ == "__main__":
