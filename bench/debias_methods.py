@@ -60,13 +60,13 @@ def run(arguments: list) -> float:
 
 
 def crows_indicators(folder: Path) -> dict:
-    """Pair id -> 1 when the model prefers the stereotyping sentence as the authors' metric counts it
-    (sent_more for "stereo" pairs, sent_less for "antistereo"), else 0; and each pair's bias type."""
+    """Pair id -> (1 when the pair counts as the authors' metric counts it, else 0; its bias type): sent_more
+    scores strictly higher than sent_less, both rounded to 3 decimals
+    (:func:`lmbias.stereotype_scores.crows_pairs_scores`), so the mean is the metric score."""
     found = {}
     for line in (folder / "scores.jsonl").read_text().splitlines():
         row = json.loads(line)
-        more, less = row["sent_more_score"], row["sent_less_score"]
-        found[row["id"]] = (int(more > less if row["stereo_antistereo"] == "stereo" else less > more), row["bias_type"])
+        found[row["id"]] = (int(round(row["sent_more_score"], 3) > round(row["sent_less_score"], 3)), row["bias_type"])
     return found
 
 
