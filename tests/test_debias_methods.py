@@ -10,7 +10,6 @@ import random
 import numpy as np
 import pytest
 import torch
-from sklearn.linear_model import LogisticRegression
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from lmbias.cli import main
@@ -108,6 +107,8 @@ def _planted(n=600, dim=12, seed=0):
 
 
 def _probe(train_x, train_y, test_x, test_y):
+    from sklearn.linear_model import LogisticRegression  # the debias extra (not in the vLLM test environment)
+
     return LogisticRegression(max_iter=2000).fit(train_x, train_y).score(test_x, test_y)
 
 
