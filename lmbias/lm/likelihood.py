@@ -23,6 +23,7 @@ Shared conventions:
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from ..errors import InputError, InputTypeError
 from .adjustments import SELF_DEBIAS_ATTRIBUTE
 from .loading import context_length
 from .placement import input_device
+from .shared_prefixes import prefix_groups
 
 PREFIXES = ("bos", "bos-first", None)
 STRATEGIES = ("left_to_right", "all_at_once")
@@ -204,9 +206,7 @@ def option_logprobs(
     items = _continuation_items(tokenizer, [contexts[i] for i in owner], [o for choices in options for o in choices],
                                 separator, prefix, lambda k: f"contexts[{owner[k]}]")
     _check_lengths(model, tokenizer, [len(item[0]) for item in items], lambda k: f"contexts[{owner[k]}] + its option")
-    values = None if hasattr(model, "prompt_logprobs") else _shared_prefix_logprobs(model, tokenizer, items, owner, batch_size)
-    if values is None:  # a backend that scores whole sequences, or a model without a key / value cache to reuse
-        values = _gathered_logprobs(model, tokenizer, items, batch_size * max(map(len, options)), causal=True)
+    values = _gathered_logprobs(model, tokenizer, items, batch_size * max(map(len, options)), causal=True)
     grouped: list[list[np.ndarray]] = [[] for _ in contexts]
     for i, value in zip(owner, values):
         grouped[i].append(value)
@@ -238,72 +238,120 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
     return items
 
 
-def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
-                            owner: list[int], batch_size: int) -> list[np.ndarray] | None:
-    """:func:`_gathered_logprobs` of causal ``items`` whose sequences of one ``owner`` share a start: per owner,
-    the tokens before the first scored one that all its sequences share run once (batched over
-    ``batch_size`` owners, left-padded, with the LM head on the last position only), and each
-    sequence's rest runs on a copy of that cache, at its own positions, with the prefix's padding
-    masked out. None when that cannot be done: an owner with no token to share (nothing before its first
-    scored token), or a model whose output holds no transformers ``Cache`` to reuse."""
-    import torch
+CHUNK_BATCHES = 32  # batches of sequences whose prefixes' key / value caches are held at once
 
-    groups: dict[int, list[int]] = {}
-    for k, i in enumerate(owner):
-        groups.setdefault(i, []).append(k)
-    plan = []  # (member sequence indices, shared length)
-    for members in groups.values():
-        sequences = [items[k][0] for k in members]
-        # never past a scored token, and at least one token of each sequence left for its own pass
-        shared = min(min(len(s) - len(items[k][2]), len(s) - 1) for k, s in zip(members, sequences))
-        while any(len(s) < shared or s[:shared] != sequences[0][:shared] for s in sequences):
-            shared -= 1
-        if shared < 1:
-            return None
-        plan.append((members, shared))
-    out = [np.zeros(0, dtype=np.float32) for _ in items]
-    order = sorted(range(len(plan)), key=lambda g: -max(len(items[k][0]) for k in plan[g][0]))
-    pad = _pad_id(tokenizer)
-    device = input_device(model)
+
+def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
+                            batch_size: int) -> list[np.ndarray] | None:
+    """:func:`_gathered_logprobs` of causal ``items`` with each shared start computed once.
+
+    The sequences are planned into groups with a common start (:func:`lmbias.lm.shared_prefixes.prefix_groups`),
+    and the groups, longest first, are taken ``CHUNK_BATCHES`` batches of sequences at a time:
+
+    - the prefix passes run each group's shared tokens once, shortest padding first (sorted by
+      length, left-padded so that the positions they score sit at the end and the LM head runs on
+      those only), and keep each group's keys and values;
+    - the tail passes run each member's remaining tokens but its last (which predicts nothing),
+      sorted by length, left-padded, on a cache gathered from their groups' keys and values, at
+      their own positions, with the LM head again on the scored positions only.
+
+    Each scored token's log-probability comes from whichever pass holds the position before it; the
+    shared start's values are computed once for all members (in a whole-sequence pass they are the
+    same). ``batch_size`` bounds the rows of every pass. None when this cannot be done: a model whose
+    forward takes no positions, or whose cache is not transformers' plain ``DynamicCache`` of
+    full-attention layers (a state-space, hybrid or sliding-window model), or a Self-Debias model
+    (it adjusts whole sequences)."""
+    import torch
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+
     accepted = inspect.signature(model.forward).parameters
-    if "position_ids" not in accepted:  # a model without positions (a state-space model) keeps no cache to reuse
+    if "position_ids" not in accepted or getattr(model, SELF_DEBIAS_ATTRIBUTE, None) is not None:
         return None
-    if getattr(model, SELF_DEBIAS_ATTRIBUTE, None) is not None:  # Self-Debias adjusts whole sequences, not cached tails
-        return None
-    keep_last = {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
     cache_name = "cache" if "cache" in accepted else "past_key_values"  # transformers >= 5.24 renames it
-    with _scoring(model), progress.bar(len(items), "likelihood", unit="seq") as shown:
-        for start in range(0, len(order), batch_size):
-            chosen = [plan[g] for g in order[start:start + batch_size]]
-            lengths = [shared for _, shared in chosen]
-            width = max(lengths)
-            # left-padded, so that every prefix ends at the last position and only its logits are computed
-            ids = torch.tensor([[pad] * (width - n) + items[m[0]][0][:n] for m, n in chosen], device=device)
-            mask = torch.tensor([[0] * (width - n) + [1] * n for n in lengths], device=device)
-            positions = torch.tensor([[0] * (width - n) + list(range(n)) for n in lengths], device=device)
-            output = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep_last)
-            last = _token_logits(output)[:, -1].float().log_softmax(-1)
-            rows = [(g, k) for g, (members, _) in enumerate(chosen) for k in members]
-            cache = getattr(output, "cache", None) or getattr(output, "past_key_values", None)
-            if not hasattr(cache, "reorder_cache"):  # e.g. a state-space model's own cache: no prefix to reuse
-                return None
-            cache.reorder_cache(torch.tensor([g for g, _ in rows], device=device))
-            tails = [items[k][0][chosen[g][1]:] for g, k in rows]
-            tail_width = max(len(t) for t in tails)
-            tail_ids = torch.tensor([t + [pad] * (tail_width - len(t)) for t in tails], device=device)
-            tail_mask = torch.tensor([[1] * len(t) + [0] * (tail_width - len(t)) for t in tails], device=device)
-            positions = torch.tensor([[chosen[g][1] + j for j in range(tail_width)] for g, _ in rows], device=device)
-            logits = _token_logits(model(input_ids=tail_ids, attention_mask=torch.cat([mask[[g for g, _ in rows]], tail_mask], 1),
-                                         position_ids=positions, use_cache=True, **{cache_name: cache})).float().log_softmax(-1)
-            for r, (g, k) in enumerate(rows):
-                shared = chosen[g][1]
-                sequence, _, targets = items[k]
-                first = len(sequence) - len(targets)
-                values = [float(last[g, sequence[shared]]) if t == shared else float(logits[r, t - shared - 1, sequence[t]])
-                          for t in range(first, len(sequence))]
-                out[k] = np.array(values, dtype=np.float32)
-            shown.update(len(rows))
+    out = [np.zeros(0, dtype=np.float32) for _ in items]
+    todo = [k for k, item in enumerate(items) if item[2]]
+    sequences = [items[k][0] for k in todo]
+    firsts = [len(items[k][0]) - len(items[k][2]) for k in todo]  # each sequence's first scored token
+    groups = sorted(prefix_groups(sequences, max_members=batch_size), key=lambda g: -max(len(sequences[k]) for k in g.members))
+    pad, device = _pad_id(tokenizer), input_device(model)
+
+    def run(ids: list[list[int]], mask: list[list[int]], positions: list[list[int]], keep: int, **cache):
+        """Left-padded rows through the model: the logits of the last ``keep`` positions, and the cache."""
+        tensor = functools.partial(torch.tensor, dtype=torch.long, device=device)
+        if "logits_to_keep" in accepted:
+            cache["logits_to_keep"] = keep
+        output = model(input_ids=tensor(ids), attention_mask=tensor(mask), position_ids=tensor(positions), use_cache=True,
+                       **cache)
+        return _token_logits(output)[:, -keep:], getattr(output, "cache", None) or getattr(output, "past_key_values", None)
+
+    def gathered(logits: Any, where: list[tuple[int, int, int]]) -> list[float]:
+        """``log_softmax(logits[row, column])[target]`` for each ``(row, column, target)``, as the
+        target's logit minus its row's log-sum-exp (no row of the vocabulary is copied)."""
+        row, column, target = torch.tensor(where, dtype=torch.long, device=logits.device).reshape(-1, 3).unbind(1)
+        totals = logits.float().logsumexp(-1)
+        return (logits[row, column, target].float() - totals[row, column]).tolist()
+
+    values: dict[int, list[float]] = {}
+    with _scoring(model), progress.bar(len(todo), "likelihood", unit="seq") as shown:
+        for chunk in _cut(groups, CHUNK_BATCHES * batch_size, lambda g: len(g.members)):
+            kept = {}  # group -> its prefix's (keys, values) per layer, without padding
+            for batch in _cut(sorted(chunk, key=lambda g: -g.shared), batch_size, lambda g: 1):
+                width = max(g.shared for g in batch)
+                members = [(g, k) for g in batch for k in g.members]
+                keep = max(1, *(g.shared - firsts[k] + 1 for g, k in members))  # tokens first..shared are scored here
+                logits, cache = run([[pad] * (width - g.shared) + sequences[g.members[0]][:g.shared] for g in batch],
+                                    [[0] * (width - g.shared) + [1] * g.shared for g in batch],
+                                    [[0] * (width - g.shared) + list(range(g.shared)) for g in batch], keep)
+                if type(cache) is not DynamicCache or any(type(layer) is not DynamicLayer for layer in cache.layers):
+                    return None  # a state-space, hybrid or sliding-window cache: nothing plain to gather from
+                for row, g in enumerate(batch):
+                    kept[g] = [(layer.keys[row, :, width - g.shared:], layer.values[row, :, width - g.shared:])
+                               for layer in cache.layers]
+                wanted = {(row, keep - g.shared + t - 1, sequences[k][t]): None
+                          for row, g in enumerate(batch) for k in g.members for t in range(firsts[k], g.shared + 1)}
+                found = dict(zip(wanted, gathered(logits, list(wanted))))  # a start shared by members, once
+                row_of = {g: row for row, g in enumerate(batch)}
+                for g, k in members:
+                    values[k] = [found[row_of[g], keep - g.shared + t - 1, sequences[k][t]] for t in range(firsts[k], g.shared + 1)]
+            tails = sorted(((g, k) for g in chunk for k in g.members if len(sequences[k]) - 1 > g.shared),
+                           key=lambda gk: -(len(sequences[gk[1]]) - gk[0].shared))
+            for batch in _cut(tails, batch_size, lambda gk: 1):
+                width = max(g.shared for g, _ in batch)
+                span = max(len(sequences[k]) - 1 - g.shared for g, k in batch)
+                layers = [(torch.stack([torch.nn.functional.pad(kept[g][i][0], (0, 0, width - g.shared, 0)) for g, _ in batch]),
+                           torch.stack([torch.nn.functional.pad(kept[g][i][1], (0, 0, width - g.shared, 0)) for g, _ in batch]))
+                          for i in range(len(kept[batch[0][0]]))]
+                scored = [range(max(firsts[k], g.shared + 1), len(sequences[k])) for g, k in batch]
+                keep = max(map(len, scored))
+                tail = [sequences[k][g.shared:-1] for g, k in batch]
+                logits, _ = run([[pad] * (span - len(t)) + t for t in tail],
+                                [[0] * (width - g.shared) + [1] * g.shared + [0] * (span - len(t)) + [1] * len(t)
+                                 for (g, _), t in zip(batch, tail)],
+                                [[0] * (span - len(t)) + list(range(g.shared, g.shared + len(t))) for (g, _), t in zip(batch, tail)],
+                                keep, **{cache_name: DynamicCache(ddp_cache_data=layers)})
+                found = iter(gathered(logits, [(row, keep - len(sequences[k]) + t, sequences[k][t])
+                                               for row, ((_, k), ts) in enumerate(zip(batch, scored)) for t in ts]))
+                for (_, k), ts in zip(batch, scored):
+                    values[k] += [next(found) for _ in ts]
+            for g in chunk:
+                for k in g.members:
+                    out[todo[k]] = np.array(values.pop(k), dtype=np.float32)
+                shown.update(len(g.members))
     return out
+
+
+def _cut(things: list, size: int, weight) -> Iterator[list]:
+    """Consecutive runs of ``things`` whose ``weight`` adds up to at most ``size`` (at least one thing each)."""
+    run, total = [], 0
+    for thing in things:
+        if run and total + weight(thing) > size:
+            yield run
+            run, total = [], 0
+        run.append(thing)
+        total += weight(thing)
+    if run:
+        yield run
 
 
 def _start_tokens(tokenizer: Any, prefix: str | None) -> list[int]:
@@ -496,20 +544,36 @@ def _gathered_logprobs(
 ) -> list[np.ndarray]:
     """For each ``(input_ids, rows, targets)``: ``log_softmax(logits[rows])[targets]`` as float32.
 
-    The one forward loop of the causal and masked scorers; items with nothing to score skip it.
+    The one entry of the causal and masked scorers; items with nothing to score skip it. A backend
+    that scores whole sequences (vLLM, a server) gets the sequences; a causal transformers model goes
+    through :func:`_shared_prefix_logprobs`, else :func:`_whole_sequence_logprobs`.
     """
-    import torch
-
-    out = [np.zeros(0, dtype=np.float32) for _ in items]
-    todo = [i for i, item in enumerate(items) if item[1]]
     if hasattr(model, "prompt_logprobs"):  # a vLLM engine or a served model: the backend scores whole sequences
         if not causal:
             raise InputError(f"masked-LM scoring (pseudo-log-likelihood, next-sentence prediction) needs --backend hf, "
                              f"not {model.info.get('backend')}")
+        out = [np.zeros(0, dtype=np.float32) for _ in items]
+        todo = [i for i, item in enumerate(items) if item[1]]
         values = model.prompt_logprobs([items[i][0] for i in todo])
         for i, value in zip(todo, values):
             out[i] = np.asarray(value, dtype=np.float32)[items[i][1]]
         return out
+    if causal:
+        shared = _shared_prefix_logprobs(model, tokenizer, items, batch_size)
+        if shared is not None:
+            return shared
+    return _whole_sequence_logprobs(model, tokenizer, items, batch_size, causal=causal)
+
+
+def _whole_sequence_logprobs(
+    model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]], batch_size: int, *, causal: bool
+) -> list[np.ndarray]:
+    """:func:`_gathered_logprobs` with one pass over each whole sequence (right-padded, longest first):
+    the masked scorers' loop, and the causal one's where no prefix can be shared."""
+    import torch
+
+    out = [np.zeros(0, dtype=np.float32) for _ in items]
+    todo = [i for i, item in enumerate(items) if item[1]]
     encodings = [{"input_ids": items[i][0]} for i in todo]
     extra = {"use_cache": False} if causal else {}
     with _scoring(model):

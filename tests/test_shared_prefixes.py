@@ -1,0 +1,225 @@
+"""The shared-prefix causal scorer: its plan (which sequences share which start) against brute force,
+and its log-probabilities against one whole-sequence pass per text, on tiny random models (plumbing)
+and on the embedded model with every likelihood benchmark's own scorer."""
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+import torch
+import transformers
+
+from lmbias.lm import likelihood as lk
+from lmbias.lm.shared_prefixes import PrefixGroup, prefix_groups, tokens_computed
+
+# ---------------------------------------------------------------- the plan
+
+
+def _common(a, b):
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def brute_force_saving(sequences, max_members):
+    """The most positions saved by any cut of the sorted sequences into runs of at most max_members
+    (each run shares its common start, at most each member's length minus one)."""
+    ordered = sorted(s for s in sequences if len(s) >= 2)
+    best = 0
+    for cuts in itertools.product([False, True], repeat=max(len(ordered) - 1, 0)):
+        runs, run = [], [ordered[0]] if ordered else []
+        for cut, s in zip(cuts, ordered[1:]):
+            if cut:
+                runs.append(run)
+                run = []
+            run.append(s)
+        runs += [run] if run else []
+        if any(len(r) > max_members for r in runs):
+            continue
+        saving = 0
+        for r in runs:
+            shared = min([len(s) - 1 for s in r] + [_common(r[0], s) for s in r])
+            if len(r) > 1 and shared < 1:
+                break
+            saving += (len(r) - 1) * shared
+        else:
+            best = max(best, saving)
+    return best
+
+
+def test_plan_hand_example_pairs_share_their_common_start():
+    # "the nurse said ..." / "the nurse was ..." share 3 tokens; the third sequence shares only the start token
+    sequences = [[0, 7, 8, 9, 4], [0, 7, 8, 3, 5, 6], [0, 2, 2]]
+    groups = prefix_groups(sequences, max_members=4)
+    assert groups == [PrefixGroup((2,), 2), PrefixGroup((1, 0), 3)]  # in sorted order
+    # 3 shared once + (4 - 1 - 3) + (6 - 1 - 3) for the pair, and 2 for the lone sequence (all but its last token)
+    assert tokens_computed(sequences, groups) == 3 + 1 + 2 + 2
+    assert sum(map(len, sequences)) == 14
+
+
+def test_plan_saves_what_brute_force_finds_and_keeps_every_sequence_once():
+    rng = random.Random(0)
+    for trial in range(150):
+        stems = [[rng.randrange(3) for _ in range(rng.randrange(1, 5))] for _ in range(3)]
+        sequences = [rng.choice(stems) + [rng.randrange(3) for _ in range(rng.randrange(0, 4))] for _ in range(rng.randrange(1, 9))]
+        sequences += [[1]] * (trial % 2)  # a one-token sequence is left out
+        max_members = rng.choice([1, 2, 3, 8])
+        groups = prefix_groups(sequences, max_members=max_members)
+        members = sorted(k for g in groups for k in g.members)
+        assert members == [k for k, s in enumerate(sequences) if len(s) >= 2]
+        for g in groups:
+            assert 1 <= len(g.members) <= max_members
+            assert 1 <= g.shared <= min(len(sequences[k]) - 1 for k in g.members)
+            assert all(sequences[k][:g.shared] == sequences[g.members[0]][:g.shared] for k in g.members)
+        saved = sum(len(sequences[k]) - 1 for k in members) - tokens_computed(sequences, groups)
+        assert saved == brute_force_saving(sequences, max_members)
+
+
+def test_plan_bad_max_members_is_an_error():
+    with pytest.raises(ValueError, match="max_members"):
+        prefix_groups([[1, 2]], max_members=0)
+
+
+# ---------------------------------------------------------------- the scorer, tiny random models (plumbing)
+
+WORDS = "the nurse doctor said was is kind tall he she they and a of tired".split()
+
+
+def tiny(kind: str):
+    vocab = len(WORDS) + 2
+    torch.manual_seed(0)
+    if kind == "gpt2":
+        config = transformers.GPT2Config(vocab_size=vocab, n_positions=64, n_embd=32, n_layer=2, n_head=2,
+                                         initializer_range=0.5, bos_token_id=0, eos_token_id=0)
+        return transformers.GPT2LMHeadModel(config).eval()
+    config = transformers.LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                                      initializer_range=0.5, bos_token_id=0, eos_token_id=0)
+    if kind == "mistral-sliding":
+        config = transformers.MistralConfig(**{**config.to_dict(), "sliding_window": 4})
+        return transformers.MistralForCausalLM(config).eval()
+    return transformers.LlamaForCausalLM(config).eval()
+
+
+class NoPad:
+    pad_token_id = None
+
+
+def by_hand(model, sequence, first):
+    with torch.no_grad():
+        logprobs = model(torch.tensor([sequence])).logits[0].log_softmax(-1)
+    return logprobs[torch.arange(first - 1, len(sequence) - 1), torch.tensor(sequence[first:])].numpy()
+
+
+def shared_structure_items(seed: int, n: int):
+    """Items built from a few stems (so that many share a start), scored from various first tokens:
+    some inside the shared start (a CrowS-Pairs pair), some after it (a context and its options)."""
+    rng = random.Random(seed)
+    stems = [[0] + [rng.randrange(1, 16) for _ in range(rng.randrange(0, 9))] for _ in range(4)]
+    items = []
+    for _ in range(n):
+        sequence = rng.choice(stems) + [rng.randrange(1, 16) for _ in range(rng.randrange(1, 8))]
+        first = rng.randrange(1, len(sequence))
+        items.append(lk._causal_item(sequence, first))
+    items.append(([0], [], []))  # nothing to score
+    return items
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+@pytest.mark.parametrize("batch_size", [1, 3, 64])
+def test_plumbing_shared_prefix_scores_equal_one_pass_per_sequence(kind, batch_size, monkeypatch):
+    model = tiny(kind)
+    items = shared_structure_items(batch_size, 60)
+    monkeypatch.setattr(lk, "CHUNK_BATCHES", 2)  # several chunks of held prefixes
+    got = lk._shared_prefix_logprobs(model, NoPad(), items, batch_size)
+    assert got is not None and len(got) == len(items)
+    for (sequence, _, targets), values in zip(items, got):
+        assert values.dtype == np.float32 and len(values) == len(targets)
+        if targets:
+            np.testing.assert_allclose(values, by_hand(model, sequence, len(sequence) - len(targets)), atol=1e-5)
+
+
+def test_plumbing_the_public_scorers_go_through_the_shared_prefixes(monkeypatch):
+    model = tiny("llama")
+    calls = []
+    original = lk._shared_prefix_logprobs
+    monkeypatch.setattr(lk, "_shared_prefix_logprobs", lambda *a: calls.append(len(a[2])) or original(*a))
+
+    class Tokenizer:
+        bos_token_id, eos_token_id, pad_token_id = 0, 0, None
+
+        def __call__(self, texts, add_special_tokens=False):
+            return {"input_ids": [[WORDS.index(w) + 1 for w in t.split()] for t in texts]}
+
+    texts = ["the nurse said she was tired", "the nurse said he was tired", "the doctor is kind"]
+    values = lk.token_logprobs(model, Tokenizer(), texts, batch_size=2)
+    for text, got in zip(texts, values):
+        np.testing.assert_allclose(got, by_hand(model, [0] + Tokenizer()([text])["input_ids"][0], 1), atol=1e-5)
+    lk.option_logprobs(model, Tokenizer(), ["the nurse said"], [["she was", "he was", "they was"]])
+    assert calls == [3, 3]
+
+
+def test_plumbing_a_sliding_window_cache_falls_back_to_whole_sequences():
+    model = tiny("mistral-sliding")
+    items = shared_structure_items(1, 12)
+    assert lk._shared_prefix_logprobs(model, NoPad(), items, 4) is None
+    for (sequence, _, targets), values in zip(items, lk._gathered_logprobs(model, NoPad(), items, 4, causal=True)):
+        if targets:
+            np.testing.assert_allclose(values, by_hand(model, sequence, len(sequence) - len(targets)), atol=1e-5)
+
+
+# ---------------------------------------------------------------- every benchmark's scorer, the embedded model
+
+
+def _whole_sequences_only(monkeypatch):
+    monkeypatch.setattr(lk, "_shared_prefix_logprobs", lambda *args: None)
+
+
+def test_every_likelihood_benchmark_scores_as_with_whole_sequences_on_the_embedded_model(
+        data_dir, embedded_model_cache, monkeypatch):
+    """CrowS-Pairs, StereoSet (both tasks), BBQ, Winogender and HolisticBias, raw and (CrowS-Pairs) in the
+    chat template: the shared-prefix scores equal one whole-sequence pass per text within float32
+    rounding (1e-5 relative; the two paths are each within 5e-5 of a float64 pass per token here), with
+    the same decision on every item."""
+    import lmbias
+    from lmbias.benchmarks.bbq.task import score_bbq
+    from lmbias.benchmarks.bbq.task import select_rows as bbq_rows
+    from lmbias.benchmarks.coreference import score_referents
+    from lmbias.benchmarks.crows_pairs.task import score_crows_pairs
+    from lmbias.benchmarks.holistic_bias.task import score_holistic_bias, select_rows
+    from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
+    from lmbias.benchmarks.winogender.task import select_rows as winogender_rows
+    from lmbias.lm.chat import ChatFormat
+    from lmbias.lm.loading import load_causal_lm
+
+    lm = load_causal_lm(device="cpu", dtype="float32")
+    crows = lmbias.load_rows("crows_pairs", data_dir=data_dir)[:60]
+    stereoset = [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intrasentence"][:20]
+    stereoset += [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intersentence"][:20]
+    bbq = bbq_rows(["Religion"], 3, data_dir)
+    winogender = winogender_rows(["male", "female", "neutral"], 24, data_dir)
+    holistic = select_rows(axes=["age"], templates=2, nouns=2, data_dir=data_dir)[0][:30]
+
+    def score_all():
+        chat_lm = type("ChatLM", (), {"model": lm.model, "tokenizer": lm.tokenizer,
+                                      "chat": ChatFormat()})()
+        return {
+            "crows_pairs": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(lm, crows, batch_size=8)],
+            "crows_pairs chat": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(chat_lm, crows[:20])],
+            "stereoset": [[r[o] for o in OPTIONS] for r in score_stereoset(lm, stereoset, batch_size=8)],
+            "bbq": [r["scores"] for r in score_bbq(lm, bbq, batch_size=4)],
+            "winogender": [r["scores"] for r in score_referents(lm, winogender, batch_size=8)],
+            "holistic_bias": [[r["perplexity"]] for r in score_holistic_bias(lm, holistic, batch_size=8)],
+        }
+
+    shared = score_all()
+    _whole_sequences_only(monkeypatch)
+    whole = score_all()
+    for name in whole:
+        a, b = np.array(shared[name], dtype=np.float64), np.array(whole[name], dtype=np.float64)
+        assert a.shape == b.shape, name
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=name)
+        if a.shape[1] > 1:
+            assert np.array_equal(a.argmax(1), b.argmax(1)), name
