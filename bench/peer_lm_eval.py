@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("csv")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     import lm_eval
     from lm_eval.tasks import TaskManager
@@ -42,7 +43,7 @@ def main() -> None:
         Path(folder, "crows_pairs_local.yaml").write_text(TASK.format(csv=Path(args.csv).resolve()))
         started = time.perf_counter()
         out = lm_eval.simple_evaluate(
-            model="hf", model_args=f"pretrained={args.model_dir},dtype=float32,device=cpu", tasks=["crows_pairs_local"],
+            model="hf", model_args=f"pretrained={args.model_dir},dtype=float32,device={args.device}", tasks=["crows_pairs_local"],
             task_manager=TaskManager(include_path=folder), batch_size=args.batch_size, limit=args.limit, log_samples=True)
         seconds = time.perf_counter() - started
     samples = sorted(out["samples"]["crows_pairs_local"], key=lambda s: s["doc_id"])

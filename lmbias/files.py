@@ -1,5 +1,5 @@
-"""Writing files safely and naming them: one atomic write (and the temporary path behind it), one
-output folder, one JSON reader, one slug."""
+"""Writing files safely and naming them: one atomic write, line by line or whole (and the temporary
+path behind both), one output folder, one JSON reader, one slug."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -49,6 +49,21 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     """
     with atomic_path(path) as temporary:
         temporary.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+def write_lines_atomic(path: str | os.PathLike, lines: Iterable[str]) -> Path:
+    """Write ``lines`` (text, each with its own line end) to ``path`` as UTF-8, one at a time, whole or
+    not at all (see :func:`atomic_path`): the same bytes as :func:`write_atomic` of ``"".join(lines)``
+    without that string. Returns ``path``.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "out.jsonl"
+    >>> write_lines_atomic(target, (f"{n}\\n" for n in range(3))).read_bytes()
+    b'0\\n1\\n2\\n'
+    """
+    with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(lines)  # newline="": no line end translated
     return Path(path)
 
 

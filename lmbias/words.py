@@ -41,7 +41,10 @@ def words_of_texts(
         # the only characters beyond ASCII whose str.lower() holds an ASCII letter (bytes.lower() below is ASCII-only)
         joined = joined.replace("\u0130", "i\u0307").replace("\u212a", "k")
     encoded = f"\x00{joined}\x00".encode()
-    data = np.frombuffer(encoded.lower() if lowercase else encoded, dtype=np.uint8)
+    del joined  # not needed once encoded: the texts are held once, not twice
+    if lowercase:
+        encoded = encoded.lower()
+    data = np.frombuffer(encoded, dtype=np.uint8)
     # Few full-size temporaries, reused through out=: fresh multi-megabyte arrays cost page faults.
     scratch = np.bitwise_or(data, 0x20)
     scratch -= ord("a")
@@ -58,7 +61,7 @@ def words_of_texts(
     offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.subtract(ends, starts, out=offsets[1:])
     np.cumsum(offsets, out=offsets)
-    words = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(np.compress(in_word, data)))
+    words = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(data[in_word]))
     separators = np.flatnonzero(np.equal(data, 0, out=letter))
     counts = np.diff(np.searchsorted(starts, separators))
     return words, np.repeat(np.arange(len(texts), dtype=np.int64), counts)

@@ -11,7 +11,7 @@ import torch
 import transformers
 
 from lmbias.lm import likelihood as lk
-from lmbias.lm.shared_prefixes import PrefixGroup, prefix_groups, tokens_computed
+from lmbias.lm.shared_prefixes import MIN_SHARED, PrefixGroup, prefix_groups, tokens_computed
 
 # ---------------------------------------------------------------- the plan
 
@@ -25,7 +25,8 @@ def _common(a, b):
 
 def brute_force_saving(sequences, max_members):
     """The most positions saved by any cut of the sorted sequences into runs of at most max_members
-    (each run shares its common start, at most each member's length minus one)."""
+    (each run shares its common start, at most each member's length minus one, and a run of several
+    at least MIN_SHARED tokens)."""
     ordered = sorted(s for s in sequences if len(s) >= 2)
     best = 0
     for cuts in itertools.product([False, True], repeat=max(len(ordered) - 1, 0)):
@@ -41,7 +42,7 @@ def brute_force_saving(sequences, max_members):
         saving = 0
         for r in runs:
             shared = min([len(s) - 1 for s in r] + [_common(r[0], s) for s in r])
-            if len(r) > 1 and shared < 1:
+            if len(r) > 1 and shared < MIN_SHARED:
                 break
             saving += (len(r) - 1) * shared
         else:
@@ -71,7 +72,7 @@ def test_plan_saves_what_brute_force_finds_and_keeps_every_sequence_once():
         assert members == [k for k, s in enumerate(sequences) if len(s) >= 2]
         for g in groups:
             assert 1 <= len(g.members) <= max_members
-            assert 1 <= g.shared <= min(len(sequences[k]) - 1 for k in g.members)
+            assert (1 if len(g.members) == 1 else MIN_SHARED) <= g.shared <= min(len(sequences[k]) - 1 for k in g.members)
             assert all(sequences[k][:g.shared] == sequences[g.members[0]][:g.shared] for k in g.members)
         saved = sum(len(sequences[k]) - 1 for k in members) - tokens_computed(sequences, groups)
         assert saved == brute_force_saving(sequences, max_members)

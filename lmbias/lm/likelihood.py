@@ -239,6 +239,7 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
 
 
 CHUNK_BATCHES = 32  # batches of sequences whose prefixes' key / value caches are held at once
+MAX_MEMBERS = 64  # sequences sharing one computed prefix at most (a start shared by more is computed again)
 
 
 def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
@@ -273,7 +274,8 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
     todo = [k for k, item in enumerate(items) if item[2]]
     sequences = [items[k][0] for k in todo]
     firsts = [len(items[k][0]) - len(items[k][2]) for k in todo]  # each sequence's first scored token
-    groups = sorted(prefix_groups(sequences, max_members=batch_size), key=lambda g: -max(len(sequences[k]) for k in g.members))
+    groups = sorted(prefix_groups(sequences, max_members=min(batch_size, MAX_MEMBERS)),
+                    key=lambda g: -max(len(sequences[k]) for k in g.members))
     pad, device = _pad_id(tokenizer), input_device(model)
 
     def run(ids: list[list[int]], mask: list[list[int]], positions: list[list[int]], keep: int, **cache):
@@ -295,33 +297,38 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
     values: dict[int, list[float]] = {}
     with _scoring(model), progress.bar(len(todo), "likelihood", unit="seq") as shown:
         for chunk in _cut(groups, CHUNK_BATCHES * batch_size, lambda g: len(g.members)):
-            kept = {}  # group -> its prefix's (keys, values) per layer, without padding
+            stores, kept = [], {}  # per prefix pass: its keys / values per layer (padding zeroed); group -> (pass, row)
             for batch in _cut(sorted(chunk, key=lambda g: -g.shared), batch_size, lambda g: 1):
                 width = max(g.shared for g in batch)
                 members = [(g, k) for g in batch for k in g.members]
                 keep = max(1, *(g.shared - firsts[k] + 1 for g, k in members))  # tokens first..shared are scored here
-                logits, cache = run([[pad] * (width - g.shared) + sequences[g.members[0]][:g.shared] for g in batch],
-                                    [[0] * (width - g.shared) + [1] * g.shared for g in batch],
+                mask = [[0] * (width - g.shared) + [1] * g.shared for g in batch]
+                logits, cache = run([[pad] * (width - g.shared) + sequences[g.members[0]][:g.shared] for g in batch], mask,
                                     [[0] * (width - g.shared) + list(range(g.shared)) for g in batch], keep)
                 if type(cache) is not DynamicCache or any(type(layer) is not DynamicLayer for layer in cache.layers):
                     return None  # a state-space, hybrid or sliding-window cache: nothing plain to gather from
-                for row, g in enumerate(batch):
-                    kept[g] = [(layer.keys[row, :, width - g.shared:], layer.values[row, :, width - g.shared:])
-                               for layer in cache.layers]
+                padding = torch.tensor(mask, device=device)[:, None, :, None] == 0
+                stores.append(([(layer.keys.masked_fill(padding.to(layer.keys.device), 0),
+                                 layer.values.masked_fill(padding.to(layer.values.device), 0)) for layer in cache.layers], width))
+                kept.update({g: (len(stores) - 1, row) for row, g in enumerate(batch)})
                 wanted = {(row, keep - g.shared + t - 1, sequences[k][t]): None
                           for row, g in enumerate(batch) for k in g.members for t in range(firsts[k], g.shared + 1)}
                 found = dict(zip(wanted, gathered(logits, list(wanted))))  # a start shared by members, once
-                row_of = {g: row for row, g in enumerate(batch)}
-                for g, k in members:
-                    values[k] = [found[row_of[g], keep - g.shared + t - 1, sequences[k][t]] for t in range(firsts[k], g.shared + 1)]
+                for row, g in enumerate(batch):
+                    for k in g.members:
+                        values[k] = [found[row, keep - g.shared + t - 1, sequences[k][t]] for t in range(firsts[k], g.shared + 1)]
             tails = sorted(((g, k) for g in chunk for k in g.members if len(sequences[k]) - 1 > g.shared),
                            key=lambda gk: -(len(sequences[gk[1]]) - gk[0].shared))
             for batch in _cut(tails, batch_size, lambda gk: 1):
+                batch.sort(key=lambda gk: kept[gk[0]])  # rows of one prefix pass together: one gather per pass and layer
                 width = max(g.shared for g, _ in batch)
                 span = max(len(sequences[k]) - 1 - g.shared for g, k in batch)
-                layers = [(torch.stack([torch.nn.functional.pad(kept[g][i][0], (0, 0, width - g.shared, 0)) for g, _ in batch]),
-                           torch.stack([torch.nn.functional.pad(kept[g][i][1], (0, 0, width - g.shared, 0)) for g, _ in batch]))
-                          for i in range(len(kept[batch[0][0]]))]
+                passes: dict[int, list[int]] = {}
+                for g, _ in batch:
+                    passes.setdefault(kept[g][0], []).append(kept[g][1])
+                layers = [tuple(torch.cat([_right_aligned(stores[p][0][i][part], rows, stores[p][1], width)
+                                           for p, rows in passes.items()]) for part in (0, 1))
+                          for i in range(len(stores[0][0]))]
                 scored = [range(max(firsts[k], g.shared + 1), len(sequences[k])) for g, k in batch]
                 keep = max(map(len, scored))
                 tail = [sequences[k][g.shared:-1] for g, k in batch]
@@ -339,6 +346,15 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
                     out[todo[k]] = np.array(values.pop(k), dtype=np.float32)
                 shown.update(len(g.members))
     return out
+
+
+def _right_aligned(tensor: Any, rows: list[int], width: int, target: int) -> Any:
+    """Rows of a left-padded ``(batch, heads, width, dim)`` key or value tensor, cut or zero-padded on
+    the left to ``target`` positions (each row's prefix stays right-aligned)."""
+    import torch
+
+    chosen = tensor.index_select(0, torch.tensor(rows, device=tensor.device))
+    return chosen[:, :, width - target:] if width >= target else torch.nn.functional.pad(chosen, (0, 0, target - width, 0))
 
 
 def _cut(things: list, size: int, weight) -> Iterator[list]:

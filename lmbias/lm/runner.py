@@ -27,13 +27,13 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..checks import check_scalar, check_texts
 from ..errors import InputError, LmbiasError
-from ..files import write_atomic
+from ..files import write_atomic, write_lines_atomic
 from ..run_lock import LOCK_FILE
 from ..run_result import library_versions
 from .chat import loaded_identity
@@ -114,32 +114,63 @@ def claim_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None
     state.wait_for_everyone()
 
 
-def _batch_records(shard: Path) -> tuple[dict[int, list[dict]], list[int]]:
-    """A shard's batches (the first record of each index) and the numbers of its damaged lines
+def _shard_lines(shard: Path) -> Iterator[tuple[int, dict | None]]:
+    """Each line of a shard, read one at a time: its number and its batch record, None when damaged
     (unreadable JSON or not a batch record: a process killed mid-write, an edit)."""
+    with open(shard, encoding="utf-8", errors="replace") as handle:
+        # splitlines() of each line read: the lines (and numbers) of the whole text's splitlines(), which
+        # also ends a line at "\v", "\f", "\x1c"-"\x1e", "\x85", U+2028 and U+2029 (file iteration: "\n" only)
+        lines = (line for physical in handle for line in physical.splitlines())
+        for number, line in enumerate(lines, 1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                record = None
+            if isinstance(record, dict) and isinstance(record.get("batch"), int) and isinstance(record.get("items"), list):
+                yield number, record
+            else:
+                yield number, None
+
+
+def _batch_records(shard: Path) -> tuple[dict[int, list[dict]], list[int]]:
+    """A shard's batches (the first record of each index) and the numbers of its damaged lines."""
     done: dict[int, list[dict]] = {}
     damaged = []
-    lines = shard.read_text(encoding="utf-8", errors="replace").splitlines()
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            record = None
-        if isinstance(record, dict) and isinstance(record.get("batch"), int) and isinstance(record.get("items"), list):
-            done.setdefault(record["batch"], record["items"])
-        else:
+    for number, record in _shard_lines(shard):
+        if record is None:
             damaged.append(number)
+        else:
+            done.setdefault(record["batch"], record["items"])
     return done, damaged
+
+
+def _shards(run_dir: Path) -> list[Path]:
+    """The run's shard files, in order."""
+    return sorted(run_dir.glob("shard-*.jsonl"))
 
 
 def finished_batches(run_dir: Path) -> dict[int, list[dict]]:
     """Batch index -> its records, from every shard of the run; a damaged line is left out (its
     batch counts as not done and is redone)."""
     done: dict[int, list[dict]] = {}
-    for shard in sorted(run_dir.glob("shard-*.jsonl")):
+    for shard in _shards(run_dir):
         for batch, items in _batch_records(shard)[0].items():
             done.setdefault(batch, items)
     return done
+
+
+def _finished_batch_numbers(run_dir: Path) -> set[int]:
+    """The indices of :func:`finished_batches`, without holding their records."""
+    return {record["batch"] for shard in _shards(run_dir) for _, record in _shard_lines(shard) if record is not None}
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """Whether the file is empty or ends with ``\\n`` (its last byte alone is read)."""
+    with open(path, "rb") as handle:
+        if handle.seek(0, os.SEEK_END) == 0:
+            return True
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 def _drop_damaged_lines(shard: Path) -> None:
@@ -148,13 +179,12 @@ def _drop_damaged_lines(shard: Path) -> None:
     if not shard.is_file():
         return
     done, damaged = _batch_records(shard)
-    data = shard.read_bytes()
-    if not damaged and (not data or data.endswith(b"\n")):
+    if not damaged and _ends_with_newline(shard):
         return
     if damaged:
         print(f"lmbias: {shard}: line(s) {damaged[:10]} damaged (a killed process, or an edit); redoing only those "
               f"batches, {len(done):,} finished batches kept", file=sys.stderr, flush=True)
-    write_atomic(shard, "".join(json.dumps({"batch": b, "items": items}) + "\n" for b, items in done.items()))
+    write_lines_atomic(shard, (json.dumps({"batch": b, "items": items}) + "\n" for b, items in done.items()))
 
 
 def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int], list[dict]], state: Any, *,
@@ -172,7 +202,7 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
     Raises:
         LmbiasError: on the main process, when a batch is still missing after every process finished.
     """
-    done = finished_batches(run_dir)
+    done = _finished_batch_numbers(run_dir)  # the records are read again at the end, not held meanwhile
     if done and state.is_main_process:
         already = sum(sizes[b] for b in done if b < len(sizes))
         print(f"resuming {run_dir}: {already:,} of {sum(sizes):,} {unit}s already done", file=sys.stderr, flush=True)
@@ -321,17 +351,22 @@ def model_loader(spec: ModelSpec, *, seed: int = 0, described: dict | None = Non
 
 def merge_shards(run_dir: Path, done: dict[int, list[dict]], ids: Sequence[str], prompts: Sequence[str]) -> list[dict]:
     """Rank 0: every batch's results (``done``, all of them, from :func:`process_batches`) in input
-    order (prompt, then sample), written to ``generations.jsonl``."""
+    order (prompt, then sample), written to ``generations.jsonl``.
+
+    ``done`` is emptied (its records are let go as the merged ones are made), and ``ids`` must be
+    unique (as :func:`run_generation` checks): the records of a run are held once, not twice.
+    """
     by_id: dict[str, list[dict]] = {}
     for items in done.values():
         for item in items:
             by_id.setdefault(item["id"], []).append(item)
+    done.clear()
     prompt_of = dict(zip(ids, prompts))
     merged = [
         {"id": item["id"], "sample": item["sample"], "prompt": prompt_of[item["id"]],
          **{k: item[k] for k in ("continuation", "num_tokens", "stop_reason")}}
         for prompt_id in ids
-        for item in sorted(by_id[prompt_id], key=lambda record: record["sample"])
+        for item in sorted(by_id.pop(prompt_id), key=lambda record: record["sample"])
     ]
-    write_atomic(run_dir / GENERATIONS_FILE, "".join(json.dumps(record) + "\n" for record in merged))
+    write_lines_atomic(run_dir / GENERATIONS_FILE, (json.dumps(record) + "\n" for record in merged))
     return merged

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+MIN_SHARED = 2  # tokens a group's members share at least: a lone start token is not worth a pass of its own
+
 
 @dataclass(frozen=True)
 class PrefixGroup:
@@ -33,8 +35,8 @@ def prefix_groups(sequences: Sequence[Sequence[int]], *, max_members: int) -> li
     most ``max_members``; a run's ``shared`` is its members' common start, at most each member's
     length minus one (every member keeps its last token, which a scorer never feeds as input, out
     of the prefix; a group of one shares everything but its last token). A run of ``n`` sharing
-    ``L`` tokens saves ``(n - 1) * L`` positions; the cut that saves the most is found by dynamic
-    programming. Sequences of fewer than two tokens are left out (nothing of them is predicted from
+    ``L >= MIN_SHARED`` tokens saves ``(n - 1) * L`` positions; the cut that saves the most is found
+    by dynamic programming. Sequences of fewer than two tokens are left out (nothing of them is predicted from
     an earlier token).
 
     >>> prefix_groups([[5, 1, 2, 3], [5, 1, 2, 4], [5, 9, 9]], max_members=8)
@@ -52,7 +54,7 @@ def prefix_groups(sequences: Sequence[Sequence[int]], *, max_members: int) -> li
         shared = len(sorted_[j - 1]) - 1
         for i in range(j - 2, max(j - max_members, 0) - 1, -1):  # the run sorted_[i:j]
             shared = min(shared, common[i], len(sorted_[i]) - 1)
-            if shared < 1:
+            if shared < MIN_SHARED:
                 break
             if best[i] + (j - 1 - i) * shared > best[j]:
                 best[j], cut[j] = best[i] + (j - 1 - i) * shared, i

@@ -60,17 +60,25 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
         return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())
 
 
-def _encode(encoder, texts: list[str], batch_size: int, bar) -> np.ndarray:
-    """Unit-length vectors of ``texts``, in chunks of 16 batches that advance lmbias's own ``bar``
-    (sentence-transformers' bar, "Batches", stays off)."""
+def _encoded_chunks(encoder, texts: list[str], batch_size: int, bar):
+    """``(start, unit-length vectors of texts[start:start + len(vectors)])`` for chunks of 16 batches, each
+    advancing lmbias's own ``bar`` (sentence-transformers' bar, "Batches", stays off)."""
     step = 16 * batch_size
-    vectors = []
     for start in range(0, len(texts), step):
         chunk = texts[start:start + step]
-        vectors.append(encoder.encode(chunk, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                      show_progress_bar=False))
+        yield start, encoder.encode(chunk, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=False)
         bar.update(len(chunk))
-    return np.concatenate(vectors)
+
+
+def _encode(encoder, texts: list[str], batch_size: int, bar) -> np.ndarray:
+    """Unit-length vectors of ``texts`` (at least one), encoded in the chunks of :func:`_encoded_chunks`."""
+    vectors = None
+    for start, chunk in _encoded_chunks(encoder, texts, batch_size, bar):
+        if vectors is None:  # one array for all, filled in place (no list of chunks to concatenate)
+            vectors = np.empty((len(texts), *chunk.shape[1:]), dtype=chunk.dtype)
+        vectors[start:start + len(chunk)] = chunk
+    return vectors
 
 
 def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], encoder, batch_size: int = 64) -> np.ndarray:
@@ -82,11 +90,15 @@ def prefix_similarity(prefixes: Sequence[str], *, continuations: Sequence[str], 
                          "expected one prefix per continuation")
     unique = list(dict.fromkeys(prefixes))
     position = {prefix: i for i, prefix in enumerate(unique)}
+    index = np.fromiter((position[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
+    cosines = np.empty(len(continuations), dtype=np.float64)
     with progress.bar(len(unique) + len(continuations), "sentence encoder", unit="text") as bar:
         prefix_vectors = _encode(encoder, unique, batch_size, bar)
-        continuation_vectors = _encode(encoder, list(continuations), batch_size, bar)
-    index = np.fromiter((position[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
-    return np.einsum("ij,ij->i", prefix_vectors[index], continuation_vectors).astype(np.float64)
+        # chunk by chunk: neither the continuations' vectors nor their prefixes' are held for all texts at once
+        for start, vectors in _encoded_chunks(encoder, continuations, batch_size, bar):
+            end = start + len(vectors)
+            cosines[start:end] = np.einsum("ij,ij->i", prefix_vectors[index[start:end]], vectors)
+    return cosines
 
 
 def mentions(texts: Sequence[str], tokens: Sequence[str]) -> np.ndarray:

@@ -431,6 +431,8 @@ def run_bold(
     row_of = {row["id"]: row for row in rows}
     sample_rows = [row_of[g["id"]] for g in generations]
     texts = [scored_text(row["prompt"], g["continuation"], spec.chat) for row, g in zip(sample_rows, generations)]
+    generation_outputs = {"texts": len(generations), "mean_new_tokens": mean_new_tokens(generations)}
+    del generations  # not held through the scoring: only these figures of the records are reported
     generated = time.perf_counter()
     classifiers: dict = {}  # each classifier loaded once, for both sources
     with showing(progress, "BOLD model texts"):
@@ -460,8 +462,7 @@ def run_bold(
         skipped=skipped,
         partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
-        outputs={"texts": len(generations), "mean_new_tokens": mean_new_tokens(generations),
-                 "generations_file": "generations.jsonl"},
+        outputs={**generation_outputs, "generations_file": "generations.jsonl"},
     )
     if require_all and model_scores["skipped"]:
         raise RequirementError(f"--require-all: metrics were skipped while scoring, so no results were written (the "

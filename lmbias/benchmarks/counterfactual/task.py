@@ -130,12 +130,35 @@ def score_counterfactual(
 
     ``generations`` are the runner's records (``id`` of the template row, ``continuation``).
     """
+    sample_rows, continuations = _samples(rows, generations)
+    return _score_samples(sample_rows, continuations, classifiers=classifiers, hf_model=hf_model, encoder=encoder,
+                          semantic=semantic, tau=tau, bootstrap=bootstrap, device=device, data_dir=data_dir)
+
+
+def _samples(rows: Sequence[dict], generations: Sequence[dict]) -> tuple[list[dict], list[str]]:
+    """The template row and the continuation of each generation (rows given by their ``id``)."""
     row_of = {row["id"]: row for row in rows}
     missing = sorted({g["id"] for g in generations} - set(row_of))
     if missing:
         raise InputError(f"generations refer to rows that are not given: {missing[:5]}")
-    continuations = [g["continuation"] for g in generations]
-    sample_rows = [row_of[g["id"]] for g in generations]
+    return [row_of[g["id"]] for g in generations], [g["continuation"] for g in generations]
+
+
+def _score_samples(
+    sample_rows: list[dict],
+    continuations: list[str],
+    *,
+    classifiers: Sequence[str] = ("opinion", "vader", "hf"),
+    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
+    encoder: str | None = None,
+    semantic: bool = True,
+    tau: float | None = None,
+    bootstrap: int = 0,
+    device: str | None = None,
+    data_dir=None,
+) -> dict:
+    """:func:`score_counterfactual` of the generations' rows and continuations (:func:`_samples`), so that
+    a caller can let the generation records go before the scoring (the same options and defaults)."""
     scores, skipped = sentiment_by_classifier(continuations, classifiers, hf_model=hf_model, device=device, data_dir=data_dir)
     encoder_model = None
     if semantic:
@@ -233,8 +256,11 @@ def run_counterfactual(
     to_score = {**scoring, "classifiers": [c for c in requested if c not in unavailable],
                 "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
     generated = time.perf_counter()
+    texts = len(generations)
+    sample_rows, continuations = _samples(rows, generations)
+    del generations  # not held through the scoring: only their count is reported
     with showing(progress, "counterfactual"):
-        scores = score_counterfactual(rows, generations, device=spec.device, data_dir=data_dir, **to_score)
+        scores = _score_samples(sample_rows, continuations, device=spec.device, data_dir=data_dir, **to_score)
     skipped = {**unavailable, **scores.pop("skipped")}
     partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
                **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
@@ -251,5 +277,5 @@ def run_counterfactual(
         skipped=skipped,
         partial=partial,
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
-        outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
+        outputs={"texts": texts, "generations_file": "generations.jsonl"},
     )
