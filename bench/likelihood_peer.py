@@ -50,12 +50,25 @@ HERE = Path(__file__).parent
 BENCHMARKS = ("crows_pairs", "stereoset")
 
 
+PEAK_RSS: dict[str, float] = {}  # command's first words -> the largest peak resident memory seen, MiB
+
+
 def _timed(command: list[str], env: dict | None = None) -> tuple[float, str]:
+    """Run ``command``; its wall seconds and standard output. Its peak resident memory (its own, from
+    ``wait4``) is kept in :data:`PEAK_RSS`."""
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-    return time.perf_counter() - started, done.stdout
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(command)} failed:\n{stderr[-3000:]}")
+    key = " ".join(Path(c).name for c in command[1:4])
+    PEAK_RSS[key] = max(PEAK_RSS.get(key, 0.0), usage.ru_maxrss / 1024)
+    return seconds, stdout
 
 
 def _stereoset_child(model_dir: str, batch_size: int, threads: int, device: str) -> None:
@@ -191,6 +204,8 @@ def main() -> None:
     print("\n" + markdown_table(rows, columns))
     print("\nToken positions run per item (padding not counted)\n")
     print(markdown_table(token_rows, list(token_rows[0])))
+    print("\nPeak resident memory of each process (MiB)\n")
+    print(markdown_table([{"process": k, "peak RSS MiB": f"{v:,.0f}"} for k, v in PEAK_RSS.items()], ["process", "peak RSS MiB"]))
 
 
 if __name__ == "__main__":

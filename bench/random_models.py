@@ -4,7 +4,7 @@
 
 - ``OUT/causal``: a causal LM with the architecture and tokenizer in ``DIR`` (its ``config.json`` and
   tokenizer files, e.g. the embedded SmolLM2-135M's) and random weights (seed 0);
-- ``OUT/toxicity`` and ``OUT/regard``: random BERT-base classifiers (``bench/classifiers.py``) with
+- ``OUT/toxicity`` and ``OUT/regard``: random BERT-base (or ``--classifier-size tiny``) classifiers (``bench/classifiers.py``) with
   unitary/toxic-bert's six sigmoid labels and the regard classifier's four softmax labels, over a
   word-level vocabulary of the BOLD Wikipedia sentences' 30,000 most frequent words.
 
@@ -33,6 +33,10 @@ def main() -> None:
     parser.add_argument("--config-dir", required=True, help="a folder with config.json and the tokenizer files")
     parser.add_argument("--out", required=True)
     parser.add_argument("--causal-only", action="store_true", help="only the causal LM (no BOLD data needed)")
+    parser.add_argument("--classifier-size", choices=["base", "tiny"], default="base",
+                        help="BERT-base, or a 2-layer, 64-wide BERT (memory runs on a CPU)")
+    parser.add_argument("--shape", type=json.loads, default={},
+                        help='config overrides for a larger causal LM, e.g. \'{"hidden_size": 2048, "num_hidden_layers": 22}\'')
     args = parser.parse_args()
     out = Path(args.out)
     causal = out / "causal"
@@ -40,7 +44,7 @@ def main() -> None:
     for item in Path(args.config_dir).iterdir():
         if item.suffix in (".json", ".jinja", ".txt", ".model") and item.name != "model.safetensors.index.json":
             shutil.copy(item, causal / item.name)
-    config = transformers.AutoConfig.from_pretrained(causal)
+    config = transformers.AutoConfig.from_pretrained(causal, **args.shape)
     torch.manual_seed(0)
     transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32).save_pretrained(causal)
     if args.causal_only:
@@ -49,7 +53,7 @@ def main() -> None:
     for name in ("toxicity", "regard"):
         folder = out / name
         folder.mkdir(exist_ok=True)
-        build_classifier(str(folder), "base", texts)
+        build_classifier(str(folder), args.classifier_size, texts)
     config_path = out / "regard" / "config.json"
     config = json.loads(config_path.read_text())
     config.update(id2label=dict(enumerate(REGARD_LABELS)), label2id={label: i for i, label in enumerate(REGARD_LABELS)},

@@ -224,3 +224,16 @@ def test_every_likelihood_benchmark_scores_as_with_whole_sequences_on_the_embedd
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=name)
         if a.shape[1] > 1:
             assert np.array_equal(a.argmax(1), b.argmax(1)), name
+
+
+def test_plumbing_sharing_is_for_cpus_and_large_models_elsewhere(monkeypatch):
+    """On a CPU the shared starts are always computed once; on another device only from
+    SHARING_PARAMETERS_ON_ACCELERATORS parameters (a small model is faster there with whole sequences)."""
+    model = tiny("llama")
+    assert lk._sharing_pays(model)
+    elsewhere = tiny("llama").to("meta")  # stands for an accelerator: not the CPU
+    size = sum(p.numel() for p in elsewhere.parameters())
+    monkeypatch.setattr(lk, "SHARING_PARAMETERS_ON_ACCELERATORS", size + 1)
+    assert not lk._sharing_pays(elsewhere)
+    monkeypatch.setattr(lk, "SHARING_PARAMETERS_ON_ACCELERATORS", size)
+    assert lk._sharing_pays(elsewhere)

@@ -148,6 +148,32 @@ def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_pat
                 assert x["logprob"] == pytest.approx(y["logprob"], abs=1e-4 * y["tokens"]), x["id"]
 
 
+def test_prefix_cache_reuse_gives_the_same_scores_and_rescores_what_it_cannot(tmp_path):
+    """Sequences sharing a start longer than the engine's cache blocks (a long context, then options)
+    reuse its keys and values: the values read equal scoring without reuse (1e-5), some positions are
+    reused, and a sequence identical to one already cached (its reused part reaches its scored
+    tokens) is scored again, not read from entries vLLM left unwritten."""
+    import math
+
+    from lmbias.lm import likelihood
+
+    model = load_vllm(dtype="float32", **EAGER_ENGINE)
+    block = model.engine.llm_engine.vllm_config.cache_config.block_size
+    context = model.tokenizer("The nurse and the doctor met at the hospital. " * (block // 6 + 4),
+                              add_special_tokens=False)["input_ids"]
+    options = [model.tokenizer(o, add_special_tokens=False)["input_ids"] for o in (" She was tired.", " He was late.", " They left.")]
+    items = [likelihood._causal_item([model.tokenizer.eos_token_id] + context + o, len(context) + 1) for o in options]
+    items.append(likelihood._causal_item(items[0][0], block + 1))  # its cached part may reach what is read: scored again
+    plain = model.prompt_logprobs([i[0] for i in items])
+    before = model.reused_tokens
+    shared = likelihood._gathered_logprobs(model, model.tokenizer, items, 8, causal=True)
+    assert model.reused_tokens > before
+    for (_, rows, _), whole, values in zip(items, plain, shared):
+        expected = [whole[row] for row in rows]
+        assert not any(math.isnan(v) for v in values)
+        assert max(abs(a - b) for a, b in zip(values, expected)) < 1e-5
+
+
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
     with pytest.raises(ValueError, match="--backend vllm scores causal LMs only"):
         save_run(run_crows_pairs(model=ModelSpec(backend="vllm"), model_type="masked", out=tmp_path / "r"))

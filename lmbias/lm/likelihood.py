@@ -9,8 +9,13 @@ Shared conventions:
 
 - Log-probabilities are natural logs, float32, returned in input order as a :class:`TokenLogprobs`
   (a list with one array per item, plus ``.sum``, ``.mean`` and ``.n_tokens``).
-- Sequences are sorted by length (longest first) and cut into batches of ``batch_size`` sequences,
-  right-padded with an attention mask. Real tokens keep positions ``0..n-1``, so padding does not
+- Causal LMs compute each shared start once (:func:`_shared_prefix_logprobs`: sequences with a common
+  start, such as a CrowS-Pairs pair or a StereoSet item's three options, run it once and reuse its
+  keys and values; the LM head runs only where a token is scored), on a CPU and, for models of at
+  least ``SHARING_PARAMETERS_ON_ACCELERATORS`` parameters, on an accelerator; otherwise, and for
+  masked LMs, sequences are sorted by length (longest first) and cut into batches of ``batch_size``
+  sequences, right-padded with an attention mask. Either way the numbers are those of one pass per
+  whole sequence (to float32 rounding). Real tokens keep positions ``0..n-1``, so padding does not
   change the numbers, and the pad id is irrelevant: the tokenizer's pad token if it has one, else 0
   (a tokenizer without a pad token, like GPT-2's, works as is).
 - A sequence longer than the model takes (:func:`lmbias.lm.loading.context_length`) raises a
@@ -570,15 +575,33 @@ def _gathered_logprobs(
                              f"not {model.info.get('backend')}")
         out = [np.zeros(0, dtype=np.float32) for _ in items]
         todo = [i for i, item in enumerate(items) if item[1]]
-        values = model.prompt_logprobs([items[i][0] for i in todo])
+        sequences = [items[i][0] for i in todo]
+        if "scored_from" in inspect.signature(model.prompt_logprobs).parameters:  # it may reuse cached starts
+            values = model.prompt_logprobs(sequences, scored_from=[len(items[i][0]) - len(items[i][2]) for i in todo])
+        else:
+            values = model.prompt_logprobs(sequences)
         for i, value in zip(todo, values):
             out[i] = np.asarray(value, dtype=np.float32)[items[i][1]]
         return out
-    if causal:
+    if causal and _sharing_pays(model):
         shared = _shared_prefix_logprobs(model, tokenizer, items, batch_size)
         if shared is not None:
             return shared
     return _whole_sequence_logprobs(model, tokenizer, items, batch_size, causal=causal)
+
+
+SHARING_PARAMETERS_ON_ACCELERATORS = 1_000_000_000
+
+
+def _sharing_pays(model: Any) -> bool:
+    """Whether computing shared starts once is faster than one pass per whole sequence: always on a
+    CPU, where time follows the tokens computed; on an accelerator only for a model of at least
+    ``SHARING_PARAMETERS_ON_ACCELERATORS`` parameters. A smaller one leaves a GPU waiting on the
+    launches of the second pass and the gathering of caches (measured on an H200 with a 135M model:
+    0.75x; bench/RESULTS.md), so it gets the whole sequences there; the numbers are the same."""
+    if input_device(model).type == "cpu":
+        return True
+    return sum(p.numel() for p in model.parameters()) >= SHARING_PARAMETERS_ON_ACCELERATORS
 
 
 def _whole_sequence_logprobs(

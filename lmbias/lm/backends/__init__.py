@@ -9,7 +9,9 @@ None: set after loading; generation encodes prompts with :func:`lmbias.lm.chat.e
 ``generate(prompts, settings, *, seed, num_return_sequences, ids)`` returning, per prompt and
 sample, ``continuation``, ``num_tokens`` and ``stop_reason``, and, for a model scored outside this
 process, ``prompt_logprobs(sequences)``: per token-id sequence, each token's log-probability given
-the ones before it (:mod:`lmbias.lm.likelihood` runs a forward pass itself when a model has none).
+the ones before it (:mod:`lmbias.lm.likelihood` runs a forward pass itself when a model has none;
+a backend whose method also takes ``scored_from``, the first token read per sequence, may leave the
+entries before it NaN, as vLLM's prefix cache does).
 
 The built-in backends (``setup.cfg`` declares them like any other package's):
 

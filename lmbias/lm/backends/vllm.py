@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import math
 import os
 import re
 import sys
@@ -108,6 +109,7 @@ class VllmModel:
     revision: str | None = None  # the Hub commit the weights came from (None: a local folder)
     device = None  # the engine places the model itself
     chat = None  # a chat run's ChatFormat (lmbias.lm.chat), set by ModelSpec.load
+    reused_tokens: int = 0  # prompt positions whose keys and values came from the prefix cache (prompt_logprobs)
 
     @property
     def model(self):
@@ -146,16 +148,40 @@ class VllmModel:
         return results
 
 
-    def prompt_logprobs(self, sequences: Sequence[Sequence[int]]) -> list[list[float]]:
+    def prompt_logprobs(self, sequences: Sequence[Sequence[int]], scored_from: Sequence[int] | None = None) -> list[list[float]]:
         """The likelihood interface (:mod:`lmbias.lm.likelihood`): per token-id sequence, the
         log-probability of each token after the first given the tokens before it (``len - 1`` values),
-        from the engine's ``prompt_logprobs`` (the raw model log-probabilities, no sampling settings)."""
+        from the engine's ``prompt_logprobs`` (the raw model log-probabilities, no sampling settings).
+
+        With ``scored_from`` (per sequence, the index of the first token whose value the caller reads)
+        a sequence with at least one of the engine's cache blocks before that token may reuse the
+        keys and values of a start already computed (vLLM's prefix cache, e.g. a BBQ context or a chat
+        template). vLLM computes no log-probabilities for reused positions, so those entries are NaN,
+        and a sequence whose reused part reached a token that is read is scored again without the
+        cache. The count of reused positions is added to ``reused_tokens``."""
         from vllm import SamplingParams
 
-        params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
-        outputs = self.engine.generate([{"prompt_token_ids": list(tokens)} for tokens in sequences], params, use_tqdm=False)
-        return [[entry[token].logprob for entry, token in zip(output.prompt_logprobs[1:], tokens[1:])]
-                for output, tokens in zip(outputs, sequences)]
+        plain = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False)
+        reuse = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False,
+                               skip_reading_prefix_cache=False)  # detokenize=False: reused entries hold no real ids
+        cache = self.engine.llm_engine.vllm_config.cache_config
+        firsts = list(scored_from) if scored_from is not None else [1] * len(sequences)
+        params = [reuse if cache.enable_prefix_caching and first - 1 >= cache.block_size else plain for first in firsts]
+
+        def run(indices: list[int], chosen: list) -> list:
+            return self.engine.generate([{"prompt_token_ids": list(sequences[k])} for k in indices], chosen, use_tqdm=False)
+
+        outputs = run(list(range(len(sequences))), params)
+        again = [k for k, output in enumerate(outputs) if (output.num_cached_tokens or 0) >= firsts[k]]
+        for k, output in zip(again, run(again, [plain] * len(again)) if again else []):
+            outputs[k] = output
+        values = []
+        for output, tokens in zip(outputs, sequences):
+            reused = output.num_cached_tokens or 0
+            self.reused_tokens += reused
+            values.append([math.nan if i <= reused else entry[token].logprob
+                           for i, (entry, token) in enumerate(zip(output.prompt_logprobs[1:], tokens[1:]), 1)])
+        return values
 
 
 def _on_cpu() -> bool:
