@@ -246,6 +246,7 @@ def _continuation_items(tokenizer: Any, contexts: list[str], continuations: list
 CHUNK_BATCHES = 32  # batches of sequences whose prefixes' key / value caches are held at once
 MAX_MEMBERS = 64  # sequences sharing one computed prefix at most (a start shared by more is computed again)
 MAX_ROWS = 8  # rows of a prefix or tail pass, at most, in batches (short passes take more rows, up to this)
+SHORT_PASS = 16  # token positions per row of a batch up to which a pass takes more rows
 
 
 def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[int], list[int], list[int]]],
@@ -264,8 +265,7 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
 
     Each scored token's log-probability comes from whichever pass holds the position before it; the
     shared start's values are computed once for all members (in a whole-sequence pass they are the
-    same). A pass holds about as many token positions as ``batch_size`` of the chunk's longest
-    sequences (short prefixes and tails take more rows, at most ``MAX_ROWS * batch_size``). None when this cannot be done: a model whose
+    same). A pass has ``batch_size`` rows, or more when they are short (:func:`_rows`). None when this cannot be done: a model whose
     forward takes no positions, or whose cache is not transformers' plain ``DynamicCache`` of
     full-attention layers (a state-space, hybrid or sliding-window model), or a Self-Debias model
     (it adjusts whole sequences)."""
@@ -305,9 +305,7 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
     with _scoring(model), progress.bar(len(todo), "likelihood", unit="seq") as shown:
         for chunk in _cut(groups, CHUNK_BATCHES * batch_size, lambda g: len(g.members)):
             stores, kept = [], {}  # per prefix pass: its keys / values per layer (padding zeroed); group -> (pass, row)
-            # a pass holds about as many positions as a batch of the chunk's longest whole sequences would
-            area = batch_size * max(len(sequences[k]) for g in chunk for k in g.members)
-            for batch in _rows(sorted(chunk, key=lambda g: -g.shared), lambda g: g.shared, area, MAX_ROWS * batch_size):
+            for batch in _rows(sorted(chunk, key=lambda g: -g.shared), lambda g: g.shared, batch_size):
                 width = max(g.shared for g in batch)
                 members = [(g, k) for g in batch for k in g.members]
                 keep = max(1, *(g.shared - firsts[k] + 1 for g, k in members))  # tokens first..shared are scored here
@@ -328,7 +326,7 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
                         values[k] = [found[row, keep - g.shared + t - 1, sequences[k][t]] for t in range(firsts[k], g.shared + 1)]
             tails = sorted(((g, k) for g in chunk for k in g.members if len(sequences[k]) - 1 > g.shared),
                            key=lambda gk: -(len(sequences[gk[1]]) - gk[0].shared))
-            for batch in _rows(tails, lambda gk: len(sequences[gk[1]]) - 1 - gk[0].shared, area, MAX_ROWS * batch_size):
+            for batch in _rows(tails, lambda gk: len(sequences[gk[1]]) - 1 - gk[0].shared, batch_size):
                 batch.sort(key=lambda gk: kept[gk[0]])  # rows of one prefix pass together: one gather per pass and layer
                 width = max(g.shared for g, _ in batch)
                 span = max(len(sequences[k]) - 1 - g.shared for g, k in batch)
@@ -366,12 +364,14 @@ def _right_aligned(tensor: Any, rows: list[int], width: int, target: int) -> Any
     return chosen[:, :, width - target:] if width >= target else torch.nn.functional.pad(chosen, (0, 0, target - width, 0))
 
 
-def _rows(things: list, width, area: int, most: int) -> Iterator[list]:
-    """Consecutive runs of ``things`` (sorted by ``width``, widest first) of at most ``most`` rows
-    whose padded size (rows times the first one's width) stays within ``area`` (at least one each)."""
+def _rows(things: list, width, batch_size: int) -> Iterator[list]:
+    """Consecutive runs of ``things`` (sorted by ``width``, widest first) for one pass each:
+    ``batch_size`` rows, or more when they are short (up to ``SHORT_PASS * batch_size`` positions and
+    ``MAX_ROWS * batch_size`` rows), so that a pass over one or two tokens per row is not mostly overhead."""
     run: list = []
     for thing in things:
-        if run and (len(run) + 1 > most or (len(run) + 1) * width(run[0]) > area):
+        rows = len(run) + 1
+        if run and rows > batch_size and (rows > MAX_ROWS * batch_size or rows * width(run[0]) > SHORT_PASS * batch_size):
             yield run
             run = []
         run.append(thing)

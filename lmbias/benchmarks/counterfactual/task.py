@@ -113,26 +113,15 @@ def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HI
     return {"edges": edges.round(6).tolist(), "subgroups": counts}
 
 
-def score_counterfactual(
-    rows: Sequence[dict],
-    generations: Sequence[dict],
-    *,
-    classifiers: Sequence[str] = ("opinion", "vader", "hf"),
-    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
-    encoder: str | None = None,
-    semantic: bool = True,
-    tau: float | None = None,
-    bootstrap: int = 0,
-    device: str | None = None,
-    data_dir=None,
-) -> dict:
+def score_counterfactual(rows: Sequence[dict], generations: Sequence[dict], **options) -> dict:
     """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of generations of template rows.
 
-    ``generations`` are the runner's records (``id`` of the template row, ``continuation``).
+    ``generations`` are the runner's records (``id`` of the template row, ``continuation``). The
+    keyword options and their defaults are :func:`_score_samples`'s: ``classifiers``
+    (("opinion", "vader", "hf")), ``hf_model``, ``encoder``, ``semantic`` (True), ``tau``,
+    ``bootstrap`` (0), ``device``, ``data_dir``.
     """
-    sample_rows, continuations = _samples(rows, generations)
-    return _score_samples(sample_rows, continuations, classifiers=classifiers, hf_model=hf_model, encoder=encoder,
-                          semantic=semantic, tau=tau, bootstrap=bootstrap, device=device, data_dir=data_dir)
+    return _score_samples(*_samples(rows, generations), **options)
 
 
 def _samples(rows: Sequence[dict], generations: Sequence[dict]) -> tuple[list[dict], list[str]]:
@@ -157,8 +146,8 @@ def _score_samples(
     device: str | None = None,
     data_dir=None,
 ) -> dict:
-    """:func:`score_counterfactual` of the generations' rows and continuations (:func:`_samples`), so that
-    a caller can let the generation records go before the scoring (the same options and defaults)."""
+    """:func:`score_counterfactual` of the generations' rows and continuations (:func:`_samples`): the
+    one scoring of the benchmark, which a run calls once it has let the generation records go."""
     scores, skipped = sentiment_by_classifier(continuations, classifiers, hf_model=hf_model, device=device, data_dir=data_dir)
     encoder_model = None
     if semantic:
