@@ -9,12 +9,13 @@ unknown phrasings) and lm-eval's own decision over its twelve choices, as an ans
 phrasing counts as the item's unknown answer).
 """
 
-import argparse
 import json
 import os
 import tempfile
 import time
 from pathlib import Path
+
+from peer_arguments import peer_arguments
 
 TASK = """task: bbq_local
 dataset_path: json
@@ -41,15 +42,7 @@ AGGREGATIONS = {"accuracy_amb": "agg_accuracy_amb", "accuracy_disamb": "agg_accu
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model_dir")
-    parser.add_argument("items")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=32)
-    args = parser.parse_args()
-    import torch
-
-    torch.set_num_threads(args.threads)
+    args = peer_arguments(__doc__.splitlines()[0])
     import lm_eval
     from lm_eval.tasks import TaskManager
 

@@ -11,12 +11,12 @@ the three continuations' token counts (lm-eval's own split of context and contin
 caller can take StereoSet's mean per token.
 """
 
-import argparse
 import json
-import os
 import tempfile
 import time
 from pathlib import Path
+
+from peer_arguments import peer_arguments
 
 TASK = """task: {name}
 dataset_path: json
@@ -35,16 +35,7 @@ metric_list:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model_dir")
-    parser.add_argument("items")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--device", default="cpu")
-    args = parser.parse_args()
-    import torch
-
-    torch.set_num_threads(args.threads)
+    args = peer_arguments(__doc__.splitlines()[0], device=True)
     import lm_eval
     from lm_eval.tasks import TaskManager
     from transformers import AutoTokenizer
@@ -80,8 +71,7 @@ def main() -> None:
             context, delimiter = ("", "") if task == "intrasentence" else (start + doc["context"], " ")
             scored[doc["id"]] = {"sums": [float(r[0]) for r in sample["filtered_resps"]],
                                  "counts": counts(context, sentences, delimiter)}
-    print(json.dumps({"seconds": seconds, "items": [scored[r["id"]] for r in rows], "lm_eval": lm_eval.__version__,
-                      "threads": int(os.environ.get("OMP_NUM_THREADS", args.threads))}))
+    print(json.dumps({"seconds": seconds, "items": [scored[r["id"]] for r in rows], "lm_eval": lm_eval.__version__}))
 
 
 if __name__ == "__main__":

@@ -7,24 +7,17 @@ time: prompt, choices, target) with the dataset read from the file instead of th
 included), and per item, in file order, lm-eval's log-likelihood of each choice and its decision.
 """
 
-import argparse
 import json
 import os
 import tempfile
 import time
 from pathlib import Path
 
+from peer_arguments import peer_arguments
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model_dir")
-    parser.add_argument("items")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=32)
-    args = parser.parse_args()
-    import torch
-
-    torch.set_num_threads(args.threads)
+    args = peer_arguments(__doc__.splitlines()[0])
     import lm_eval
     from lm_eval.tasks import TaskManager
 
