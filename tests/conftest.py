@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+# The user's settings, read before the tests isolate the cache and go offline.
+_USER_OFFLINE = os.environ.get("LMBIAS_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
 # No test reaches the Hugging Face Hub; say so before huggingface_hub is imported, so that a
 # missing model fails at once instead of after network retries.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -29,7 +32,39 @@ def find_data_dir() -> Path | None:
     return None
 
 
+def _fetched_data_dir() -> Path:
+    from lmbias.resources import cache_dir
+
+    return cache_dir() / "test-data"
+
+
 _DATA_DIR = find_data_dir()
+# Without a data folder: the one built in the user's lmbias cache (resolved now, before the tests isolate it).
+_FETCH_FOLDER = _fetched_data_dir() if _DATA_DIR is None else None
+_fetch_done = False
+
+
+def _fetch_reference_data(config) -> None:
+    """With no data folder, fetch what the tests read into the lmbias cache (reference_data.py), once
+    per session, saying in one line what was fetched, from where and into which folder."""
+    global _DATA_DIR, _fetch_done
+    if _FETCH_FOLDER is None or _fetch_done:
+        return
+    from reference_data import fetch_data_dir
+
+    _fetch_done = True
+    start = time.perf_counter()
+    fetched, missing = fetch_data_dir(_FETCH_FOLDER, offline=_USER_OFFLINE)
+    mirror = os.environ.get("LMBIAS_MIRROR", "").strip()
+    line = (f"reference data: no LMBIAS_DATA_DIR or {REPO.parent / 'shared' / 'data'}, so {_FETCH_FOLDER} holds the tests' "
+            f"files: {len(fetched)} fetched now from {f'LMBIAS_MIRROR={mirror}' if mirror else 'their public sources'} "
+            f"in {time.perf_counter() - start:.0f} s, checksums verified")
+    if missing:
+        line += f"; {len(missing)} not available: " + "; ".join(missing)
+    with config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+        print("\n" + line, flush=True)
+    if (_FETCH_FOLDER / "bold" / "prompts").is_dir():
+        _DATA_DIR = _FETCH_FOLDER
 
 
 @pytest.fixture(scope="session")
@@ -37,8 +72,9 @@ def data_dir() -> Path:
     """The reference data folder (read-only)."""
     if _DATA_DIR is None:
         pytest.fail(
-            "the reference data folder (bold/, stereoset/, crows_pairs/ ...) was not found in LMBIAS_DATA_DIR, "
-            f"or {REPO.parent / 'shared' / 'data'}; set LMBIAS_DATA_DIR to that folder",
+            "the reference data folder (bold/, stereoset/, crows_pairs/ ...) was not found in LMBIAS_DATA_DIR "
+            f"or {REPO.parent / 'shared' / 'data'}, and could not be fetched into {_FETCH_FOLDER} (see the "
+            "'reference data:' line above); set LMBIAS_DATA_DIR to that folder, or LMBIAS_MIRROR to a mirror",
             pytrace=False,
         )
     return _DATA_DIR
@@ -56,9 +92,11 @@ def _set_test_environment(monkeypatch, cache: Path, datasets_cache: Path) -> Non
 
 
 @pytest.fixture(scope="session", autouse=True)
-def session_environment(tmp_path_factory):
+def session_environment(tmp_path_factory, request):
     """The same isolated, offline environment for module- and session-scoped fixtures (which are set
-    up before any per-test fixture), so that they never touch the user's cache."""
+    up before any per-test fixture), so that they never touch the user's cache; first, with no data
+    folder, the tests' files are fetched into the lmbias cache."""
+    _fetch_reference_data(request.config)
     with pytest.MonkeyPatch.context() as monkeypatch:
         _set_test_environment(
             monkeypatch, tmp_path_factory.mktemp("session-lmbias-cache"), tmp_path_factory.mktemp("session-hf-datasets")

