@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXTS = [ROOT / "README.md", ROOT / "Makefile", *ROOT.glob("docs/*.md"), *ROOT.glob("metrics/*/README.md"),
+TEXTS = [ROOT / "README.md", ROOT / "Makefile", *ROOT.glob("docs/**/*.md"), *ROOT.glob("metrics/*/README.md"),
          *ROOT.glob("bench/*.py"), ROOT / "bench" / "RESULTS.md", *ROOT.glob("tests/*.py")]
 
 
