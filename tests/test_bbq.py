@@ -212,7 +212,7 @@ def test_answers_are_read_as_the_script_reads_them():
     order = [2, 0, 1]  # A shows answer 2, B answer 0, C answer 1
     assert parse_answer("B", answers, order) == 0 and parse_answer("(C) the grandson", answers, order) == 1
     assert parse_answer("The answer is A.", answers, order) == 2 and parse_answer("Because", answers, order) is None
-    assert parse_answer("C. The grandfather", answers, order) == 1  # the letter wins over the text
+    assert parse_answer("C. The grandfather", answers, order) is None  # letter C is the grandson: they disagree (issue 37)
     assert parse_answer("**B**", answers, order) == 0 and parse_answer("Answer: A", answers, order) == 2
     assert parse_answer("A grandson is younger", answers, order) is None  # "A" here is an article, not a letter
     assert option_order("Age/0", 0) == option_order("Age/0", 0) and sorted(option_order("Age/0", 0)) == [0, 1, 2]

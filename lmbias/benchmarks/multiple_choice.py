@@ -1,7 +1,40 @@
 """Generative multiple choice, for models without log-probabilities (chat-only APIs): the options
-lettered in an order shuffled per item from the seed, the reply generated greedily and read as a
-letter or as an option's text (:func:`parse_choice`). A reply that is neither is **invalid**: counted
-and reported beside the scores, never taken as any option.
+lettered in an order shuffled per item from the seed, the reply generated greedily and read by
+:func:`parse_choice`. A reply that does not name exactly one option is **invalid**: counted and
+reported beside the scores, never taken as any option.
+
+How a reply is read (:func:`parse_choice`; the reply is first put in Unicode NFKC form, so
+full-width letters and punctuation read as ASCII ones):
+
+* **A letter as the answer.** A shown capital letter at the start of the reply (after opening
+  punctuation or markdown such as ``(``, ``**``, ``«``, ``【``, ``「``, and an optional label
+  "Answer:", "The answer is", "The correct answer is:", "Option") followed by punctuation, a line
+  break or nothing ("B", "B.", "(B)", "**B**", "B：", "（B）", "B。", "«B»", "B) the nurse"), or
+  followed directly by the text of the option shown at that letter ("B The grandson"); or a letter
+  after "answer is" / "answer:" anywhere ("I think the answer is (B)."). A capital "A" followed by a
+  space and a word is the article ("A grandson is younger", "A Black man"), except before "or",
+  "and", "is" and such ("A or B", "A is wrong"). A lone letter elsewhere ("I think B is right",
+  "Not B") is not an answer.
+* **An option's text.** The reply (without the leading letter) names an option's text when, compared
+  without case, spacing, braces, apostrophes and a final full stop: it is that text; or it is the
+  start of one option's text only (a reply cut off by the token limit: "The grandf"); or it holds that
+  text as whole words, or the first two words of an option of three words or more that no other
+  option starts with (a text found inside a longer option's text counts as that longer option only).
+  A text preceded in its clause by a negation ("not", "isn't", "cannot be", ...) is negated.
+* **Valid** is a reply that names exactly one option: a letter as the answer whose option's text
+  is the only one named, if any ("B", "B. The grandson" when B is the grandson, "C. The grandson,
+  because he is younger"); or one option's text with no letter as the answer and no other letter
+  anywhere ("The grandson", "Probably the grandson", "The grandson (C)" when C is the grandson).
+* **Invalid** (None) is everything else, in particular a reply that names two or more letters
+  anywhere, including letters beyond the options shown ("A, B, or C", "A/B", "either A or B", "B and
+  C", "It could be A or C", the lettered options echoed back, "B. The grandson, because A is ..."); a
+  letter whose option is not the text named ("A: The grandson" when B is the grandson, "The grandfather
+  is older, so the answer is C" when C is the grandson); the texts of two or more options (an echo
+  without letters, "The grandson or the grandfather", "C. The grandson, not the grandfather"); a
+  negated text ("Not the grandfather"); a reply that opens with a refusal ("I cannot answer that",
+  "I'm sorry, ...", "As an AI, ..."), even where an option reads "Cannot answer": the model declined
+  the question, it did not choose that option; and an empty reply. The rule is conservative: a
+  reason after a clear answer may name neither another letter nor another option's text.
 
 A benchmark gives each item's prompt fields and options and its own wording (a template with an
 ``{options}`` placeholder, where the lettered lines go); :func:`generate_choices` runs the prompts
@@ -15,6 +48,7 @@ import json
 import re
 import string
 import time
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -94,36 +128,87 @@ def answer_index(prediction: str, answers: Sequence[str]) -> int | None:
     return None
 
 
-def parse_choice(text: str, options: Sequence[str], order: Sequence[int]) -> int | None:
-    """The option index a generated reply gives, or None (invalid).
+# a capital "A" is the article, not a letter, when a space and a word follow it, unless the word is one of these
+_NOT_AFTER_ARTICLE = "or|and|nor|vs|versus|is|was|are|were|would|could|might|may|must|can|should|will|seems|also|then|too"
 
-    Read as a letter first: the reply starts with one of the shown letters (after "Answer:" or
-    "Option", and punctuation such as "(", "**") followed by punctuation or nothing ("B", "B.",
-    "(B)", "**B**"), or followed by the text of the option shown at that letter ("B The grandson"), or
-    it says "answer is B" anywhere. A capital letter followed by other words is not a letter ("A
-    Black man ..." starts with an article). Else the reply is read as an option's text
-    (:func:`answer_index`), after a leading "B." is removed.
+
+def _letter(letters: str) -> str:
+    """A regular expression of one of ``letters`` standing alone (the article "A" excepted), as group 1."""
+    return (rf"(?<![A-Za-z0-9'’])([{letters}])(?![A-Za-z0-9'’])"
+            rf"(?!(?<=A)[ \t]+(?!(?:{_NOT_AFTER_ARTICLE})\b)[^\W\d_])")
+
+
+_LABEL = r"(?i:(?:(?:the|my|final|correct|best)\s+)*(?:answer|option|choice|letter)\b[\s:]*(?:is\b[\s:]*)?)"
+_REFUSAL = re.compile(r"\W*(?:i (?:cant|cannot|can not|wont|will not|am unable|am not able|must decline|refuse|decline)|"
+                      r"im (?:unable|not able|sorry)|(?:i am )?sorry|i apologi[sz]e|as an ai)\b")
+_NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "cant", "isnt", "wasnt", "arent", "werent", "dont",
+              "doesnt", "didnt", "wont", "wouldnt", "couldnt", "shouldnt"}
+
+
+def _named_options(text: str, options: Sequence[str]) -> set[int] | None:
+    """The indices of the options whose text ``text`` names (module docstring), or None when a named
+    text is negated."""
+    said = _normal(text)
+    normal = [_normal(option) for option in options]
+    if not said:
+        return set()
+    if said in normal:
+        return {normal.index(said)}
+    cut = [i for i, option in enumerate(normal) if option.startswith(said)]
+    if cut:  # the start of one option (cut off), or of several (then it names none of them)
+        return set(cut) if len(cut) == 1 else set()
+    phrases = [(option, i, True) for i, option in enumerate(normal) if option]
+    starts = [" ".join(option.split()[:2]) for option in normal]
+    phrases += [(start, i, False) for i, (option, start) in enumerate(zip(normal, starts))
+                if len(option.split()) > 2 and starts.count(start) == 1]
+    found = [(m.start(), m.end(), i, whole) for phrase, i, whole in phrases
+             for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", said)]
+    kept = [(start, i) for start, end, i, _ in found
+            if not any(whole and j != i and a <= start and end <= b and b - a > end - start for a, b, j, whole in found)]
+    if any(_NEGATIONS & set(re.split(r"[,.;:!?]", said[:start])[-1].split()[-2:]) for start, _ in kept):
+        return None
+    return {i for _, i in kept}
+
+
+def parse_choice(text: str, options: Sequence[str], order: Sequence[int]) -> int | None:
+    """The option index a generated reply names, or None (invalid): the rules are in the module
+    docstring. ``order`` holds the option index shown at each letter (A, B, ...).
 
     >>> parse_choice(" B. The grandson", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0])
     1
     >>> parse_choice("the grandfather", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0])
     0
-    >>> parse_choice("I would rather not say", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0]) is None
+    >>> parse_choice("A, B, or C", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0]) is None
+    True
+    >>> parse_choice("A: The grandson", ["The grandfather", "The grandson", "Unknown"], [2, 1, 0]) is None
     True
     """
     shown = LETTERS[:len(order)]
-    reply = text.strip()
-    lead = re.match(rf"^[\W_]*(?:(?:[Aa]nswer|[Oo]ption)\b[\s:]*(?:is\b[\s:]*)?)?\(?([{shown}])(?![A-Za-z0-9'])([^\w\s]*)\s*(.*)$",
-                    reply, re.DOTALL)
+    reply = unicodedata.normalize("NFKC", str(text)).strip()
+    if not reply or _REFUSAL.match(_normal(reply)):
+        return None
+    answer, body = None, reply
+    lead = re.match(rf"[\W_]*{_LABEL}?([{shown}])(?![A-Za-z0-9'’])([^\w\s]*)([ \t]*\n)?\s*(.*)", reply, re.DOTALL)
     if lead:
-        letter, mark, rest = lead.groups()
-        chosen = order[shown.index(letter)]
-        if not rest or mark.strip() or answer_index(rest, options) == chosen:
-            return chosen
-    said = re.search(rf"\banswer is:?\s*\(?([{shown}])(?![A-Za-z0-9'])", reply)
-    if said:
-        return order[shown.index(said.group(1))]
-    return answer_index(re.sub(rf"^\(?[{shown}][).:]\s*", "", reply), options)
+        letter, mark, newline, rest = lead.groups()
+        if mark or newline or not rest or _named_options(rest, options) == {order[shown.index(letter)]}:
+            answer, body = letter, rest
+    if answer is None:
+        said = re.search(rf"(?i:\banswer(?:\s+is\b|\s*:))[\s:]*[^\w\s]*{_letter(shown)}", reply)
+        answer = said.group(1) if said else None
+    blanked = reply
+    for option in sorted(options, key=len, reverse=True):  # letters inside an option's own text are not letters
+        blanked = re.sub(re.escape(str(option)), " ", blanked, flags=re.IGNORECASE) if str(option).strip() else blanked
+    letters = set(re.findall(_letter(LETTERS), blanked)) | ({answer} if answer else set())
+    named = _named_options(body, options)
+    if named is None or len(named) > 1 or len(letters) > 1 or not letters <= set(shown):
+        return None
+    if answer is not None:
+        chosen = order[shown.index(answer)]
+        return chosen if named <= {chosen} else None
+    if len(named) == 1 and all(order[shown.index(letter)] in named for letter in letters):
+        return next(iter(named))
+    return None
 
 
 def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: Sequence[Sequence[str]],
