@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -182,3 +182,21 @@ def check_scalar(
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise InputError(f"{name} must be {wanted}, got {value!r}")
     return value
+
+
+def first_repeat(items: Iterable[tuple[Hashable, Any]]) -> tuple[Hashable, Any, Any] | None:
+    """The first key given twice in ``items`` (``(key, place)`` pairs, e.g. an id and its line number),
+    as ``(key, where it was first, where again)``; None when every key is different. A data reader
+    names both places in its error: an id given twice would be scored twice.
+
+    >>> first_repeat([("a", 1), ("b", 2), ("a", 3)])
+    ('a', 1, 3)
+    >>> first_repeat([("a", 1), ("b", 2)]) is None
+    True
+    """
+    seen: dict = {}
+    for key, place in items:
+        if key in seen:
+            return key, seen[key], place
+        seen[key] = place
+    return None

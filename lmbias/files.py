@@ -1,8 +1,10 @@
 """Writing files safely and naming them: one atomic write, line by line or whole (and the temporary
-path behind both), one output folder, one JSON reader, one slug."""
+path behind both), one error for a full disk, one output folder, one JSON reader, one UTF-8 text
+reader, one slug."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -11,7 +13,32 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, LmbiasError
+
+# What a write that ran out of room raises: no space left on the device, the disk quota reached, or the
+# file-size limit (``ulimit -f``) passed.
+FULL_DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+class DiskFullError(LmbiasError, OSError):
+    """A file could not be written because its disk (or quota, or the file-size limit) is full; the
+    message names the file and says that the same command resumes once there is room."""
+
+
+def full_disk_error(path: str | os.PathLike, error: OSError) -> DiskFullError | None:
+    """The :class:`DiskFullError` naming ``path`` when ``error`` (raised while writing it) is a full disk
+    (:data:`FULL_DISK_ERRORS`), else None.
+
+    >>> import errno
+    >>> print(full_disk_error("runs/x/shard-0.jsonl", OSError(errno.ENOSPC, "No space left on device")))  # doctest: +ELLIPSIS
+    runs/x/shard-0.jsonl could not be written (No space left on device): free space on its disk and run the same ...
+    >>> full_disk_error("x", OSError(errno.EACCES, "Permission denied")) is None
+    True
+    """
+    if error.errno not in FULL_DISK_ERRORS:
+        return None
+    return DiskFullError(f"{path} could not be written ({os.strerror(error.errno)}): free space on its disk and run the "
+                         "same command again; a run resumes from the batches it saved")
 
 
 @contextmanager
@@ -21,7 +48,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     The temporary name holds this process and thread, so two writers never share it. When the
     ``with`` block ends without an error the file is flushed to disk and replaces ``path`` in one
     rename: a reader sees the old file or the new one, never a part. On an error it is removed and
-    ``path`` is left as it was.
+    ``path`` is left as it was; a full disk is a :class:`DiskFullError` naming ``path``.
 
     >>> import tempfile
     >>> target = Path(tempfile.mkdtemp()) / "out.bin"
@@ -31,13 +58,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     b'whole'
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         yield temporary
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
+    except OSError as error:
+        full = full_disk_error(path, error)
+        if full is None:
+            raise
+        raise full from None
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -120,6 +152,24 @@ def read_json(path: str | os.PathLike, fix: str = "rerun the command that wrote 
         raise InputError(f"{path} is not valid JSON text ({type(error).__name__}: {str(error)[:120]}); {fix}") from None
     except OSError as error:
         raise InputError(f"{path} cannot be read ({error.strerror or error}); {fix}") from None
+
+
+def read_text(path: str | os.PathLike, expected: str) -> str:
+    """The text of the file ``path`` as it is (UTF-8, line ends untouched); a file that is not UTF-8
+    is an InputError naming it, where decoding failed and ``expected`` (what the file should hold).
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "latin1.txt"
+    >>> _ = target.write_bytes(b"caf\\xe9\\n")
+    >>> read_text(target, "one word per line")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lmbias.errors.InputError: .../latin1.txt is not UTF-8 text (invalid continuation byte at byte 3); expected one word per line
+    """
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); expected {expected}") from None
 
 
 def slugify(name: str, *, max_length: int = 80, empty: str = "model") -> str:

@@ -133,7 +133,8 @@ def test_null_or_empty_sentences_name_the_file_and_the_row(data_dir, tmp_path, m
     crows = folder / "crows_pairs/crows_pairs_anonymized.csv"
     lines = crows.read_text(encoding="utf-8").splitlines(keepends=True)
     crows.write_text(lines[0] + lines[1] + lines[1] + "".join(lines[3:]), encoding="utf-8")  # row 0 twice
-    with pytest.raises(ResourceError, match="crows_pairs: rows 0 and 1 have the same id '0'; ids must be unique"):
+    with pytest.raises(ResourceError, match="crows_pairs_anonymized.csv has the wrong layout: expected each pair's id .* once "
+                                            "\\(a pair given twice would be scored twice\\), found id '0' on line 2 and again on line 3"):
         lmbias.load_rows("crows_pairs", data_dir=folder)
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..checks import check_scalar, check_texts
 from ..errors import InputError, LmbiasError
-from ..files import write_atomic, write_lines_atomic
+from ..files import full_disk_error, write_atomic, write_lines_atomic
 from ..run_lock import LOCK_FILE
 from ..run_result import library_versions
 from .chat import loaded_identity
@@ -191,7 +191,9 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
                     unit: str, label: str, progress: bool = True, after_batch: Callable[[int], None] | None = None,
                     postfix: Callable[[list[dict], float], dict] | None = None) -> tuple[dict[int, list[dict]], set[int]]:
     """Run ``compute(b)`` for this process's unfinished batches (``b % processes == rank``), appending
-    each batch's records to ``run_dir/shard-<rank>.jsonl`` (flushed and fsynced) as it finishes.
+    each batch's records to ``run_dir/shard-<rank>.jsonl`` (flushed and fsynced) as it finishes; a
+    full disk is a :class:`~lmbias.files.DiskFullError` naming the shard (the same command, rerun
+    once there is room, resumes: a batch cut short is one damaged line, redone).
 
     ``sizes[b]`` is batch ``b``'s number of ``unit`` (for the resume message and the progress bar
     named ``label``); ``postfix(records, seconds)`` (a batch's records, the seconds since the start)
@@ -217,20 +219,27 @@ def process_batches(run_dir: Path, sizes: Sequence[int], compute: Callable[[int]
         processes = f" ({state.num_processes} processes)" if state.num_processes > 1 else ""
         bar = tqdm(total=sum(sizes[b] for b in mine), unit=unit, desc=f"{label}{processes}")
     started = time.perf_counter()
-    with open(shard, "a", encoding="utf-8") as handle:
-        for b in mine:
-            records = compute(b)
-            handle.write(json.dumps({"batch": b, "items": records}) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-            if bar is not None:
-                bar.update(sizes[b])
-                if postfix is not None:
-                    bar.set_postfix(postfix(records, time.perf_counter() - started))
-            if after_batch is not None:
-                after_batch(b)
-    if bar is not None:
-        bar.close()
+    try:
+        with open(shard, "a", encoding="utf-8") as handle:
+            for b in mine:
+                records = compute(b)
+                handle.write(json.dumps({"batch": b, "items": records}) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+                if bar is not None:
+                    bar.update(sizes[b])
+                    if postfix is not None:
+                        bar.set_postfix(postfix(records, time.perf_counter() - started))
+                if after_batch is not None:
+                    after_batch(b)
+    except OSError as error:  # a full disk: the batch cut short is one damaged line, redone on the rerun
+        full = full_disk_error(shard, error)
+        if full is None:
+            raise
+        raise full from None
+    finally:
+        if bar is not None:
+            bar.close()
     state.wait_for_everyone()
     finished = finished_batches(run_dir)
     missing = [b for b in range(len(sizes)) if b not in finished]

@@ -22,8 +22,10 @@ import re
 
 import datasets
 
+from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 from ...errors import InputError
+from ...files import read_text
 from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 BBQ_COMMIT = "bea11bd97d79217245b5871acd247b9d6eb24598"
@@ -211,6 +213,8 @@ def _row(path, number: int, item) -> Row:
         missing = [key for key in ITEM_FIELDS if not isinstance(item, dict) or key not in item]
         raise layout_error(path, f"a BBQ item with {list(ITEM_FIELDS)} on {where}", f"no {missing}")
     check_text_fields(path, where, item, ("context", "question", *ANSWERS))
+    if isinstance(item["example_id"], bool) or not isinstance(item["example_id"], int):
+        raise layout_error(path, f"an integer example_id on {where}", repr(item["example_id"]))
     info = item["answer_info"]
     if not (isinstance(info, dict) and all(isinstance(info.get(key), list) and len(info[key]) == 2 for key in ANSWERS)):
         raise layout_error(path, f"answer_info with [text, label] for ans0, ans1 and ans2 on {where}", repr(info)[:120])
@@ -243,25 +247,32 @@ def read_category(category: str, data_dir: PathLike | None = None) -> list[Row]:
 
     Raises:
         InputError: an unknown category (the message lists the 11).
-        ResourceError: a line that is not JSON or not a BBQ item (the file and line named), or an item
-            of another category.
+        ResourceError: a line that is not JSON or not a BBQ item (the file and line named), an item
+            of another category, an example_id given twice (both lines named), or an empty file.
+        InputError: a file that is not UTF-8 text (named).
     """
     if category not in CATEGORIES:
         raise InputError(f"BBQ has no category {category!r}; its categories: {list(CATEGORIES)}")
     path = locate(f"bbq/{category}", data_dir)
-    rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
-            row = _row(path, number, item)
-            if row["category"] != category:
-                raise layout_error(path, f"items of category {category} on line {number}", repr(row["category"]))
-            rows.append(row)
+    rows, lines = [], []
+    for number, line in enumerate(read_text(path, "BBQ items, one JSON object per line").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
+        row = _row(path, number, item)
+        if row["category"] != category:
+            raise layout_error(path, f"items of category {category} on line {number}", repr(row["category"]))
+        rows.append(row)
+        lines.append(number)
+    if not rows:
+        raise layout_error(path, f"BBQ {category} items, one JSON object per line", "an empty file")
+    repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
+    if repeat is not None:
+        raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
+                           f"example_id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
     return rows
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 
 import datasets
 
+from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
+from ...files import read_text
 from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 BIAS_TYPES = (
@@ -37,25 +40,31 @@ FEATURES = datasets.Features(
 def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:
     """CrowS-Pairs rows; ``id`` is the row index of the original CSV (``"0"`` … ``"1507"``)."""
     path = locate("crows_pairs", data_dir)
-    rows = []
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        if not all(column in header for column in COLUMNS):
-            raise layout_error(path, f"a CSV with columns {list(COLUMNS)}", f"columns {header}")
-        index_column = header[0]
-        try:
-            for number, record in enumerate(reader, start=2):
-                if record["stereo_antistereo"] not in DIRECTIONS or record["bias_type"] not in BIAS_TYPES:
-                    raise layout_error(
-                        path,
-                        f"on line {number} stereo_antistereo in {DIRECTIONS} and bias_type in {BIAS_TYPES}",
-                        f"{record['stereo_antistereo']!r}, {record['bias_type']!r} (truncated file?)",
-                    )
-                row = {"id": str(record[index_column] or number - 2), **{column: record[column] for column in COLUMNS}}
-                rows.append(check_text_fields(path, f"line {number}", row, ("sent_more", "sent_less")))
-        except csv.Error as error:
-            raise ResourceError(f"{path} is not a valid CSV file ({error}); is it truncated?") from None
+    rows, lines = [], []
+    reader = csv.DictReader(io.StringIO(read_text(path, f"a CSV with columns {list(COLUMNS)}"), newline=""))
+    header = reader.fieldnames or []
+    if not all(column in header for column in COLUMNS):
+        raise layout_error(path, f"a CSV with columns {list(COLUMNS)}", f"columns {header}")
+    index_column = header[0]
+    try:
+        for number, record in enumerate(reader, start=2):
+            if record["stereo_antistereo"] not in DIRECTIONS or record["bias_type"] not in BIAS_TYPES:
+                raise layout_error(
+                    path,
+                    f"on line {number} stereo_antistereo in {DIRECTIONS} and bias_type in {BIAS_TYPES}",
+                    f"{record['stereo_antistereo']!r}, {record['bias_type']!r} (truncated file?)",
+                )
+            row = {"id": str(record[index_column] or number - 2), **{column: record[column] for column in COLUMNS}}
+            rows.append(check_text_fields(path, f"line {number}", row, ("sent_more", "sent_less")))
+            lines.append(number)
+    except csv.Error as error:
+        raise ResourceError(f"{path} is not a valid CSV file ({error}); is it truncated?") from None
+    if not rows:
+        raise layout_error(path, f"sentence pairs under the header {header}", "no rows")
+    repeat = first_repeat((row["id"], number) for row, number in zip(rows, lines))
+    if repeat is not None:
+        raise layout_error(path, f"each pair's id (the {index_column!r} column) once (a pair given twice would be scored "
+                                 "twice)", f"id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
     return rows
 
 

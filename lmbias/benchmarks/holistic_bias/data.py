@@ -74,10 +74,10 @@ def _read(name: str, data_dir) -> object:
 def _nouns(data_dir) -> list[tuple[str, str, str]]:
     """(gender, singular, plural) of the 32 nouns, in file order."""
     path, nouns = _read("nouns", data_dir)
-    if not isinstance(nouns, dict) or not all(isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and
-                                                                           all(isinstance(w, str) and w for w in p) for p in v)
-                                              for v in nouns.values()):
-        raise layout_error(path, "{gender: [[singular, plural], ...]}", repr(nouns)[:120])
+    if not isinstance(nouns, dict) or not any(nouns.values()) or \
+            not all(isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(w, str) and w for w in p)
+                                                for p in v) for v in nouns.values()):
+        raise layout_error(path, "{gender: [[singular, plural], ...]} with at least one noun", repr(nouns)[:120])
     return [(gender, singular, plural) for gender, pairs in nouns.items() for singular, plural in pairs]
 
 
@@ -89,8 +89,9 @@ def noun_phrases(data_dir: PathLike | None = None) -> list[Row]:
              "noun": singular, "plural_noun": plural, "noun_gender": gender, "noun_phrase": f"{article(singular)} {singular}",
              "plural_noun_phrase": plural, "noun_phrase_type": "noun"} for gender, singular, plural in nouns]
     path, descriptors = _read("descriptors", data_dir)
-    if not isinstance(descriptors, dict) or not all(isinstance(b, dict) for b in descriptors.values()):
-        raise layout_error(path, "{axis: {bucket: [descriptor, ...]}}", repr(descriptors)[:120])
+    if not isinstance(descriptors, dict) or not all(isinstance(b, dict) for b in descriptors.values()) or \
+            not any(entries for buckets in descriptors.values() for entries in buckets.values()):
+        raise layout_error(path, "{axis: {bucket: [descriptor, ...]}} with at least one descriptor", repr(descriptors)[:120])
     for axis, buckets in descriptors.items():
         for bucket, entries in buckets.items():
             for entry in entries:
@@ -107,8 +108,8 @@ def noun_phrases(data_dir: PathLike | None = None) -> list[Row]:
                           "plural_noun_phrase": f"{word} {plural}", "noun_phrase_type": "descriptor_noun"}
                          for noun_gender, singular, plural in nouns if gender in (NONE, noun_gender)]
     path, standalone = _read("standalone_noun_phrases", data_dir)
-    if not isinstance(standalone, dict):
-        raise layout_error(path, "{axis: [noun phrase, ...]}", repr(standalone)[:120])
+    if not isinstance(standalone, dict) or not any(standalone.values()):
+        raise layout_error(path, "{axis: [noun phrase, ...]} with at least one noun phrase", repr(standalone)[:120])
     for axis, entries in standalone.items():
         for entry in entries:
             entry = {"noun_phrase": entry} if isinstance(entry, str) else entry
@@ -131,9 +132,10 @@ def noun_phrases(data_dir: PathLike | None = None) -> list[Row]:
 def templates(data_dir: PathLike | None = None) -> dict[str, dict]:
     """The 26 sentence templates (file order) -> their flags (``first_turn_only``, ``must_be_noun``)."""
     path, found = _read("sentence_templates", data_dir)
-    if not isinstance(found, dict) or not all(isinstance(flags, dict) and ("{noun_phrase}" in t or "{plural_noun_phrase}" in t)
-                                              for t, flags in found.items()):
-        raise layout_error(path, "{template with {noun_phrase} or {plural_noun_phrase}: {flags}}", repr(found)[:120])
+    if not isinstance(found, dict) or not found or \
+            not all(isinstance(flags, dict) and ("{noun_phrase}" in t or "{plural_noun_phrase}" in t) for t, flags in found.items()):
+        raise layout_error(path, "{template with {noun_phrase} or {plural_noun_phrase}: {flags}}, at least one template",
+                           repr(found)[:120])
     return found
 
 

@@ -29,7 +29,8 @@ import datasets
 
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
-from ...resources import GITHUB_RAW, Resource, ResourceError, locate
+from ...files import read_text
+from ...resources import GITHUB_RAW, Resource, locate
 
 COREFBIAS_COMMIT = "0bce984dd081bbc10b0622f326727a024c607895"
 SPLITS = ("test", "dev")
@@ -84,7 +85,7 @@ def occupations(data_dir: PathLike | None = None) -> dict[str, str]:
     found = {}
     for gender in OCCUPATION_FILES:
         path = locate(f"winobias/{gender}_occupations", data_dir)
-        words = [line.strip().lower() for line in _lines(path) if line.strip()]
+        words = [line.strip().lower() for line in read_text(path, "one occupation per line").splitlines() if line.strip()]
         if not words:
             raise layout_error(path, "one occupation per line", "an empty file")
         found.update((word, gender) for word in words)
@@ -142,7 +143,7 @@ def read_file(stereotype: str, type_: int, split: str, data_dir: PathLike | None
     jobs = jobs or occupations(data_dir)
     path = locate(f"winobias/{stereotype}_type{type_}_{split}", data_dir)
     rows, seen = [], set()
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in enumerate(read_text(path, "WinoBias sentences, one per line").splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -165,21 +166,35 @@ def read_file(stereotype: str, type_: int, split: str, data_dir: PathLike | None
     return rows
 
 
-def _lines(path) -> list[str]:
-    """The lines of a text file; one that is not UTF-8 names the file."""
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise ResourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); is it the right file?") from None
-
-
 def load_rows(config: str = "test", data_dir: PathLike | None = None) -> list[Row]:
     """WinoBias rows of the test half (``"test"``) or the dev half (``"dev"``, published as the
     ``validation`` split): type 1 pro, type 1 anti, type 2 pro, type 2 anti, each in file order."""
     if config not in SPLITS:
         raise InputError(f"WinoBias has no config {config!r}; its configs: {list(SPLITS)}")
     jobs = occupations(data_dir)
-    return [row for type_ in TYPES for stereotype in STEREOTYPES for row in read_file(stereotype, type_, config, data_dir, jobs)]
+    rows = []
+    for type_ in TYPES:
+        pro, anti = (read_file(stereotype, type_, config, data_dir, jobs) for stereotype in STEREOTYPES)
+        _check_pairs(pro, anti, type_, config, data_dir)
+        rows += pro + anti
+    return rows
+
+
+def _check_pairs(pro: list[Row], anti: list[Row], type_: int, split: str, data_dir) -> None:
+    """Every sentence number of one type's pro file is in its anti file and the reverse (a file cut
+    short, or one of another split, would leave sentences without their other version, and the pro -
+    anti gap would compare different sentences); else a ResourceError naming the file that lacks them."""
+    numbers = {"pro": [row["pair"] for row in pro], "anti": [row["pair"] for row in anti]}
+    for stereotype, other in (("anti", "pro"), ("pro", "anti")):
+        present = set(numbers[stereotype])
+        missing = [pair for pair in numbers[other] if pair not in present]
+        if missing:
+            path = locate(f"winobias/{stereotype}_type{type_}_{split}", data_dir)
+            shown = ", ".join(pair.rsplit("/", 1)[1] for pair in missing[:5]) + (", ..." if len(missing) > 5 else "")
+            raise layout_error(path, f"{'an' if stereotype == 'anti' else 'a'} {stereotype}-stereotypical version of each of the {len(numbers[other])} sentences of "
+                                     f"{file_name(other, type_, split)} (line N of both: one sentence, the pronoun's gender "
+                                     "swapped)", f"{len(numbers[stereotype])} sentences, none numbered {shown} "
+                                     f"({len(missing)} missing)")
 
 
 SPEC = DatasetSpec(

@@ -12,11 +12,14 @@ sentence id) and ``gotcha`` (:func:`is_gotcha`).
 from __future__ import annotations
 
 import csv
+import io
 
 import datasets
 
+from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
+from ...files import read_text
 from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 WINOGENDER_COMMIT = "1c7f8b481ad8a234b41e9f76a424d6e856e13f7f"
@@ -70,21 +73,17 @@ def _read_tsv(name: str, columns: tuple, data_dir, key: tuple = (0,)) -> tuple:
     """(path, [(line number, fields)]) of a tab-separated file with ``columns`` first, each ``key``
     (field indices) once."""
     path = locate(f"winogender/{name}", data_dir)
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.reader(handle, delimiter="\t")
-            header = next(reader, None)
-            if header is None or tuple(header[:len(columns)]) != columns:
-                raise layout_error(path, f"a tab-separated file with columns {list(columns)}", f"columns {header}")
-            records = [(number, record) for number, record in enumerate(reader, start=2) if record]
-    except UnicodeDecodeError as error:
-        raise ResourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); is it the right file?") from None
-    seen: set = set()
-    for number, record in records:
-        found = tuple(record[i] if i < len(record) else None for i in key)
-        if found in seen:
-            raise layout_error(path, f"each {', '.join(columns[i] for i in key)} once (line {number})", f"{found} again")
-        seen.add(found)
+    expected = f"a tab-separated file with columns {list(columns)}"
+    reader = csv.reader(io.StringIO(read_text(path, expected), newline=""), delimiter="\t")
+    header = next(reader, None)
+    if header is None or tuple(header[:len(columns)]) != columns:
+        raise layout_error(path, expected, f"columns {header}")
+    records = [(number, record) for number, record in enumerate(reader, start=2) if record]
+    if not records:
+        raise layout_error(path, f"{expected} and rows under them", "no rows")
+    repeat = first_repeat((tuple(record[i] if i < len(record) else None for i in key), number) for number, record in records)
+    if repeat is not None:
+        raise layout_error(path, f"each {', '.join(columns[i] for i in key)} once (line {repeat[2]})", f"{repeat[0]} again")
     return path, records
 
 
@@ -122,7 +121,7 @@ def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row
         raise InputError(f"Winogender has no config {config!r}; its configs: {list(SPEC.configs)}")
     statistics, templates = occupation_statistics(data_dir), _templates(data_dir)
     path, records = _read_tsv("sentences", ("sentid", "sentence"), data_dir)
-    rows = []
+    rows, genders_of = [], {}
     for number, record in records:
         parts = record[0].split(".")
         if len(record) < 2 or len(parts) != 5 or parts[3] not in GENDERS or parts[2] not in ("0", "1") or not record[1].strip():
@@ -133,6 +132,7 @@ def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row
             raise ResourceError(f"{path} line {number}: occupation {occupation!r} with answer {answer} is not in "
                                 "occupations-stats.tsv and templates.tsv")
         slot = next(p for p in PRONOUNS[gender] if p in templates[occupation, answer])
+        genders_of.setdefault(f"{occupation}.{participant}.{answer}", []).append(gender)
         if gender != config and config != "all":
             continue
         stats = statistics[occupation]
@@ -140,6 +140,12 @@ def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row
                      "participant": participant, "gender": gender, "pronoun": PRONOUNS[gender][slot],
                      "candidates": [occupation, participant], "label": int(answer), **stats,
                      "gotcha": is_gotcha(gender, int(answer), stats["bls_pct_female"])})
+    # a sentence without its other genders (a file cut short) would compare the genders on different sentences
+    unpaired = next(((pair, found) for pair, found in genders_of.items() if len(found) != len(GENDERS)), None)
+    if unpaired is not None:
+        raise layout_error(path, f"each sentence with each pronoun gender {list(GENDERS)}",
+                           f"{unpaired[0]} only with {unpaired[1]} ({sum(len(f) != len(GENDERS) for f in genders_of.values())} "
+                           "sentences incomplete)")
     return rows
 
 

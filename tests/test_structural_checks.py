@@ -1,0 +1,195 @@
+"""Structural checks of the benchmark data hold without checksums (issue 37): with LMBIAS_VERIFY=0 a
+WinoBias file cut short, a BBQ example_id given twice, a file that is not UTF-8 and an empty file are
+each one line naming the file (and row) and what was expected, never a score over unpaired or
+doubled rows, a traceback or "predictions is empty"."""
+
+import json
+import re
+import shutil
+
+import pytest
+
+import lmbias
+from lmbias.cli import main
+from lmbias.resources import REGISTRY
+
+
+def _copy(data_dir, folder, name):
+    """The registered resource ``name`` copied from the reference data into ``folder``; its path there."""
+    target = folder / REGISTRY[name].path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(data_dir / REGISTRY[name].path, target)
+    return target
+
+
+def _one_error(capsys) -> str:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lmbias: error: "), captured.err[-2000:]
+    return lines[0]
+
+
+@pytest.fixture
+def unverified(monkeypatch, tmp_path):
+    """A data folder searched before the reference data, read without checksums (edited copies on purpose)."""
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")
+    return tmp_path / "data"
+
+
+def test_a_winobias_file_cut_short_is_refused_not_scored_against_the_full_other_file(data_dir, unverified, tmp_path, capsys):
+    anti = _copy(data_dir, unverified, "winobias/anti_type1_test")
+    lines = anti.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 396
+    anti.write_text("".join(lines[:100]), encoding="utf-8")
+    expected = (f"{anti} has the wrong layout: expected an anti-stereotypical version of each of the 396 sentences of "
+                "pro_stereotyped_type1.txt.test (line N of both: one sentence, the pronoun's gender swapped), found 100 "
+                "sentences, none numbered 101, 102, 103, 104, 105, ... (296 missing)")
+    with pytest.raises(ValueError) as caught:
+        lmbias.load_rows("winobias", "test", data_dir=unverified)
+    assert str(caught.value) == expected
+    # the command line: one line, before any model is looked for
+    assert main(["run", "winobias", "--data-dir", str(unverified), "--model", str(tmp_path / "no-model"),
+                 "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert _one_error(capsys) == f"lmbias: error: {expected}"
+    assert not (tmp_path / "r").exists()
+
+    # the pro file cut instead: the pro file is the one named
+    anti.write_text("".join(lines), encoding="utf-8")
+    pro = _copy(data_dir, unverified, "winobias/pro_type1_test")
+    pro.write_text("".join(pro.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{pro} has the wrong layout: expected a pro-stereotypical version of each "
+                                                   "of the 396 sentences of anti_stereotyped_type1.txt.test") +
+                       r".*found 395 sentences, none numbered 396 \(1 missing\)"):
+        lmbias.load_rows("winobias", "test", data_dir=unverified)
+
+    # both cut alike: still pairs (a partial run, as the spec's sizes say), so accepted
+    anti.write_text("".join(lines[:100]), encoding="utf-8")
+    pro.write_text("".join(pro.read_text(encoding="utf-8").splitlines(keepends=True)[:100]), encoding="utf-8")
+    rows = lmbias.load_rows("winobias", "test", data_dir=unverified)
+    assert len(rows) == 1_584 - 2 * 296
+    type1 = [row for row in rows if row["type"] == 1]
+    assert sorted(row["pair"] for row in type1 if row["stereotype"] == "pro") == \
+        sorted(row["pair"] for row in type1 if row["stereotype"] == "anti")
+
+
+def test_a_winogender_sentence_without_its_other_genders_is_refused(data_dir, unverified):
+    sentences = _copy(data_dir, unverified, "winogender/sentences")
+    lines = sentences.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[1].startswith("technician.customer.1.male.txt") and lines[3].startswith("technician.customer.1.neutral.txt")
+    sentences.write_text("".join(lines[:3]), encoding="utf-8")  # the header, then 2 of the 3 genders of one sentence
+    with pytest.raises(ValueError, match=re.escape(f"{sentences} has the wrong layout: expected each sentence with each pronoun "
+                                                   "gender ['male', 'female', 'neutral'], found technician.customer.1 only "
+                                                   "with ['male', 'female'] (1 sentences incomplete)")):
+        lmbias.load_rows("winogender", "male", data_dir=unverified)  # also when one gender is asked for
+    sentences.write_text(lines[0], encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{sentences} has the wrong layout: expected a tab-separated file with "
+                                                   "columns ['sentid', 'sentence'] and rows under them, found no rows")):
+        lmbias.load_rows("winogender", data_dir=unverified)
+
+
+def test_a_bbq_example_id_given_twice_is_refused_not_scored_twice(data_dir, unverified, tmp_path, capsys):
+    religion = _copy(data_dir, unverified, "bbq/Religion")
+    lines = religion.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 1_200 and json.loads(lines[2])["example_id"] == 2
+    religion.write_text("".join([*lines, lines[2]]), encoding="utf-8")
+    expected = (f"{religion} has the wrong layout: expected each example_id once (an item given twice would be scored "
+                "twice), found example_id 2 on line 3 and again on line 1201")
+    with pytest.raises(ValueError) as caught:
+        lmbias.load_rows("bbq", "Religion", data_dir=unverified)
+    assert str(caught.value) == expected
+    assert main(["run", "bbq", "--categories", "Religion", "--data-dir", str(unverified), "--model", str(tmp_path / "no-model"),
+                 "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert _one_error(capsys) == f"lmbias: error: {expected}"
+    item = json.loads(lines[0])
+    religion.write_text(json.dumps({**item, "example_id": "0"}) + "\n", encoding="utf-8")  # a string id: not an item's
+    with pytest.raises(ValueError, match=re.escape(f"{religion} has the wrong layout: expected an integer example_id on line 1, "
+                                                   "found '0'")):
+        lmbias.load_rows("bbq", "Religion", data_dir=unverified)
+
+
+def test_an_empty_bbq_category_file_is_named_not_predictions_is_empty(data_dir, unverified, tmp_path, capsys):
+    religion = _copy(data_dir, unverified, "bbq/Religion")
+    for text in ("", "\n\n"):
+        religion.write_text(text, encoding="utf-8")
+        assert main(["run", "bbq", "--categories", "Religion", "--data-dir", str(unverified), "--model", str(tmp_path / "m"),
+                     "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+        assert _one_error(capsys) == (f"lmbias: error: {religion} has the wrong layout: expected BBQ Religion items, one JSON "
+                                      "object per line, found an empty file")
+
+
+def test_a_crows_pairs_id_given_twice_or_no_pairs_is_refused(data_dir, unverified):
+    crows = _copy(data_dir, unverified, "crows_pairs")
+    lines = crows.read_text(encoding="utf-8").splitlines(keepends=True)
+    crows.write_text("".join([*lines[:6], lines[3]]), encoding="utf-8")  # the pair with id 2 again on line 7
+    with pytest.raises(ValueError, match=re.escape(f"{crows} has the wrong layout: expected each pair's id (the '' column) once "
+                                                   "(a pair given twice would be scored twice), found id '2' on line 4 and "
+                                                   "again on line 7")):
+        lmbias.load_rows("crows_pairs", data_dir=unverified)
+    crows.write_text(lines[0], encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{crows} has the wrong layout: expected sentence pairs under the header")):
+        lmbias.load_rows("crows_pairs", data_dir=unverified)
+
+
+@pytest.mark.parametrize("resource, dataset, config, empty, expected", [
+    ("holistic_bias/nouns", "holistic_bias", "small", "{}",
+     r"nouns.json has the wrong layout: expected \{gender: \[\[singular, plural\], ...\]\} with at least one noun, found \{\}"),
+    ("holistic_bias/nouns", "holistic_bias", "small", '{"female": [], "male": []}', r"nouns.json has the wrong layout"),
+    ("holistic_bias/descriptors", "holistic_bias", "small", '{"age": {"young": []}}',
+     r"descriptors.json has the wrong layout: expected .* with at least one descriptor"),
+    ("holistic_bias/sentence_templates", "holistic_bias", "small", "{}",
+     r"sentence_templates.json has the wrong layout: expected .*, at least one template, found \{\}"),
+    ("holistic_bias/standalone_noun_phrases", "holistic_bias", "small", "{}",
+     r"standalone_noun_phrases.json has the wrong layout: expected .* with at least one noun phrase"),
+    ("holistic_bias/nouns", "holistic_bias", "small", "", r"nouns.json is not valid JSON"),
+    ("seat/sent-weat6", "seat", "gender", '{"targ1": {"category": "M", "examples": []}, "targ2": {}, "attr1": {}, "attr2": {}}',
+     r"sent-weat6.jsonl has the wrong layout: expected targ1 as \{'category': name, 'examples': \[non-empty strings\]\}"),
+    ("seat/sent-weat6", "seat", "gender", "", r"sent-weat6.jsonl is not valid JSON"),
+    ("winobias/anti_type2_dev", "winobias", "dev", "", r"anti_stereotyped_type2.txt.dev has the wrong layout: expected "
+                                                       r"WinoBias sentences, one per line, found an empty file"),
+    ("winogender/occupations", "winogender", "all", "", r"occupations-stats.tsv has the wrong layout: expected a tab-separated "
+                                                        r"file with columns .*, found columns None"),
+    ("crows_pairs", "crows_pairs", "all", "", r"crows_pairs_anonymized.csv has the wrong layout: expected a CSV with columns"),
+])
+def test_an_empty_file_is_named(data_dir, unverified, resource, dataset, config, empty, expected):
+    _copy(data_dir, unverified, resource).write_text(empty, encoding="utf-8")
+    with pytest.raises(ValueError, match=expected):
+        lmbias.load_rows(dataset, config, data_dir=unverified)
+
+
+@pytest.mark.parametrize("resource, dataset, config, expected", [
+    ("bbq/Religion", "bbq", "Religion", "Religion.jsonl is not UTF-8 text (invalid start byte at byte {at}); expected BBQ items"),
+    ("winobias/pro_type1_test", "winobias", "test", "pro_stereotyped_type1.txt.test is not UTF-8 text (invalid start byte at "
+                                                    "byte {at}); expected WinoBias sentences, one per line"),
+    ("winobias/male_occupations", "winobias", "test", "male_occupations.txt is not UTF-8 text (invalid start byte at byte {at}); "
+                                                      "expected one occupation per line"),
+    ("winogender/templates", "winogender", "all", "templates.tsv is not UTF-8 text (invalid start byte at byte {at}); expected a "
+                                                  "tab-separated file with columns"),
+    ("crows_pairs", "crows_pairs", "all", "crows_pairs_anonymized.csv is not UTF-8 text (invalid start byte at byte {at}); "
+                                          "expected a CSV with columns"),
+    ("holistic_bias/sentence_templates", "holistic_bias", "small", "sentence_templates.json is not valid JSON ('utf-8' codec "
+                                                                   "can't decode byte 0xff in position {at}: invalid start byte)"),
+    ("seat/sent-weat6", "seat", "gender", "sent-weat6.jsonl is not valid JSON ('utf-8' codec can't decode byte 0xff in position "
+                                          "{at}: invalid start byte)"),
+])
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(data_dir, unverified, resource, dataset, config, expected):
+    path = _copy(data_dir, unverified, resource)
+    data = path.read_bytes()
+    at = data.index(b"\n") + 1  # the first byte of the second line, replaced by one no UTF-8 text has
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1:])
+    with pytest.raises(ValueError) as caught:
+        lmbias.load_rows(dataset, config, data_dir=unverified)
+    assert expected.format(at=at) in str(caught.value) and str(path) in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_checks_hold_with_checksums_on_too(data_dir, tmp_path, monkeypatch):
+    # verified, an edited copy is refused for its checksum before its layout is read; and the reference files pass every check
+    monkeypatch.setenv("LMBIAS_VERIFY", "1")
+    religion = _copy(data_dir, tmp_path / "data", "bbq/Religion")
+    religion.write_text(religion.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{religion} does not match resource 'bbq/Religion'")):
+        lmbias.load_rows("bbq", "Religion", data_dir=tmp_path / "data")
+    assert [len(lmbias.load_rows(name, config, data_dir=data_dir)) for name, config in
+            (("winobias", "test"), ("winobias", "dev"), ("winogender", "all"), ("crows_pairs", "all"), ("bbq", "Religion"))] == \
+        [1_584, 1_584, 720, 1_508, 1_200]
