@@ -31,14 +31,15 @@ def full_disk_error(path: str | os.PathLike, error: OSError) -> DiskFullError | 
 
     >>> import errno
     >>> print(full_disk_error("runs/x/shard-0.jsonl", OSError(errno.ENOSPC, "No space left on device")))  # doctest: +ELLIPSIS
-    runs/x/shard-0.jsonl could not be written (No space left on device): free space on its disk and run the same ...
+    runs/x/shard-0.jsonl could not be written (No space left on device): make room (free space on its disk, or ...
     >>> full_disk_error("x", OSError(errno.EACCES, "Permission denied")) is None
     True
     """
     if error.errno not in FULL_DISK_ERRORS:
         return None
-    return DiskFullError(f"{path} could not be written ({os.strerror(error.errno)}): free space on its disk and run the "
-                         "same command again; a run resumes from the batches it saved")
+    return DiskFullError(f"{path} could not be written ({os.strerror(error.errno)}): make room (free space on its disk, or "
+                         "raise the quota or file-size limit) and run the same command again; a run resumes from the batches "
+                         "it saved")
 
 
 @contextmanager
