@@ -54,3 +54,22 @@ def test_the_anonymisation_examples_run_as_shown():
     assert len(test.examples) == 3
     result = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE).run(test)
     assert (result.failed, result.attempted) == (0, 3)
+
+
+def own_options(benchmark: str) -> list:
+    """The long names of ``lmbias run BENCHMARK``'s own options (the help's first group), --out aside."""
+    from lmbias.cli import _subparser, build_parser
+
+    parser = _subparser(build_parser(), "run", benchmark)
+    group = next(group for group in parser._action_groups if group.title == "options")
+    return sorted(max(action.option_strings, key=len) for action in group._group_actions
+                  if action.option_strings and max(action.option_strings, key=len) not in ("--help", "--out"))
+
+
+def test_each_benchmark_page_lists_its_own_options():
+    pages = sorted((DOCS / "benchmarks").glob("*.md"))
+    assert len(pages) >= 9
+    for page in pages:
+        section = page.read_text().split("## Options", 1)[1].split("\n## ", 1)[0]
+        listed = sorted(re.findall(r"^\| `(--[\w-]+)", section, re.M))
+        assert listed == own_options(page.stem), page.name
