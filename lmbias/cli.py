@@ -18,6 +18,7 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -131,7 +132,7 @@ def _run(args) -> int:
     try:
         result = benchmark.run(args)
         if result is not None:  # None on every process but the main one
-            print(benchmark.summary(save_run(result), args.out))
+            print(benchmark.closing_summary(save_run(result), args.out))
     finally:
         leave_together()
     return 0
@@ -240,12 +241,34 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         return super()._get_help_string(action)
 
 
+def did_you_mean(value, choices) -> str:
+    """"; did you mean 'stereoset'?" when ``value`` is close to one of ``choices`` (case aside), else ""."""
+    names = {str(choice).lower().lstrip("-"): str(choice) for choice in choices}
+    close = difflib.get_close_matches(str(value).lower().lstrip("-"), list(names), n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose help shows the defaults; its subcommands' parsers are Parsers too."""
+    """An argument parser whose help shows the defaults; its subcommands' parsers are Parsers too.
+
+    A mistake on the command line is one line, ``lmbias run bbq: error: ...`` with a pointer to
+    ``--help`` (not the usage, which is dozens of lines for a benchmark), and a value that is not
+    one of an option's choices names the closest one ("did you mean ...").
+    """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def _check_value(self, action, value):
+        if action.choices is not None and value not in action.choices:
+            listed = ", ".join(map(repr, action.choices))
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {listed})"
+                                                 f"{did_you_mean(value, action.choices)}")
+
+    def error(self, message):
+        """Print ``PROG: error: MESSAGE (see `PROG --help`)`` on one line and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -359,12 +382,27 @@ def _named_as_options(message: str, parser: argparse.ArgumentParser) -> str:
     return flags[name] + message[len(name):] if named else message
 
 
+def _refuse_unrecognized(parser: argparse.ArgumentParser, args, extras: list) -> None:
+    """Exit with one line from the subcommand that got ``extras`` ("lmbias run holistic_bias: error:
+    unrecognized arguments: --limit 3"), naming the closest option it has."""
+    while True:
+        action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if action is None or getattr(args, action.dest, None) not in action.choices:
+            break
+        parser = action.choices[getattr(args, action.dest)]
+    options = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+    unknown = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
+    parser.error(f"unrecognized arguments: {' '.join(extras)}" + (did_you_mean(unknown, options) if unknown else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unrecognized(parser, args, extras)
     try:
         if getattr(args, "backend", None) and backends.get_backend(args.backend).own_workers \
                 and getattr(args, "num_processes", 1) > 1:

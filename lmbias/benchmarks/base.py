@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UnknownNameError
+from ..errors import InputError, UnknownNameError
 from ..lm.backends import DEFAULT_BACKEND
 from ..lm.spec import DTYPES
 
@@ -132,6 +132,58 @@ def partial_note(results: dict) -> str:
     return f"Partial run: {'; '.join(f'{what} {how}' for what, how in partial.items())}." if partial else ""
 
 
+def skipped_note(results: dict, out) -> str:
+    """The line a summary ends with when something was skipped ("Skipped: model toxicity, ..."), else "".
+    Only the names: each reason with its fix was printed before the run started (``lmbias: will skip
+    ...``) and is kept in results.json, so it is not printed a second time."""
+    skipped = results.get("skipped") or {}
+    return (f"Skipped: {', '.join(skipped)} (each reason and its fix: results.json's 'skipped', in {out})"
+            if skipped else "")
+
+
+def chat_requested(model) -> bool:
+    """Whether a run of ``model`` (a :class:`~lmbias.lm.spec.ModelSpec`) is a chat run, known from its
+    options alone, before anything is checked or loaded: ``--chat``, or a backend whose server
+    applies the chat template (``openai-chat``)."""
+    return model.chat is True or model.engine.chat == "server"
+
+
+def refuse_chat_likelihood(model, benchmark: str, model_type: str = "causal") -> None:
+    """A one-line error for a chat run of a benchmark whose likelihood protocol scores raw text (call
+    it for those), or of a masked LM (``--model-type masked``: it has no chat template), raised before
+    any model is checked or loaded: the combination is wrong whatever the model."""
+    if chat_requested(model):
+        raise InputError("--chat: a masked LM has no chat template (--model-type masked)" if model_type == "masked" else
+                         f"--chat: {benchmark}'s likelihood scoring runs on raw text; run it with --protocol generate "
+                         "for a chat model")
+
+
+def any_case(choices) -> Callable[[str], str]:
+    """An argparse ``type`` that maps a value to the one of ``choices`` it equals case aside
+    ("gender_identity" -> "Gender_identity"); a value that matches none is left as it is (argparse's
+    choices check then refuses it, naming the closest), one that matches several is refused.
+
+    >>> any_case(["Age", "SES"])("ses")
+    'SES'
+    """
+    def convert(value: str) -> str:
+        matches = [choice for choice in choices if choice.lower() == value.lower()]
+        if len(matches) > 1 and value not in matches:
+            raise argparse.ArgumentTypeError(f"{value!r} is ambiguous: it matches {', '.join(map(repr, matches))} "
+                                             "case aside; give one as written")
+        return value if value in matches or not matches else matches[0]
+
+    return convert
+
+
+def set_help(parser: argparse.ArgumentParser, flag: str, text: str, metavar: str | None = None) -> None:
+    """Replace the help (and the metavar) of option ``flag`` that a shared helper added (e.g.
+    ``--limit``: what N counts differs per benchmark)."""
+    action = parser._option_string_actions[flag]
+    action.help = text
+    action.metavar = metavar or action.metavar
+
+
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     """A benchmark without options of its own."""
 
@@ -204,6 +256,12 @@ class Benchmark:
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+
+    def closing_summary(self, results: dict, out) -> str:
+        """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one
+        line naming what was skipped and, for a partial run, the "Partial run: ..." line."""
+        lines = [self.summary(results, out), skipped_note(results, out), partial_note(results)]
+        return "\n".join(line for line in lines if line)
 
     def metric(self, metric_id: str) -> MetricSpec:
         """The :class:`MetricSpec` with id ``metric_id``."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, any_case, model_named
 from .data import CATEGORIES
 from .task import DECISIONS, PROTOCOLS
 
@@ -62,15 +62,17 @@ def summary(results: dict, out) -> str:
 
 def add_arguments(parser) -> None:
     """``lmbias run bbq``'s own options."""
-    parser.add_argument("--categories", nargs="+", choices=list(CATEGORIES), default=list(CATEGORIES),
-                        help="BBQ categories to run (the 9 dimensions and the 2 intersectional ones)")
+    parser.add_argument("--categories", nargs="+", type=any_case(CATEGORIES), choices=list(CATEGORIES), default=list(CATEGORIES),
+                        help="BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
+                             "gender_identity is Gender_identity)")
     parser.add_argument("--protocol", choices=PROTOCOLS, default="likelihood",
                         help="likelihood: the three answers scored as continuations of the question; generate: "
                              "lettered options, the answer generated and read (for models without log-probabilities)")
     parser.add_argument("--decision", choices=DECISIONS, default="sum",
                         help="likelihood: choose the answer by summed log-probability (its probability as a string) or "
                              "by log-probability per token; both are in results.json")
-    parser.add_argument("--limit", type=int, help="only the first N items of each category, context condition and polarity")
+    parser.add_argument("--limit", type=int, metavar="N", help="N counts items (questions) per category, context condition and question "
+                                                  "polarity: the first N of each, so up to 4 x N items per category")
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
 
 

@@ -33,6 +33,7 @@ from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from .. import multiple_choice
+from ..base import refuse_chat_likelihood
 from ..likelihood_run import check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
 from .scores import bbq_scores
@@ -164,6 +165,8 @@ def run_bbq(
     check_choice(decision, DECISIONS, "decision")
     if protocol == "generate" and decision != "sum":
         raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
+    if protocol == "likelihood":
+        refuse_chat_likelihood(spec, "bbq")  # before any model is checked or loaded
     check_limit(limit)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")

@@ -88,7 +88,6 @@ def summary(results: dict, out) -> str:
     if rows:
         shown = "sentiment (VADER, BOLD thresholds)" + (" and gender polarity (Gender-Max)" if "gender_polarity" in model else "")
         lines += [f"Share of texts per domain: {shown}:", "", markdown_table(rows, list(rows[0]))]
-    lines += [f"skipped {metric}: {first_line(reason)}" for metric, reason in results["results"]["model"]["skipped"].items()]
     return "\n".join(lines)
 
 
@@ -123,8 +122,9 @@ def add_arguments(parser) -> None:
 
     _add_scoring_arguments(parser)
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--per-group", type=int, help="the first K prompts of each group")
-    size.add_argument("--limit", type=int, help="the first N prompts")
+    size.add_argument("--per-group", type=int, metavar="K", help="K counts prompts per group: the first K of each group")
+    size.add_argument("--limit", type=int, metavar="N", help="N counts prompts: the first N of the domains chosen, in file order "
+                                                 "(each gets --num-return-sequences continuations)")
     parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2",
                         help="generation settings (bold-gpt2: the paper's top-k 40 sampling)")
     parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the preset's, 20)")
@@ -153,7 +153,7 @@ def add_score_arguments(parser) -> None:
 
     _add_scoring_arguments(parser)
     parser.add_argument("--source", choices=SOURCES, default="wikipedia", help="texts to score (default: the Wikipedia sentences)")
-    parser.add_argument("--per-group", type=int, help="only the first K rows of each group")
+    parser.add_argument("--per-group", type=int, metavar="K", help="only the first K rows of each group")
     parser.add_argument("--out", help="write the results JSON here (default: print it)")
     parser.add_argument("--regard-all-groups", action="store_true", help="score regard in every group, not only the paper's")
     parser.add_argument("--device", help="cpu, cuda, ... for the classifiers")

@@ -32,6 +32,7 @@ from ...run_result import RunResult, coverage
 from ...scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, toxicity, vader
 from ...scorers.classifier import ClassifierError, load_classifier
 from ...text import anonymize_texts
+from ..base import chat_requested
 from ..preflight import announce_unavailable
 from .data import DOMAINS
 from .table3 import table3
@@ -402,8 +403,10 @@ def run_bold(
     check_scalar(batch_size, "batch_size", minimum=1)  # every option before the metrics are looked up
 
     loaded: dict = {}
-    spec = ModelSpec.of(model).checked()
-    prompts, instruction = continuation_prompts([row["prompt"] for row in rows], chat=spec.chat, instruction=instruction)
+    spec = ModelSpec.of(model)
+    prompts, instruction = continuation_prompts([row["prompt"] for row in rows], chat=chat_requested(spec),
+                                                instruction=instruction)  # before the model is checked or loaded
+    spec = spec.checked()
     loader = model_loader(spec, seed=seed, described=loaded)
     scoring = dict(scoring or {})
     check_scalar(scoring.get("batch_size", 32), "score_batch_size", minimum=1)  # checked now, not after generating

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
-from ...render.text import first_line, markdown_table
+from ...render.text import markdown_table
 from ...scorers.counterfactual_sentiment import CLASSIFIERS
 from ..base import Benchmark, HubDataset, MetricSpec, Variant, model_named
 from ..derived import mean_over_domains
@@ -50,7 +50,6 @@ def summary(results: dict, out) -> str:
              f"({results['config']['samples_per_prefix']} per prefix); results in {out}/results.json", ""]
     if rows:
         lines.append(markdown_table(rows, list(rows[0])))
-    lines += [f"skipped {name}: {first_line(reason)}" for name, reason in results["skipped"].items()]
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ...scorers import counterfactual_sentiment, similarity
 from ...scorers.classifier import ClassifierError, load_classifier
+from ..base import chat_requested
 from ..preflight import announce_unavailable
 from .data import ATTRIBUTES, SPEC, tokens_of
 
@@ -217,8 +218,10 @@ def run_counterfactual(
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
     settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
     loaded: dict = {}
-    spec = ModelSpec.of(model).checked()
-    prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=spec.chat, instruction=instruction)
+    spec = ModelSpec.of(model)
+    prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=chat_requested(spec),
+                                                instruction=instruction)  # before the model is checked or loaded
+    spec = spec.checked()
     loader = model_loader(spec, seed=seed, described=loaded)
 
     scoring = dict(scoring or {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
 from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
 from ..sentence_choice import PROTOCOLS
 
@@ -57,6 +57,12 @@ def run(options) -> dict:
     )
 
 
+def add_arguments(parser) -> None:
+    """``lmbias run crows_pairs``'s own options: the likelihood benchmarks' (--limit counts pairs here)."""
+    add_likelihood_arguments(parser)
+    set_help(parser, "--limit", "N counts sentence pairs (of 1,508): the first N", "N")
+
+
 def report_section(runs, labels, figures, options) -> list:
     """The report's CrowS-Pairs section (:func:`lmbias.benchmarks.crows_pairs.report.crows_pairs`)."""
     from .report import crows_pairs
@@ -69,7 +75,7 @@ BENCHMARK = Benchmark(
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_likelihood_arguments,
+    add_arguments=add_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",
     variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),

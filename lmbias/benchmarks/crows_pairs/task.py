@@ -29,6 +29,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ...stereotype_scores import crows_pairs_scores
 from .. import multiple_choice, sentence_choice
+from ..base import refuse_chat_likelihood
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 
@@ -145,6 +146,8 @@ def run_crows_pairs(
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
     template = sentence_choice.check_protocol(protocol, prompt_template, model_type=model_type)
+    if model_type == "masked":
+        refuse_chat_likelihood(spec, "crows_pairs", model_type)  # before any model is checked or loaded
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
     resource = get_resource("crows_pairs")

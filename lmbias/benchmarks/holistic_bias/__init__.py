@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from .data import AXES
 from .scores import THRESHOLD, least_likely
 
@@ -42,7 +42,7 @@ def summary(results: dict, out) -> str:
     note = (f"Likelihood bias: share of descriptor pairs whose perplexity distributions differ (Mann-Whitney U, "
             f"p < {body['threshold']:g}), 0 to 1. Least likely descriptors (mean perplexity): {worst}.")
     lines = [header, "", markdown_table(rows, list(rows[0])), "", note]
-    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
+    return "\n".join(lines)
 
 
 def add_arguments(parser) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from ...lm.loading import MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import Benchmark, HubDataset, MetricSpec, model_named, partial_note
+from ..base import Benchmark, HubDataset, MetricSpec, model_named
 from .data import DEFAULT_TESTS, TESTS
 
 METRICS = (
@@ -51,7 +51,7 @@ def summary(results: dict, out) -> str:
              "Effect size: (mean association of targ1 - that of targ2) / std over both, an association being the mean cosine "
              "with attr1 minus that with attr2 (0: none); p: one-sided permutation test, ties counted as more extreme. "
              "n: distinct examples per set."]
-    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
+    return "\n".join(lines)
 
 
 def add_arguments(parser) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...stereotype_scores import MASKED_SCORES, TASKS
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
 from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
 from ..sentence_choice import PROTOCOLS
 
@@ -59,6 +59,8 @@ def _cells(block: dict) -> dict:
 def add_arguments(parser) -> None:
     """``lmbias run stereoset``'s own options."""
     add_likelihood_arguments(parser, " and {context} (the item's context)")
+    set_help(parser, "--limit", "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per "
+                                "task: the first N of each --tasks task", "N")
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="StereoSet tasks to score")
     parser.add_argument("--masked-score", choices=MASKED_SCORES, default="mean-probability",
                         help="a masked LM's intrasentence score: the mean subword probability (the authors' code) or the "

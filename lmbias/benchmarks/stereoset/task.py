@@ -60,6 +60,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 from .. import multiple_choice, sentence_choice
+from ..base import refuse_chat_likelihood
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
@@ -289,6 +290,8 @@ def run_stereoset(
     check_limit(limit)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
     template = sentence_choice.check_protocol(protocol, prompt_template, ("context",), model_type)
+    if model_type == "masked":
+        refuse_chat_likelihood(spec, "stereoset", model_type)  # before any model is checked or loaded
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)

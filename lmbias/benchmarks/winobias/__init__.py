@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import SPLITS, TYPES
 
@@ -59,7 +59,7 @@ def summary(results: dict, out) -> str:
             + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too. Invalid: generated answers "
             "that are neither occupation (left out).")
     lines = [header, "", markdown_table(rows, list(rows[0])), "", note]
-    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
+    return "\n".join(lines)
 
 
 def add_arguments(parser) -> None:
@@ -67,7 +67,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--split", choices=SPLITS, default="test", help="the test half (default) or the dev half")
     parser.add_argument("--types", nargs="+", type=int, choices=list(TYPES), default=list(TYPES),
                         help="sentence types to run (1: semantic cues only; 2: syntactic cues too)")
-    parser.add_argument("--limit", type=int, help="only the first N pro / anti pairs of each type (of 396)")
+    parser.add_argument("--limit", type=int, metavar="N", help="N counts pro / anti sentence pairs per type (of 396): the first N of "
+                                                  "each type, so 2 x N sentences per type")
     parser.add_argument("--bootstrap", type=int, default=1000,
                         help="bootstrap resamples of the pairs for the intervals (default 1000; 0: none)")
     add_protocol_arguments(parser)

@@ -12,6 +12,7 @@ from ...checks import check_choice, check_choices, check_scalar
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
+from ..base import refuse_chat_likelihood
 from ..coreference import answer_run, check_protocol, finish
 from ..likelihood_run import check_limit
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
@@ -65,6 +66,8 @@ def run_winobias(
     types = [int(t) for t in check_choices(types, list(TYPES), "types")]
     check_limit(limit)
     prompt = check_protocol(protocol, prompt_template)
+    if protocol == "likelihood":
+        refuse_chat_likelihood(spec, "winobias")  # before any model is checked or loaded
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(bootstrap, "bootstrap", minimum=0, maximum=MAX_BOOTSTRAP,
                  expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named, partial_note
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from ..coreference import PROTOCOLS, add_protocol_arguments
 from .data import GENDERS
 
@@ -81,14 +81,15 @@ def summary(results: dict, out) -> str:
     if body.get("minimal_pairs_differ") is not None:
         lines.append(f"Male / female versions of a sentence resolved differently: {body['minimal_pairs_differ']:.1f} %.")
     lines.append("Accuracies in % of the valid answers; invalid: generated answers that are neither person (left out).")
-    return "\n".join([*lines, partial_note(results)] if results.get("partial") else lines)
+    return "\n".join(lines)
 
 
 def add_arguments(parser) -> None:
     """``lmbias run winogender``'s own options."""
     parser.add_argument("--genders", nargs="+", choices=list(GENDERS), default=list(GENDERS),
                         help="pronoun genders to run (default all three)")
-    parser.add_argument("--limit", type=int, help="only the sentences of the first N templates x participants (of 240)")
+    parser.add_argument("--limit", type=int, metavar="N", help="N counts sentence frames (an occupation, a participant and an answer; "
+                                                  "of 240): the first N, each with its --genders pronouns (up to 3 x N sentences)")
     add_protocol_arguments(parser)
 
 

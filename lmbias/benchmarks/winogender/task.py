@@ -13,6 +13,7 @@ from ...checks import check_choices, check_scalar
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
+from ..base import refuse_chat_likelihood
 from ..coreference import answer_run, check_protocol, finish
 from ..likelihood_run import check_limit
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
@@ -61,6 +62,8 @@ def run_winogender(
     genders = check_choices(genders, list(GENDERS), "genders")
     check_limit(limit)
     prompt = check_protocol(protocol, prompt_template)
+    if protocol == "likelihood":
+        refuse_chat_likelihood(spec, "winogender")  # before any model is checked or loaded
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     rows = select_rows(genders, limit, data_dir)
