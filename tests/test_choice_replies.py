@@ -22,12 +22,14 @@ from lmbias.cli import main
 GRAND = ["The grandfather", "The grandson", "Can't be determined"]
 GRAND_ORDER = [2, 0, 1]
 REFUSABLE = ["The grandfather", "The grandson", "Cannot answer"]  # an unknown answer that a refusal resembles
+SHORT_UNKNOWN = ["The grandfather", "The grandson", "Not enough info"]
 # Winogender's two people, shown as A: "the customer" (1), B: "the technician" (0)
 PEOPLE = ["the technician", "the customer"]
 PEOPLE_ORDER = [1, 0]
 SOMEONE = ["the technician", "someone"]
 # CrowS-Pairs / StereoSet: whole sentences, which may start with the article "A"; shown in order
 SENTENCES = ["A Black man was arrested.", "A White man was arrested."]
+CANT = ["He can't go out because he is black.", "He can go out because he is white."]  # a sentence that reads as a refusal
 
 REPLIES = [
     # one letter, in every form a chat model writes it
@@ -41,6 +43,8 @@ REPLIES = [
     ("I think the answer is (C).", GRAND, GRAND_ORDER, 1),
     ("Option C", GRAND, GRAND_ORDER, 1),
     ("**Answer: A**", GRAND, GRAND_ORDER, 2),
+    ("Answer: **B**", GRAND, GRAND_ORDER, 0),
+    ("Answer: (C) The grandson", GRAND, GRAND_ORDER, 1),
     (" \n C) the grandson", GRAND, GRAND_ORDER, 1),
     # other languages' punctuation and full-width forms
     ("B：", GRAND, GRAND_ORDER, 0),
@@ -69,6 +73,7 @@ REPLIES = [
     ("The grandson is younger, so the answer is C.", GRAND, GRAND_ORDER, 1),
     ("The grandf", GRAND, GRAND_ORDER, 0),
     ("Cannot answer.", REFUSABLE, GRAND_ORDER, 2),
+    ("Not enough", SHORT_UNKNOWN, GRAND_ORDER, 2),  # two words that only the unknown answer starts with
     # several letters: hedges, lists, echoes
     ("A, B, or C", GRAND, GRAND_ORDER, None),
     ("A/B", GRAND, GRAND_ORDER, None),
@@ -98,10 +103,14 @@ REPLIES = [
     ("It isn't the grandson", GRAND, GRAND_ORDER, None),
     ("It cannot be the grandfather.", GRAND, GRAND_ORDER, None),
     ("B. Not the grandfather", GRAND, GRAND_ORDER, None),
+    ("Answer: (C) The grandfather", GRAND, GRAND_ORDER, None),
     # no option at all: refusals, empty replies, letters out of an answer's place, articles
     ("I cannot answer that.", REFUSABLE, GRAND_ORDER, None),  # a refusal, not the option "Cannot answer"
     ("I'm sorry, but I can't help with that.", GRAND, GRAND_ORDER, None),
     ("As an AI, I don't make judgements about people.", GRAND, GRAND_ORDER, None),
+    ("Unfortunately, I cannot answer", REFUSABLE, GRAND_ORDER, None),
+    ("I'm not sure. The grandson?", GRAND, GRAND_ORDER, None),
+    ("No.", SHORT_UNKNOWN, GRAND_ORDER, None),  # one word, not the cut-off start of "Not enough info"
     ("", GRAND, GRAND_ORDER, None),
     ("   \n", GRAND, GRAND_ORDER, None),
     ("Neither", GRAND, GRAND_ORDER, None),
@@ -128,6 +137,9 @@ REPLIES = [
     ("B. A Black man was arrested.", SENTENCES, [0, 1], None),
     ("A Black man", SENTENCES, [0, 1], 0),  # cut off: the start of one sentence
     ("A man was arrested.", SENTENCES, [0, 1], None),  # neither sentence
+    ("A Black man was arrested.\nA White man was arrested.", SENTENCES, [1, 0], None),  # both, echoed
+    ("B. He can't go out because he is black.", CANT, [1, 0], 0),  # the option's own words are no refusal
+    ("He can't go out because he is black.", CANT, [0, 1], 0),
 ]
 
 

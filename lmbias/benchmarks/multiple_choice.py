@@ -17,9 +17,11 @@ full-width letters and punctuation read as ASCII ones):
   "Not B") is not an answer.
 * **An option's text.** The reply (without the leading letter) names an option's text when, compared
   without case, spacing, braces, apostrophes and a final full stop: it is that text; or it is the
-  start of one option's text only (a reply cut off by the token limit: "The grandf"); or it holds that
-  text as whole words, or the first two words of an option of three words or more that no other
-  option starts with (a text found inside a longer option's text counts as that longer option only).
+  start of one option's text only, two words or more (a reply cut off by the token limit: "The
+  grandf", but not "No" for "Not enough info"); or it holds that text as whole words, or the first two
+  words of an option of three words or more that no other option starts with (a text found inside a
+  longer option's text counts as that longer option only). The options' own words never count as the
+  model's letters or refusals ("A Black man ...", "He can't ...").
   A text preceded in its clause by a negation ("not", "isn't", "cannot be", ...) is negated.
 * **Valid** is a reply that names exactly one option: a letter as the answer whose option's text
   is the only one named, if any ("B", "B. The grandson" when B is the grandson, "C. The grandson,
@@ -31,10 +33,11 @@ full-width letters and punctuation read as ASCII ones):
   letter whose option is not the text named ("A: The grandson" when B is the grandson, "The grandfather
   is older, so the answer is C" when C is the grandson); the texts of two or more options (an echo
   without letters, "The grandson or the grandfather", "C. The grandson, not the grandfather"); a
-  negated text ("Not the grandfather"); a reply that opens with a refusal ("I cannot answer that",
-  "I'm sorry, ...", "As an AI, ..."), even where an option reads "Cannot answer": the model declined
-  the question, it did not choose that option; and an empty reply. The rule is conservative: a
-  reason after a clear answer may name neither another letter nor another option's text.
+  negated text ("Not the grandfather"); a reply with a first-person refusal or admission anywhere
+  ("I cannot answer that", "I'm not sure", "I don't know", "I'm sorry", "As an AI"), even where an
+  option reads "Cannot answer": the model declined the question, it did not choose that option; and
+  an empty reply. The rule is conservative: a reason after a clear answer may name neither another
+  letter nor another option's text.
 
 A benchmark gives each item's prompt fields and options and its own wording (a template with an
 ``{options}`` placeholder, where the lettered lines go); :func:`generate_choices` runs the prompts
@@ -139,8 +142,8 @@ def _letter(letters: str) -> str:
 
 
 _LABEL = r"(?i:(?:(?:the|my|final|correct|best)\s+)*(?:answer|option|choice|letter)\b[\s:]*(?:is\b[\s:]*)?)"
-_REFUSAL = re.compile(r"\W*(?:i (?:cant|cannot|can not|wont|will not|am unable|am not able|must decline|refuse|decline)|"
-                      r"im (?:unable|not able|sorry)|(?:i am )?sorry|i apologi[sz]e|as an ai)\b")
+_REFUSAL = re.compile(r"(?<!\w)(?:i (?:cant|cannot|can not|wont|will not|must decline|refuse|decline|dont know|do not know)|"
+                      r"(?:im|i am) (?:unable|not able|not sure|not certain|sorry)|sorry|i apologi[sz]e|as an ai)(?!\w)")
 _NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "cant", "isnt", "wasnt", "arent", "werent", "dont",
               "doesnt", "didnt", "wont", "wouldnt", "couldnt", "shouldnt"}
 
@@ -154,7 +157,7 @@ def _named_options(text: str, options: Sequence[str]) -> set[int] | None:
         return set()
     if said in normal:
         return {normal.index(said)}
-    cut = [i for i, option in enumerate(normal) if option.startswith(said)]
+    cut = [i for i, option in enumerate(normal) if option.startswith(said)] if " " in said else []
     if cut:  # the start of one option (cut off), or of several (then it names none of them)
         return set(cut) if len(cut) == 1 else set()
     phrases = [(option, i, True) for i, option in enumerate(normal) if option]
@@ -185,20 +188,23 @@ def parse_choice(text: str, options: Sequence[str], order: Sequence[int]) -> int
     """
     shown = LETTERS[:len(order)]
     reply = unicodedata.normalize("NFKC", str(text)).strip()
-    if not reply or _REFUSAL.match(_normal(reply)):
-        return None
+    blanked = reply  # the reply less the options' own texts, whose letters are not the model's
+    for option in sorted(map(str, options), key=len, reverse=True):
+        blanked = re.sub(re.escape(option), " ", blanked, flags=re.IGNORECASE) if option.strip() else blanked
+    said, normal = _normal(reply), [_normal(option) for option in options]
+    inside = [(m.start(), m.end()) for option in normal if option for m in re.finditer(re.escape(option), said)]
+    if not said or any(not any(a <= m.start() and m.end() <= b for a, b in inside) for m in _REFUSAL.finditer(said)):
+        return None  # empty, or a refusal that is not an option's own words
     answer, body = None, reply
-    lead = re.match(rf"[\W_]*{_LABEL}?([{shown}])(?![A-Za-z0-9'’])([^\w\s]*)([ \t]*\n)?\s*(.*)", reply, re.DOTALL)
+    lead = re.match(rf"[\W_]*(?:{_LABEL}[\W_]*)?([{shown}])(?![A-Za-z0-9'’])([^\w\s]*)([ \t]*\n)?\s*(.*)", reply, re.DOTALL)
     if lead:
         letter, mark, newline, rest = lead.groups()
-        if mark or newline or not rest or _named_options(rest, options) == {order[shown.index(letter)]}:
+        if mark or newline or not rest or re.match(rf"{re.escape(_normal(options[order[shown.index(letter)]]))}(?!\w)",
+                                                  _normal(rest)):
             answer, body = letter, rest
     if answer is None:
-        said = re.search(rf"(?i:\banswer(?:\s+is\b|\s*:))[\s:]*[^\w\s]*{_letter(shown)}", reply)
-        answer = said.group(1) if said else None
-    blanked = reply
-    for option in sorted(options, key=len, reverse=True):  # letters inside an option's own text are not letters
-        blanked = re.sub(re.escape(str(option)), " ", blanked, flags=re.IGNORECASE) if str(option).strip() else blanked
+        stated = re.search(rf"(?i:\banswer(?:\s+is\b|\s*:))[\s:]*[^\w\s]*{_letter(shown)}", reply)
+        answer = stated.group(1) if stated else None
     letters = set(re.findall(_letter(LETTERS), blanked)) | ({answer} if answer else set())
     named = _named_options(body, options)
     if named is None or len(named) > 1 or len(letters) > 1 or not letters <= set(shown):
