@@ -14,13 +14,16 @@ finished batch, so a crash or a dead server loses at most the batch in flight.
 The API key is read from an environment variable (``OPENAI_API_KEY``, or the one ``api_key_env``
 names) and only ever put in the request header: it is never printed, logged or written, and any
 server text lmbias shows or stores (error bodies, model names, continuations) has it replaced by
-``[API key]`` (:func:`redact`), since some servers echo it.
+``[API key]`` (:func:`redact`), since some servers echo it: as it is, JSON-escaped (``sk-A\\/B``) or
+URL-encoded (``sk-A%2FB``, ``sk-A%2fB``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,8 +47,29 @@ class ServerError(LmbiasError, RuntimeError):
 
 
 def redact(text: str, api_key: str | None) -> str:
-    """``text`` from a server with the API key replaced by ``[API key]`` (some servers echo it in errors)."""
-    return text.replace(api_key, "[API key]") if api_key else text
+    """``text`` from a server with the API key replaced by ``[API key]`` (some servers echo it in errors),
+    however the server spelled it (:func:`key_pattern`).
+
+    >>> redact('{"error": "bad key sk-A\\\\/B+c", "url": "/v1?key=sk-A%2fB%2Bc"}', "sk-A/B+c")
+    '{"error": "bad key [API key]", "url": "/v1?key=[API key]"}'
+    """
+    return key_pattern(api_key).sub("[API key]", text) if api_key else text
+
+
+@functools.lru_cache(maxsize=8)
+def key_pattern(api_key: str) -> re.Pattern:
+    """A pattern matching ``api_key`` in every encoding a server's text may hold it in: each character
+    as it is or escaped by backslashes (JSON's ``\\/``, JSON inside JSON), as a JSON ``\\uXXXX`` escape,
+    or percent-encoded (``quote``, ``quote_plus``; upper or lower case hex, ``%25`` when encoded twice),
+    a space also as ``+`` (``quote_plus``); the encodings may mix within the key."""
+    parts = []
+    for char in api_key:
+        forms = [r"\\*" + re.escape(char), rf"(?i:\\+u{ord(char):04x})",
+                 "(?i:" + "".join(f"%(?:25)*{byte:02x}" for byte in char.encode()) + ")"]
+        if char == " ":
+            forms.append(r"\+")
+        parts.append("(?:" + "|".join(forms) + ")")
+    return re.compile("".join(parts))
 
 
 def _excerpt(text: str, api_key: str | None, limit: int = 200) -> str:
