@@ -193,3 +193,22 @@ def test_the_checks_hold_with_checksums_on_too(data_dir, tmp_path, monkeypatch):
     assert [len(lmbias.load_rows(name, config, data_dir=data_dir)) for name, config in
             (("winobias", "test"), ("winobias", "dev"), ("winogender", "all"), ("crows_pairs", "all"), ("bbq", "Religion"))] == \
         [1_584, 1_584, 720, 1_508, 1_200]
+
+
+def test_a_stereoset_item_given_twice_or_no_item_is_refused(tmp_path):
+    from lmbias.benchmarks.stereoset.data import read_stereoset_file
+
+    sentences = [{"id": f"s{label}", "sentence": f"A {label} sentence.", "gold_label": label}
+                 for label in ("stereotype", "anti-stereotype", "unrelated")]
+    item = {"id": "x1", "target": "t", "bias_type": "gender", "context": "The BLANK one.", "sentences": sentences}
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [item, {**item, "id": "x2"}, item]}}))
+    with pytest.raises(ValueError, match=re.escape(f"{path} has the wrong layout: expected each item id once (an item given "
+                                                   "twice would be scored twice), found id 'x1' at data.intrasentence[0] and "
+                                                   "again at data.intrasentence[2]")):
+        read_stereoset_file(path)
+    path.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [], "intersentence": []}}))
+    with pytest.raises(ValueError, match=r"dev.json has the wrong layout: expected .*, found no items"):
+        read_stereoset_file(path)
+    path.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [item, {**item, "id": "x2"}]}}))
+    assert [row["id"] for row in read_stereoset_file(path)] == ["x1", "x2"]

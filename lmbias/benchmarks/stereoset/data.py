@@ -19,6 +19,7 @@ from pathlib import Path
 
 import datasets
 
+from ...checks import first_repeat
 from ...data.hub_source import read_hub
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 from ...resources import GITHUB_RAW, Resource, ResourceError, WheelMember, locate_first
@@ -65,10 +66,11 @@ def _original_rows(path: Path, content: dict) -> list[Row]:
     data = content.get("data")
     if not isinstance(data, dict) or not set(data) <= set(TASKS):
         raise layout_error(path, _ORIGINAL_LAYOUT, f"top-level keys {sorted(content)}")
-    rows = []
+    rows, places = [], []
     for task in TASKS:
         for position, item in enumerate(data.get(task, [])):
             where = f"data.{task}[{position}]"
+            places.append(where)
             try:
                 sentences = {GOLD_LABELS[s["gold_label"]]: s for s in item["sentences"]}
                 if len(sentences) != 3 or len(item["sentences"]) != 3:
@@ -87,6 +89,10 @@ def _original_rows(path: Path, content: dict) -> list[Row]:
                     f"missing or invalid {error}",
                 ) from None
             rows.append(row)
+    repeat = first_repeat((row["id"], where) for row, where in zip(rows, places))
+    if repeat is not None:
+        raise layout_error(path, "each item id once (an item given twice would be scored twice)",
+                           f"id {repeat[0]!r} at {repeat[1]} and again at {repeat[2]}")
     return rows
 
 
@@ -121,7 +127,8 @@ def read_stereoset_file(path: PathLike) -> list[Row]:
     Rows come in task order (intrasentence, then intersentence), each task in file order.
 
     Raises:
-        ResourceError: the file is not valid JSON / JSON Lines or has neither layout.
+        ResourceError: the file is not valid JSON / JSON Lines or has neither layout, holds no item, or
+            gives an item id twice (both places named).
     """
     path = Path(path)
     expected = f"{_ORIGINAL_LAYOUT} or JSON Lines with keys {list(_FLAT_KEYS)}"
@@ -136,11 +143,14 @@ def read_stereoset_file(path: PathLike) -> list[Row]:
     except json.JSONDecodeError:
         content = None  # JSON Lines, or a truncated file: _flat_rows names the bad line
     if isinstance(content, dict) and "data" in content:
-        return _original_rows(path, content)
-    if content is not None and not isinstance(content, dict):
+        rows = _original_rows(path, content)
+    elif content is not None and not isinstance(content, dict):
         raise layout_error(path, expected, f"a JSON {type(content).__name__}")
-    rows = _flat_rows(path, text)
-    return sorted(rows, key=lambda row: TASKS.index(row["task"]))
+    else:
+        rows = sorted(_flat_rows(path, text), key=lambda row: TASKS.index(row["task"]))
+    if not rows:
+        raise layout_error(path, expected, "no items")
+    return rows
 
 
 def load_rows(config: str, data_dir: PathLike | None = None) -> list[Row]:
