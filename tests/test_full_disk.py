@@ -93,6 +93,7 @@ def test_a_likelihood_run_on_a_full_tmpfs_says_which_file_and_resumes_once_there
     captured = capsys.readouterr()
     done = 16 * len(saved)  # 8 x --batch-size rows a saved batch
     assert f"resuming {out}: {done} of 120 pairs already done" in captured.err
+    assert f"line(s) [{len(saved) + 1}] damaged" in captured.err  # the batch cut short is redone
     assert f"{120 - done} pairs scored in " in captured.out and f"{done} before the run was resumed" in captured.out
     _same_results(tmp_path / "reference", out, "scores.jsonl")
 
@@ -142,7 +143,7 @@ def test_a_generation_run_past_the_file_size_limit_resumes(tiny, tmp_path):
     resumed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert f"resuming {out}: 6 of 20 prompts already done" in resumed.stderr
-    assert "line(s) [4] damaged" in resumed.stderr  # the batch cut short is the one redone
+    assert "line(s) [4] damaged (a killed process, a full disk, or an edit)" in resumed.stderr  # the batch cut short: redone
     _same_results(tmp_path / "reference", out, "generations.jsonl")
 
 

@@ -182,7 +182,7 @@ def _drop_damaged_lines(shard: Path) -> None:
     if not damaged and _ends_with_newline(shard):
         return
     if damaged:
-        print(f"lmbias: {shard}: line(s) {damaged[:10]} damaged (a killed process, or an edit); redoing only those "
+        print(f"lmbias: {shard}: line(s) {damaged[:10]} damaged (a killed process, a full disk, or an edit); redoing only those "
               f"batches, {len(done):,} finished batches kept", file=sys.stderr, flush=True)
     write_lines_atomic(shard, (json.dumps({"batch": b, "items": items}) + "\n" for b, items in done.items()))
 
