@@ -49,14 +49,18 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     debias.add_argument("--steps", type=int, default=300, help="optimisation steps")
     debias.add_argument("--batch-size", type=int, default=8, help="texts per step, over all processes")
     debias.add_argument("--learning-rate", type=float, default=2.5e-5, help="AdamW (the paper's debiasing step: 2.5e-5)")
-    debias.add_argument("--max-length", type=int, default=128, help="tokens a text is cut to")
+    debias.add_argument("--max-length", type=int, default=128, help="tokens a text trained or fitted on is cut to (at most the "
+                                                                          "model's context)")
     debias.add_argument("--checkpoint-every", type=int, default=100, help="steps between resumable checkpoints")
     debias.add_argument("--seed", type=int, default=0, help="seed of the batches, the replacements and the initial state")
     debias.add_argument("--lora", action="store_true", help="train a LoRA adapter (peft) and merge it into the saved model")
     debias.add_argument("--lora-rank", type=int, help="LoRA rank (default 8)")
     debias.add_argument("--position", choices=POSITIONS, default="all", help="prefix ends compared: all after the token, or the last")
-    debias.add_argument("--eval-limit", type=int, help="held-out texts for the final PPL (default: all; 0: none)")
+    debias.add_argument("--eval-limit", type=int, help="held-out texts for the final PPL, each scored whole, so each must "
+                                                                "fit the model's context (checked before fitting; default: all; 0: none)")
     debias.add_argument("--device", help="cpu, cuda ... (default: a GPU if there is one)")
+    debias.add_argument("--threads", type=int, help="CPU threads (default: the CPUs other programs leave free; OMP_NUM_THREADS "
+                                                    "when set)")
     debias.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     method.choices, offered = [], []
     for each in methods():
@@ -85,6 +89,8 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     perplexity.add_argument("--batch-size", type=int, default=32, help="texts per scoring pass")
     perplexity.add_argument("--dtype", choices=["auto", "float32", "float16", "bfloat16"], help="default: float32 on CPU")
     perplexity.add_argument("--device", help="cpu, cuda ... (default: a GPU if there is one)")
+    perplexity.add_argument("--threads", type=int, help="CPU threads (default: the CPUs other programs leave free; "
+                                                        "OMP_NUM_THREADS when set)")
     perplexity.add_argument("--out", help=f"a run folder to write {PERPLEXITY_FILE} into (e.g. the model's counterfactual run)")
     perplexity.set_defaults(func=_perplexity)
 
@@ -108,8 +114,8 @@ def _debias(args) -> int:
 
         held = state.get("held_out") or {}
         extra = f"; held-out PPL {describe(held['ppl'])}, PPL_s {describe(held['ppl_s'])}" if held else ""
-        print(f"saved the debiased model to {args.out} ({state['settings']['steps']} steps in {state['training_seconds']:.0f} s{extra}); "
-              f"evaluate it with: lmbias run counterfactual --model {args.out}")
+        print(f"saved the debiased model to {args.out} in {state['seconds']['total']:.0f} s ({state['settings']['steps']} steps: "
+              f"{state['training_seconds']:.0f} s{extra}); evaluate it with: lmbias run counterfactual --model {args.out}")
     return 0
 
 
@@ -129,7 +135,10 @@ def _fit(args, options: dict) -> int:
     probe = state["fit"].get("probe_test_accuracy")
     extra = (f"; attribute probe accuracy {probe['before']:.3f} -> {probe['after']:.3f} (majority class {probe['majority_class']:.3f})"
              if probe else "") + (f"; held-out PPL {describe(held['ppl'])}" if held else "")
-    print(f"saved {args.method} ({state['settings']['bias_type']}) to {args.out} in {state['fit_seconds']:.0f} s{extra}; "
+    stopped = state["fit"].get("stopped")
+    extra += f"; stopped early: {stopped}" if stopped else ""
+    print(f"saved {args.method} ({state['settings']['bias_type']}) to {args.out} in {state['seconds']['total']:.0f} s (the fit: "
+          f"{state['fit_seconds']:.0f} s){extra}; "
           f"evaluate it with --backend hf, e.g.: lmbias run stereoset --model {args.out}")
     return 0
 

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .. import progress
 from .regularizers import mean_last_two
+
+
+def fitted_length(model, tokenizer, max_length: int) -> int:
+    """The tokens a text is cut to: ``max_length`` (``--max-length``), or the model's context when
+    that is shorter (:func:`lmbias.lm.loading.context_length`), so that no fitted or trained text
+    runs past the model's positions."""
+    from ..lm.loading import context_length
+
+    context = context_length(model, tokenizer)
+    return max_length if context is None else min(max_length, context)
 
 
 def encode(tokenizer, texts: Sequence[str], max_length: int) -> list[list[int]]:
@@ -32,10 +43,11 @@ def last_token_features(model, tokenizer, texts: Sequence[str], *, max_length: i
     encoded = encode(tokenizer, texts, max_length)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     device = next(model.parameters()).device
-    with torch.no_grad():
+    with torch.no_grad(), progress.bar(len(encoded), "debias: features of the labelled texts", unit="text") as shown:
         for start in range(0, len(encoded), batch_size):
             chunk = encoded[start : start + batch_size]
             ids, mask = padded(chunk, pad, device)
             features = mean_last_two(model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states)
             rows.append(features[torch.arange(len(chunk)), mask.sum(1) - 1].float().cpu())
+            shown.update(len(chunk))
     return torch.cat(rows)

@@ -6,7 +6,10 @@ the adjustment (:mod:`lmbias.lm.adjustments`), so that every benchmark runs it w
 ``debias.json`` says "fitting" until the folder is complete (then "finished", written last): the
 same command on an interrupted fit's folder starts it again (fitting is deterministic), and a
 finished model or a folder with other files is never written over.
-The held-out perplexity is measured on the saved folder as loaded back, adjustment applied.
+The held-out perplexity is measured with the saved adjustment read back from the folder, applied to
+the weights saved. What would stop the command after the fit (a held-out text longer than the model
+takes) is checked before it; ``--max-length`` cuts the fitted texts to at most the model's context.
+Each phase prints a line or shows a bar, and ``debias.json`` keeps their seconds (``seconds``).
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..checks import check_scalar
 from ..errors import InputError
 from ..files import read_json, write_atomic
-from ..lm.adjustments import CONFIG_KEY, adjustment_record, save_projection
+from ..lm.adjustments import CONFIG_KEY, adjustment_record, apply_adjustment, save_projection
 from ..run_lock import LOCK_FILE, holds_run_directory
 from .attribute_words import check_vocabulary
+from .features import fitted_length
 from .methods import Preparation, Projection, check_bias_type, get_method, method_options
 from .pairs import check_attributes, is_held_out, load_corpus
+from .phases import Phases
 
 STATE_FILE = "debias.json"
 
@@ -70,8 +75,9 @@ def fit_adjustment(
         InputError: a training method, an option of another method, a bad value, a corpus without
             sentences of a class, or an ``out`` that is not new or empty.
     """
+    phases = Phases()  # the whole call, imports included
     from ..lm.loading import detect_model_type, load_causal_lm
-    from .perplexity import held_out_perplexity
+    from .perplexity import check_held_out_fits, held_out_perplexity
 
     chosen = get_method(method)
     if chosen.trains:
@@ -88,46 +94,53 @@ def fit_adjustment(
                 **method_options(chosen.name, options), "eval_limit": eval_limit}
     out = Path(out)
     _check_out(out)
-    texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
     kind = None
     with contextlib.suppress(InputError):  # a config that names no head: loading says what is wrong
         kind = detect_model_type(model)
     if kind == "masked":
         raise InputError(f"--model {model} is a masked LM; the debiasing methods here adjust causal LMs")
-    started = time.perf_counter()
     with progress.showing(show_progress):
-        lm = load_causal_lm(model, dtype="float32", device=device)
+        with phases.phase("corpus", "reading the corpus"):
+            texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
+        with phases.phase("load", f"loading {model or 'the embedded model'}"):
+            lm = load_causal_lm(model, dtype="float32", device=device)
         if getattr(lm.model.config, CONFIG_KEY, None):
             raise InputError(f"--model {model} is already adjusted ({getattr(lm.model.config, CONFIG_KEY)['method']}); "
                              "start from the model it was made from")
         if chosen.transform is not None:
             check_vocabulary(lm.tokenizer, settings["bias_type"], model, data_dir)
+        if eval_limit != 0:  # what would stop the command after the fit, checked before it
+            check_held_out_fits(lm.model, lm.tokenizer, texts, eval_limit, source)
+        fitting = {**settings, "max_length": fitted_length(lm.model, lm.tokenizer, max_length)}
         preparation = Preparation(model=lm.model, tokenizer=lm.tokenizer, texts=[t for t in texts if not is_held_out(t)],
-                                  settings=settings, folder=out, device=lm.model.device, data_dir=data_dir)
-        if chosen.transform is not None:
-            fitted = chosen.transform(preparation)
-            if not isinstance(fitted, Projection):
-                raise InputError(f"debias method {chosen.name!r}: transform returned {type(fitted).__name__}, not a "
-                                 "lmbias.debias.methods.Projection")
-            record, extra = adjustment_record(chosen.name, "projection", {}), fitted.record
-        else:
-            record, extra = adjustment_record(chosen.name, "self_debias", chosen.adjust_decoding(preparation)), {}
-        _start(out, settings)
-        setattr(lm.model.config, CONFIG_KEY, record)
-        with progress.quiet_loading():
-            lm.model.save_pretrained(out, safe_serialization=True)
-            lm.tokenizer.save_pretrained(out)
-        if chosen.transform is not None:
-            save_projection(out, fitted.matrix, fitted.offset)
-        seconds = time.perf_counter() - started
+                                  settings=fitting, folder=out, device=lm.model.device, data_dir=data_dir)
+        with phases.phase("fit"):  # the method's own bars (sentences encoded, classifiers)
+            if chosen.transform is not None:
+                fitted = chosen.transform(preparation)
+                if not isinstance(fitted, Projection):
+                    raise InputError(f"debias method {chosen.name!r}: transform returned {type(fitted).__name__}, not a "
+                                     "lmbias.debias.methods.Projection")
+                record, extra = adjustment_record(chosen.name, "projection", {}), fitted.record
+            else:
+                record, extra = adjustment_record(chosen.name, "self_debias", chosen.adjust_decoding(preparation)), {}
+        with phases.phase("save", f"saving the adjusted model to {out}"):
+            _start(out, settings)
+            setattr(lm.model.config, CONFIG_KEY, record)
+            with progress.quiet_loading():
+                lm.model.save_pretrained(out, safe_serialization=True)
+                lm.tokenizer.save_pretrained(out)
+            if chosen.transform is not None:
+                save_projection(out, fitted.matrix, fitted.offset)
         evaluation = None
         if eval_limit != 0:
-            adjusted = load_causal_lm(str(out), dtype="float32", device=device)
-            evaluation = held_out_perplexity(adjusted.model, adjusted.tokenizer, texts, attributes, limit=eval_limit,
-                                             batch_size=batch_size, seed=seed)
+            with phases.phase("held_out"), progress.showing(progress.enabled(), "debias: held-out perplexity"):
+                # The saved adjustment, read back from the folder, on the saved weights (those in memory): the model as it will load.
+                apply_adjustment(lm.model, lm.tokenizer, out)
+                evaluation = held_out_perplexity(lm.model, lm.tokenizer, texts, attributes, limit=eval_limit,
+                                                 batch_size=batch_size, seed=seed)
     state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
              "settings": settings, "base_model": lm.name, "corpus": source, "adjustment": record, "fit": extra,
-             "fit_seconds": round(seconds, 1), "held_out": evaluation}
+             "fit_seconds": phases.seconds["fit"], "seconds": phases.record(), "held_out": evaluation}
     write_atomic(out / "README.md", model_card(state))
     write_atomic(out / STATE_FILE, json.dumps(state, indent=2))  # last: the folder is complete
     return state

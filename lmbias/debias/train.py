@@ -41,9 +41,10 @@ from ..files import read_json, write_atomic
 from ..lm.processes import leave_together
 from ..run_lock import LOCK_FILE, holds_run_directory
 from .attribute_words import check_vocabulary
-from .features import encode, padded
+from .features import encode, fitted_length, padded
 from .methods import Preparation, check_bias_type, get_method, method_options
 from .pairs import check_attributes, count_by_attribute, counterfactual_pairs, is_held_out, load_corpus
+from .phases import Phases
 from .regularizers import POSITIONS, aligned_positions
 
 STATE_FILE = "debias.json"
@@ -73,9 +74,9 @@ def check_settings(settings: dict) -> None:
         check_scalar(settings["eval_limit"], "eval_limit", minimum=0)
 
 
-def _start_or_resume(out: Path, settings: dict, method_files=()) -> bool:
-    """Create the run's state in ``out`` (False), or check that the unfinished run there has the same
-    settings (True: it is resumed)."""
+def _resumes(out: Path, settings: dict, method_files=()) -> bool:
+    """Whether ``out`` holds an unfinished run of the same ``settings`` (True: it is resumed) or
+    nothing yet (False: :func:`_start` makes the run's state); anything else is refused. Writes nothing."""
     state_path = out / STATE_FILE
     if state_path.is_file():
         state = read_json(state_path, fix="it is not an lmbias debias run's state: choose another --out")
@@ -91,8 +92,12 @@ def _start_or_resume(out: Path, settings: dict, method_files=()) -> bool:
     others = sorted(p.name for p in out.iterdir() if p.name not in _RUN_FILES | set(method_files))
     if others:
         raise InputError(f"--out {out} holds other files ({', '.join(others[:5])}); give a new or empty folder")
-    write_atomic(state_path, json.dumps({"status": "training", "settings": settings}, indent=2))
     return False
+
+
+def _start(out: Path, settings: dict) -> None:
+    """Mark ``out`` as a training in progress (``debias.json`` says "training" until it says "finished")."""
+    write_atomic(out / STATE_FILE, json.dumps({"status": "training", "settings": settings}, indent=2))
 
 
 def _batch_of(step: int, n_items: int, batch_size: int, seed: int) -> list[int]:
@@ -156,12 +161,13 @@ def debias(
             a model without a causal LM head, an ``out`` that holds a finished model or other files, a method
             that is not a training loss term, an option of another method.
     """
+    phases = Phases()  # the whole call, imports included
     import torch
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
     from ..lm.loading import detect_model_type, load_causal_lm
-    from .perplexity import held_out_perplexity
+    from .perplexity import check_held_out_fits, held_out_perplexity
 
     attributes = check_attributes(attributes)
     chosen = get_method(method)
@@ -173,124 +179,134 @@ def debias(
                 "position": position, **method_options(method, options), "eval_limit": eval_limit,
                 **({"bias_type": bias_type or "gender"} if chosen.bias_types else {})}
     check_settings(settings)
-    texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
-    if chosen.pairs is not None:
-        pairs = chosen.pairs(texts, settings, data_dir)
-        counts = {settings["bias_type"]: len(pairs)}
-    else:
-        pairs = counterfactual_pairs(texts, attributes, seed=seed)
-        counts = count_by_attribute(pairs, attributes)
-    if chosen.pairs is not None and not pairs:
-        raise InputError(f"no text of {source} holds a {settings['bias_type']} attribute word of bias-bench's lists; give a "
-                         "corpus that mentions them, or another --bias-type")
-    empty = [attribute for attribute, n in counts.items() if n == 0]
-    if empty:
-        found = ", ".join(f"{a} {n}" for a, n in counts.items())
-        raise InputError(f"attribute {empty[0]!r} has no texts in {source} (found: {found}); drop it from --attributes or "
-                         "give a corpus that mentions it")
-    train_pairs = [pair for pair in pairs if not pair["held_out"]]
-    kind = None
-    with contextlib.suppress(InputError):  # a config that names no head: the loaded model is checked below
-        kind = detect_model_type(model)
-    if kind == "masked":
-        raise InputError(f"--model {model} is a masked LM; debiasing needs a causal LM (a model with a causal LM head)")
-    out = Path(out)
     accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16" if torch.cuda.is_available() and device != "cpu" else "no")
-    resumed = _start_or_resume(out, settings, chosen.files) if accelerator.is_main_process else False
-    accelerator.wait_for_everyone()
-    start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
-    if start_step and accelerator.is_main_process:
-        print(f"resuming {out} from its checkpoint at step {start_step:,} of {steps:,}", file=sys.stderr, flush=True)
-    elif resumed:
-        print(f"lmbias: {out} holds an unfinished run that stopped before its first checkpoint (step "
-              f"{min(checkpoint_every, steps):,}); training starts again from step 0", file=sys.stderr, flush=True)
-    started = time.perf_counter()
-    set_seed(seed)
-    lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
-    network, tokenizer = lm.model, lm.tokenizer
-    if chosen.pairs is not None:
-        check_vocabulary(tokenizer, settings["bias_type"], model, data_dir)
-    if network.get_output_embeddings() is None:
-        raise InputError(f"--model {model}: {type(network).__name__} has no causal LM head; debiasing needs a causal LM")
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    encoded = [(a, b) for a, b in zip(encode(tokenizer, [p["text"] for p in train_pairs], max_length),
-                                      encode(tokenizer, [p["counterfactual"] for p in train_pairs], max_length)) if a != b]
-    if not encoded:
-        raise InputError(f"no training text differs from its counterfactual within --max-length {max_length} tokens")
+    with progress.showing(show_progress and accelerator.is_main_process):
+        with phases.phase("corpus", "reading the corpus and pairing its texts"):
+            texts, source = load_corpus(train_file, train_dataset, data_dir=data_dir)
+            if chosen.pairs is not None:
+                pairs = chosen.pairs(texts, settings, data_dir)
+                counts = {settings["bias_type"]: len(pairs)}
+            else:
+                pairs = counterfactual_pairs(texts, attributes, seed=seed)
+                counts = count_by_attribute(pairs, attributes)
+        if chosen.pairs is not None and not pairs:
+            raise InputError(f"no text of {source} holds a {settings['bias_type']} attribute word of bias-bench's lists; give a "
+                             "corpus that mentions them, or another --bias-type")
+        empty = [attribute for attribute, n in counts.items() if n == 0]
+        if empty:
+            found = ", ".join(f"{a} {n}" for a, n in counts.items())
+            raise InputError(f"attribute {empty[0]!r} has no texts in {source} (found: {found}); drop it from --attributes or "
+                             "give a corpus that mentions it")
+        train_pairs = [pair for pair in pairs if not pair["held_out"]]
+        out, kind = Path(out), None
+        resumed = _resumes(out, settings, chosen.files) if accelerator.is_main_process else False
+        with contextlib.suppress(InputError):  # a config that names no head: the loaded model is checked below
+            kind = detect_model_type(model)
+        if kind == "masked":
+            raise InputError(f"--model {model} is a masked LM; debiasing needs a causal LM (a model with a causal LM head)")
+        set_seed(seed)
+        with phases.phase("load", f"loading {model or 'the embedded model'}"):
+            lm = load_causal_lm(model, dtype="float32", device=str(accelerator.device))
+        network, tokenizer = lm.model, lm.tokenizer
+        if chosen.pairs is not None:
+            check_vocabulary(tokenizer, settings["bias_type"], model, data_dir)
+        if network.get_output_embeddings() is None:
+            raise InputError(f"--model {model}: {type(network).__name__} has no causal LM head; debiasing needs a causal LM")
+        if eval_limit != 0:  # what would stop the command after the training, checked before it
+            check_held_out_fits(network, tokenizer, texts, eval_limit, source)
+        length = fitted_length(network, tokenizer, max_length)
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        encoded = [(a, b) for a, b in zip(encode(tokenizer, [p["text"] for p in train_pairs], length),
+                                          encode(tokenizer, [p["counterfactual"] for p in train_pairs], length)) if a != b]
+        if not encoded:
+            raise InputError(f"no training text differs from its counterfactual within --max-length {length} tokens")
+        if accelerator.is_main_process and not resumed:  # nothing is written before: a mistake found above leaves --out as it was
+            _start(out, settings)
+        accelerator.wait_for_everyone()
+        start_step = max((int(p.name.split("-")[1]) for p in (out / CHECKPOINTS).glob("step-*")), default=0)
+        if start_step and accelerator.is_main_process:
+            print(f"resuming {out} from its checkpoint at step {start_step:,} of {steps:,}", file=sys.stderr, flush=True)
+        elif resumed:
+            print(f"lmbias: {out} holds an unfinished run that stopped before its first checkpoint (step "
+                  f"{min(checkpoint_every, steps):,}); training starts again from step 0", file=sys.stderr, flush=True)
 
-    term = None
-    if lam > 0:
-        term = chosen.loss_term(Preparation(model=network, tokenizer=tokenizer, texts=[t for t in texts if not is_held_out(t)],
-                                            settings=settings, folder=out, device=accelerator.device, data_dir=data_dir))
-    if lora:
-        from peft import LoraConfig, get_peft_model
+        term = None
+        if lam > 0:
+            with phases.phase("loss_term"):  # a method's preparation shows its own bar (the sentiment method's features)
+                term = chosen.loss_term(Preparation(model=network, tokenizer=tokenizer, texts=[t for t in texts if not is_held_out(t)],
+                                                    settings={**settings, "max_length": length}, folder=out, device=accelerator.device,
+                                                    data_dir=data_dir))
+        if lora:
+            from peft import LoraConfig, get_peft_model
 
-        network = get_peft_model(network, LoraConfig(r=lora_rank or 8, lora_alpha=2 * (lora_rank or 8), lora_dropout=0.0,
-                                                     target_modules="all-linear", task_type="CAUSAL_LM"))
-    network.train()
-    optimizer = torch.optim.AdamW([p for p in network.parameters() if p.requires_grad], lr=learning_rate)
-    network, optimizer = accelerator.prepare(network, optimizer)
-    if start_step:
-        accelerator.load_state(str(out / CHECKPOINTS / f"step-{start_step}"))
-    if batch_size < accelerator.num_processes:
-        raise InputError(f"--batch-size {batch_size} is smaller than the {accelerator.num_processes} processes; each takes a share")
-    with (open(out / LOG_FILE, "a") if accelerator.is_main_process else contextlib.nullcontext()) as log, \
-            progress.showing(show_progress and accelerator.is_main_process), \
-            progress.bar(steps - start_step, f"debias: training ({method}, lambda {lam:g})", unit="step") as bar:
-        for step in range(start_step, steps):
-            items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
-            ids, mask = padded([encoded[i][0] for i in items], pad, accelerator.device)
-            labels = ids.masked_fill(mask == 0, -100)
-            with accelerator.autocast():
-                output = network(input_ids=ids, attention_mask=mask, labels=labels, output_hidden_states=lam > 0)
-                loss, fairness = output.loss, None
-                if term is not None:
-                    other_ids, other_mask = padded([encoded[i][1] for i in items], pad, accelerator.device)
-                    other = network(input_ids=other_ids, attention_mask=other_mask, labels=other_ids.masked_fill(other_mask == 0, -100),
-                                    output_hidden_states=True)
-                    fairness = term(output, other, [aligned_positions(*encoded[i], position) for i in items])
-                    loss = loss + lam * fairness
-            if not _finite_everywhere(accelerator, loss.detach()):
-                raise _not_finite(out, step + 1, f"the loss ({float(loss.detach()):g})")
-            accelerator.backward(loss)
-            optimizer.step()
-            optimizer.zero_grad()
-            bar.update(1)
-            if log and (step + 1) % 10 == 0:
-                log.write(json.dumps({"step": step + 1, "lm_loss": float(output.loss.detach()),
-                                      "fairness": None if fairness is None else float(fairness.detach())}) + "\n")
-                log.flush()
-            if (step + 1) % checkpoint_every == 0 and step + 1 < steps:
-                if not _finite_everywhere(accelerator, _weights_finite(network)):
-                    raise _not_finite(out, step + 1, "a weight")
-                _checkpoint(accelerator, out, step + 1)
-    if not _finite_everywhere(accelerator, _weights_finite(network)):
-        raise _not_finite(out, steps, "a weight")
-    accelerator.wait_for_everyone()
-    network = accelerator.unwrap_model(network)
-    if lora:
-        network = network.merge_and_unload()
-    network.eval()
-    seconds = time.perf_counter() - started
-    try:
-        if not accelerator.is_main_process:
-            return {}
-        evaluation = None
-        if eval_limit != 0:
-            evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
-        with progress.quiet_loading():  # no transformers bar of its own
-            network.save_pretrained(out, safe_serialization=True)
-            tokenizer.save_pretrained(out)
-        state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
-                 "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
-                 "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs), "processes": accelerator.num_processes,
-                 "training_seconds": round(seconds, 1), **getattr(term, "record", {}), "held_out": evaluation}
-        write_atomic(out / "README.md", model_card(state))
-        write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
-        shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-        return state
-    finally:
-        leave_together()
+            network = get_peft_model(network, LoraConfig(r=lora_rank or 8, lora_alpha=2 * (lora_rank or 8), lora_dropout=0.0,
+                                                         target_modules="all-linear", task_type="CAUSAL_LM"))
+        network.train()
+        optimizer = torch.optim.AdamW([p for p in network.parameters() if p.requires_grad], lr=learning_rate)
+        network, optimizer = accelerator.prepare(network, optimizer)
+        if start_step:
+            accelerator.load_state(str(out / CHECKPOINTS / f"step-{start_step}"))
+        if batch_size < accelerator.num_processes:
+            raise InputError(f"--batch-size {batch_size} is smaller than the {accelerator.num_processes} processes; each takes a share")
+        with (open(out / LOG_FILE, "a") if accelerator.is_main_process else contextlib.nullcontext()) as log, \
+                phases.phase("training"), \
+                progress.bar(steps - start_step, f"debias: training ({method}, lambda {lam:g})", unit="step") as bar:
+            for step in range(start_step, steps):
+                items = _batch_of(step, len(encoded), batch_size, seed)[accelerator.process_index :: accelerator.num_processes]
+                ids, mask = padded([encoded[i][0] for i in items], pad, accelerator.device)
+                labels = ids.masked_fill(mask == 0, -100)
+                with accelerator.autocast():
+                    output = network(input_ids=ids, attention_mask=mask, labels=labels, output_hidden_states=lam > 0)
+                    loss, fairness = output.loss, None
+                    if term is not None:
+                        other_ids, other_mask = padded([encoded[i][1] for i in items], pad, accelerator.device)
+                        other = network(input_ids=other_ids, attention_mask=other_mask, labels=other_ids.masked_fill(other_mask == 0, -100),
+                                        output_hidden_states=True)
+                        fairness = term(output, other, [aligned_positions(*encoded[i], position) for i in items])
+                        loss = loss + lam * fairness
+                if not _finite_everywhere(accelerator, loss.detach()):
+                    raise _not_finite(out, step + 1, f"the loss ({float(loss.detach()):g})")
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                bar.update(1)
+                if log and (step + 1) % 10 == 0:
+                    log.write(json.dumps({"step": step + 1, "lm_loss": float(output.loss.detach()),
+                                          "fairness": None if fairness is None else float(fairness.detach())}) + "\n")
+                    log.flush()
+                if (step + 1) % checkpoint_every == 0 and step + 1 < steps:
+                    if not _finite_everywhere(accelerator, _weights_finite(network)):
+                        raise _not_finite(out, step + 1, "a weight")
+                    _checkpoint(accelerator, out, step + 1)
+        if not _finite_everywhere(accelerator, _weights_finite(network)):
+            raise _not_finite(out, steps, "a weight")
+        accelerator.wait_for_everyone()
+        network = accelerator.unwrap_model(network)
+        if lora:
+            network = network.merge_and_unload()
+        network.eval()
+        try:
+            if not accelerator.is_main_process:
+                return {}
+            evaluation = None
+            if eval_limit != 0:
+                with phases.phase("held_out"), progress.showing(progress.enabled(), "debias: held-out perplexity"):
+                    evaluation = held_out_perplexity(network, tokenizer, texts, attributes, limit=eval_limit, seed=seed)
+            with phases.phase("save", f"saving the model to {out}"), progress.quiet_loading():  # no transformers bar of its own
+                network.save_pretrained(out, safe_serialization=True)
+                tokenizer.save_pretrained(out)
+            state = {"status": "finished", "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "lmbias_version": __version__,
+                     "settings": settings, "base_model": lm.name, "corpus": source, "pairs": counts,
+                     "training_pairs": len(encoded), "held_out_pairs": len(pairs) - len(train_pairs),
+                     "processes": accelerator.num_processes,
+                     "training_seconds": phases.seconds["training"], **getattr(term, "record", {}), "held_out": evaluation,
+                     "seconds": phases.record()}
+            write_atomic(out / "README.md", model_card(state))
+            write_atomic(out / STATE_FILE, json.dumps(state, indent=2))
+            shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+            return state
+        finally:
+            leave_together()
 
 
 def _weights_finite(network):

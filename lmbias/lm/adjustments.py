@@ -12,7 +12,9 @@ goes (a disk, the Hub) the loader knows to apply it:
 * ``self_debias``: Schick et al. 2021's decoding-time adjustment (:class:`SelfDebias`).
 
 Only the hf backend can apply these; the others refuse such a model in one line
-(:func:`check_backend_can_apply`).
+(:func:`check_backend_can_apply`). A folder that ``lmbias debias`` has not finished (its
+``debias.json`` says "fitting" or "training") or whose saved projection is damaged is refused by every
+backend, in one line, before the model loads (:func:`check_debias_folder`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import read_json
 
 CONFIG_KEY = "lmbias_adjustment"
 PROJECTION_FILE = "lmbias_projection.safetensors"
+DEBIAS_STATE_FILE = "debias.json"  # what lmbias debias writes into its folder: "finished" last
 KINDS = ("projection", "self_debias")
 SELF_DEBIAS_ATTRIBUTE = "lmbias_self_debias"  # set on a model that Self-Debias adjusts (likelihood scores whole sequences)
 
@@ -52,8 +56,68 @@ def recorded_adjustment(model: str | None, revision: str | None = None) -> dict 
         return None  # the loader reports a broken config with its own message
 
 
+def check_debias_folder(model) -> None:
+    """Refuse, in one line, a local folder that cannot be run as the model ``lmbias debias`` saves:
+    one whose ``debias.json`` does not say "finished" (an interrupted or running fit or training: the
+    message says how to finish or remove it), and one whose recorded projection is missing or damaged
+    (:func:`read_projection`). Anything else (a Hub id, a plain model folder) passes unread."""
+    path = Path(model).expanduser() if model is not None else None
+    if path is None or not path.is_dir():
+        return
+    state_path = path / DEBIAS_STATE_FILE
+    if state_path.is_file():
+        state = read_json(state_path, fix="it is not a finished lmbias debias model; remove the folder")
+        status = state.get("status") if isinstance(state, dict) else None
+        if status != "finished":
+            settings = state.get("settings") if isinstance(state, dict) and isinstance(state.get("settings"), dict) else {}
+            how = "it resumes from its last checkpoint" if status == "training" else "it fits again from the start"
+            raise InputError(f"--model {model} is an unfinished lmbias debias run ({state_path} says status {status!r}, not "
+                             f"'finished'): finish it by running its lmbias debias command again (--method "
+                             f"{settings.get('method', '...')} ... --out {model}; {how}), or remove the folder")
+    config = path / "config.json"
+    if (recorded_adjustment(str(path)) or {}).get("kind") == "projection":
+        try:
+            values = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            values = {}
+        hidden = next((values[key] for key in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(key), int)), None)
+        read_projection(path / PROJECTION_FILE, hidden)
+
+
+def read_projection(path, hidden: int | None = None) -> dict:
+    """The tensors of a saved projection (``matrix``: d x d, ``offset``: d), checked: a file that is
+    missing, cut short or not safetensors, a tensor missing, of the wrong shape (d is ``hidden`` when
+    given) or not finite (NaN, inf) is one :class:`~lmbias.errors.InputError` naming the file."""
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    fix = "the folder is damaged: copy it again from where it was made, or fit it again with lmbias debias"
+    if not path.is_file():
+        raise InputError(f"{path} is missing: config.json records a projection ({CONFIG_KEY}) but the file is not there; {fix}")
+    try:
+        tensors = load_file(str(path))
+    except Exception as error:  # safetensors' own error (a Rust SafetensorError) or an OSError: the file is unreadable
+        why = str(error).splitlines()[0][:120] if str(error) else type(error).__name__
+        raise InputError(f"{path} cannot be read as safetensors ({why}); {fix}") from None
+    matrix, offset = tensors.get("matrix"), tensors.get("offset")
+    if matrix is None or offset is None:
+        raise InputError(f"{path} holds {sorted(tensors)}, not the tensors 'matrix' and 'offset' of a projection; {fix}")
+    size = hidden if hidden is not None else offset.shape[0] if offset.dim() == 1 else None
+    if size is None or tuple(matrix.shape) != (size, size) or tuple(offset.shape) != (size,):
+        expected = f"{size} x {size} and {size}" if size is not None else "d x d and d"
+        raise InputError(f"{path}: the projection is {tuple(matrix.shape)} + {tuple(offset.shape)}, expected {expected}"
+                         f"{' (the model' + chr(39) + 's hidden size)' if hidden is not None else ''}; {fix}")
+    bad = int((~matrix.isfinite()).sum() + (~offset.isfinite()).sum())
+    if bad:
+        raise InputError(f"{path}: {bad:,} of the projection's {matrix.numel() + offset.numel():,} values are not finite "
+                         f"(NaN or inf); {fix}")
+    return tensors
+
+
 def check_backend_can_apply(model: str | None, backend: str, revision: str | None = None) -> None:
-    """Refuse, in one line, a model whose adjustment ``backend`` (not hf) cannot apply."""
+    """Refuse, in one line, a model folder that cannot be run as saved (:func:`check_debias_folder`) and
+    a model whose adjustment ``backend`` (not hf) cannot apply."""
+    check_debias_folder(model)
     adjustment = recorded_adjustment(model, revision)
     if adjustment is not None and backend != "hf":
         raise InputError(f"--model {model} is debiased by {adjustment.get('method')} ({adjustment.get('kind')}), which only "
@@ -83,7 +147,7 @@ def apply_adjustment(model: Any, tokenizer: Any, source, **hub) -> Any:
         return model
     kind = record.get("kind") if isinstance(record, dict) else None
     if kind == "projection":
-        return _apply_projection(model, _projection_tensors(source, hub))
+        return _apply_projection(model, _projection_path(source, hub))
     if kind == "self_debias":
         SelfDebias(model, tokenizer, **record["settings"]).attach()
         return model
@@ -91,9 +155,8 @@ def apply_adjustment(model: Any, tokenizer: Any, source, **hub) -> Any:
                      "(was the folder written by a newer lmbias?)")
 
 
-def _projection_tensors(source, hub: dict) -> dict:
-    from safetensors.torch import load_file
-
+def _projection_path(source, hub: dict) -> Path:
+    """The projection file beside a local folder, or downloaded from the Hub with the model."""
     path = Path(source).expanduser() / PROJECTION_FILE
     if not path.is_file():
         from huggingface_hub import hf_hub_download
@@ -103,16 +166,14 @@ def _projection_tensors(source, hub: dict) -> dict:
         except Exception as error:  # any failure means the model cannot be used as saved
             raise InputError(f"{source}: config.json records a projection but {PROJECTION_FILE} cannot be read "
                              f"({type(error).__name__}); copy the whole folder") from None
-    return load_file(str(path))
+    return path
 
 
-def _apply_projection(model: Any, tensors: dict) -> Any:
-    """A forward hook on ``model.base_model`` mapping its ``last_hidden_state``."""
+def _apply_projection(model: Any, path: Path) -> Any:
+    """A forward hook on ``model.base_model`` mapping its ``last_hidden_state`` (the projection read from ``path``)."""
     base = model.base_model
-    hidden = base.config.hidden_size if hasattr(base.config, "hidden_size") else tensors["offset"].shape[0]
+    tensors = read_projection(path, getattr(base.config, "hidden_size", None))
     matrix, offset = tensors["matrix"], tensors["offset"]
-    if tuple(matrix.shape) != (hidden, hidden) or tuple(offset.shape) != (hidden,):
-        raise InputError(f"the saved projection is {tuple(matrix.shape)} + {tuple(offset.shape)}; the model's hidden size is {hidden}")
 
     def project(module, args, output):
         states = output.last_hidden_state

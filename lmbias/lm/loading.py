@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import InputError, LmbiasError
 from ..model_source import hub_commit, looks_like_path, model_source  # noqa: F401 (looks_like_path: re-exported)
 from ..progress import quiet_loading
-from .adjustments import apply_adjustment
+from .adjustments import apply_adjustment, check_debias_folder
 from .gguf import EMBEDDED_GGUF, convert_gguf, embedded_gguf_path, embedded_model_dir
 from .placement import check_device, default_device, input_device, placement
 
@@ -210,6 +210,7 @@ def load_causal_lm(
 
     path = Path(model).expanduser()
     hub = check_model_path(model, revision=revision)  # before any Hub request and its retries
+    check_debias_folder(model)  # an unfinished or damaged lmbias debias folder: one line, before the weights load
     try:
         if path.suffix == ".gguf":
             if not path.is_file():

@@ -9,12 +9,22 @@ bias-bench's settings: 80 classifiers (``--iterations``), sentences split 70/30 
 test, train+dev again 70/30 (``random_state=0``); gender has three classes (male, female, neutral),
 race and religion two (:func:`lmbias.debias.projection_data.labelled_sentences`). ``record`` keeps the
 test accuracy of a fresh classifier before and after the projection (chance: the majority class).
+
+Where lmbias stops sooner than bias-bench (which trains every classifier asked for): at the first
+classifier whose dev accuracy is at chance (no better than the dev set's majority class; its
+direction is not removed), and when the projected training vectors are all zero. Since each
+classifier removes at least one direction, at most the hidden size of them run, and at most the
+rank of the training vectors: ``--iterations 100000`` on 10 sentences per class stops after a few.
+``record["stopped"]`` says why it stopped early (None: it ran all ``--iterations``).
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from ... import progress
 from ...checks import check_scalar
 from ..attribute_words import BIAS_TYPES
 from . import DebiasMethod, Projection
@@ -39,20 +49,36 @@ def nullspace_projection(rowspaces: list, dim: int) -> np.ndarray:
     return np.eye(dim) - rowspace_projection(np.sum(rowspaces, axis=0))
 
 
-def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> tuple[np.ndarray, list[float]]:
-    """P after ``iterations`` classifiers, and each classifier's dev accuracy (see the module docstring)."""
+def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> tuple[np.ndarray, list[float], str | None]:
+    """P after at most ``iterations`` classifiers, each classifier's dev accuracy, and why it stopped
+    early (None: it did not). It stops at the first classifier at chance, whose dev accuracy is no
+    better than always answering the dev set's majority class (its direction is not removed), or
+    when the projected training vectors are all zero (no direction is left to find): no classifier
+    after that could change P. See the module docstring."""
     from sklearn.svm import LinearSVC
 
-    dim, rowspaces, accuracies = train_x.shape[1], [], []
-    projected_train, projected_dev = train_x, dev_x
-    for _ in range(iterations):
-        classifier = LinearSVC(fit_intercept=False, class_weight=None, dual=False, random_state=0)
-        classifier.fit(projected_train, train_y)
-        accuracies.append(float(classifier.score(projected_dev, dev_y)))
-        rowspaces.append(rowspace_projection(np.atleast_2d(classifier.coef_)))
-        projection = nullspace_projection(rowspaces, dim)
-        projected_train, projected_dev = train_x @ projection.T, dev_x @ projection.T
-    return nullspace_projection(rowspaces, dim), accuracies
+    dim, accuracies = train_x.shape[1], []
+    chance = float(np.bincount(dev_y).max() / len(dev_y))
+    scale = float(np.abs(train_x).max()) or 1.0
+    rowspace_sum = np.zeros((dim, dim))  # the sum of the rowspace projections (a running sum: one d x d matrix)
+    projection, projected_train, projected_dev = np.eye(dim), train_x, dev_x
+    # Each classifier removes at least one of the dim directions, or the loop stops: at most dim of them run.
+    with progress.bar(min(iterations, dim), "debias: inlp classifiers", unit="classifier") as shown:
+        for number in range(1, iterations + 1):
+            if float(np.abs(projected_train).max()) <= 1e-9 * scale:
+                return projection, accuracies, (f"the projected training vectors are all zero after {number - 1} classifiers: "
+                                                "no direction is left to remove")
+            classifier = LinearSVC(fit_intercept=False, class_weight=None, dual=False, random_state=0)
+            classifier.fit(projected_train, train_y)
+            accuracies.append(float(classifier.score(projected_dev, dev_y)))
+            if accuracies[-1] <= chance:
+                return projection, accuracies, (f"classifier {number} is at chance (dev accuracy {accuracies[-1]:.3f}, the "
+                                                f"majority class {chance:.3f}); its direction is not removed")
+            rowspace_sum += rowspace_projection(np.atleast_2d(classifier.coef_))
+            projection = np.eye(dim) - rowspace_projection(rowspace_sum)
+            projected_train, projected_dev = train_x @ projection.T, dev_x @ projection.T
+            shown.update(1)
+    return projection, accuracies, None
 
 
 def _add_arguments(parser) -> None:
@@ -69,8 +95,12 @@ def _transform(preparation) -> Projection:
 
     x, y, names, counts = class_features(preparation)
     (train_x, train_y), (dev_x, dev_y), (test_x, test_y) = split_70_30(x, y)
-    projection, accuracies = inlp_projection(train_x, train_y, dev_x, dev_y, iterations=preparation.settings["iterations"])
+    iterations = preparation.settings["iterations"]
+    projection, accuracies, stopped = inlp_projection(train_x, train_y, dev_x, dev_y, iterations=iterations)
+    if stopped and progress.enabled():
+        print(f"debias: inlp stopped before --iterations {iterations:,}: {stopped}", file=sys.stderr, flush=True)
     record = {"classes": dict(zip(names, counts)), "dimensions_removed": int(round(x.shape[1] - np.trace(projection))),
+              "stopped": stopped,
               "dev_accuracy_per_iteration": [round(a, 4) for a in accuracies],
               "probe_test_accuracy": {"before": probe_accuracy(train_x, train_y, test_x, test_y),
                                       "after": probe_accuracy(train_x @ projection.T, train_y, test_x @ projection.T, test_y),
