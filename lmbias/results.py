@@ -12,7 +12,9 @@ is moved to the version-2 keys here and each benchmark's ``migrate_v1`` moves it
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +22,7 @@ from pathlib import Path
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
 from .files import read_json
-from .render.text import first_line  # noqa: F401 (re-exported: readers of runs use it)
+from .render.text import first_line
 from .resources import REGISTRY
 from .run_result import SCHEMA_VERSION
 
@@ -29,6 +31,11 @@ READABLE_VERSIONS = (1, SCHEMA_VERSION)
 
 class RunError(InputError):
     """A run directory that cannot be read: missing, not a run, or from an unsupported schema version."""
+
+
+class NoRunError(RunError):
+    """A folder that holds no benchmark run at all (e.g. only ``lmbias perplexity``'s perplexity.json):
+    :func:`load_runs` skips it among other run directories."""
 
 
 @dataclass
@@ -61,6 +68,8 @@ def load_run(path) -> Run:
             unfinished run, or was written with a schema version this lmbias does not read.
     """
     path = Path(path)
+    if path.is_file():
+        raise NoRunError(f"{path}: a file, not a run directory (expected a folder written by `lmbias run ...`)")
     if not path.is_dir():
         raise RunError(f"run directory {str(path)!r} does not exist (expected a folder written by `lmbias run ...`)")
     results_file = path / "results.json"
@@ -80,17 +89,44 @@ def load_run(path) -> Run:
                 else "it was written by a newer lmbias; upgrade lmbias to read it")
         raise RunError(f"{results_file} has schema_version {version!r}, this lmbias reads versions "
                        f"{list(READABLE_VERSIONS)}: {hint}")
-    try:
+    with _layout_checked(results_file, results["benchmark"]):
         results = upgrade(results)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        cause = f"field {error.args[0]!r} is missing" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
-        raise RunError(f"{results_file}: its {results['benchmark']} results are not in the layout this lmbias reads "
-                       f"({cause}); the file was edited or cut short: rerun the command that wrote it") from None
     _check_envelope(results, results_file)
+    _check_body(results, results_file)
     label = protocol_label(model_label(results["model"].get("name"), path), results["model"], results["config"])
     run = Run(path, results["benchmark"], label, results)
     run.missing = [f"{what}: {reason}" for what, reason in results["skipped"].items()]
     return run
+
+
+@contextlib.contextmanager
+def _layout_checked(results_file: Path, benchmark: str):
+    """Turn a benchmark's reader failing on a results dict (a field missing, null or of another type)
+    into a :class:`RunError` naming the file."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        if isinstance(error, RunError):
+            raise
+        cause = f"field {error.args[0]!r} is missing" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise RunError(f"{results_file}: its {benchmark} results are not in the layout this lmbias reads "
+                       f"({first_line(cause)}); the file was edited or cut short: rerun the command that wrote it") from None
+
+
+def _check_body(results: dict, results_file: Path) -> None:
+    """The benchmark-specific part (``results``) as its readers need it: the benchmark's own
+    ``records`` and ``summary`` read every field the report, the push and the leaderboard show, so
+    they run here once (their output is dropped) and a field they cannot read, or a record value that
+    is not a number (a text where a number belongs), is a :class:`RunError` naming the file."""
+    benchmark = get_benchmark(results["benchmark"])
+    with _layout_checked(results_file, benchmark.name):
+        for record in benchmark.records(results):
+            value = record.get("value")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise RunError(f"{results_file}: {benchmark.name} {record['metric']} ({record['domain']}) is "
+                               f"{json.dumps(value)[:80]}; expected a number or null: the file was edited: rerun the command "
+                               "that wrote it")
+        benchmark.summary(results, results_file.parent)
 
 
 # The envelope fields every reader relies on, and what each must be.
@@ -157,10 +193,27 @@ def upgrade(results: dict) -> dict:
 
 
 def load_runs(paths: Sequence) -> list:
-    """:func:`load_run` of each path; at least one path is required."""
+    """:func:`load_run` of each path; at least one path is required. A folder that holds no benchmark
+    run (:class:`NoRunError`: ``lmbias perplexity --out runs/x``, a file among ``runs/*``) is skipped
+    with one line on stderr saying which and why, as long as another path is a run.
+
+    Raises:
+        RunError: a path that does not exist or cannot be read as a run; every path holding no run.
+    """
     if isinstance(paths, (str, Path)) or not paths:
         raise InputError("run_dirs must be a non-empty list of run directories")
-    return [load_run(p) for p in paths]
+    runs, skipped = [], []
+    for path in paths:
+        try:
+            runs.append(load_run(path))
+        except NoRunError as error:
+            skipped.append(error)
+    if not runs:
+        raise skipped[0] if len(skipped) == 1 else NoRunError(
+            f"none of the {len(skipped)} folders given holds a benchmark run: " + "; ".join(map(str, skipped)))
+    for error in skipped:
+        print(f"lmbias: skipped {error}", file=sys.stderr, flush=True)
+    return runs
 
 
 def _read_json(path: Path):
@@ -175,7 +228,9 @@ def _unfinished_run(path: Path) -> Run:
     config_file = path / "config.json"
     shards = sorted(path.glob("shard-*.jsonl"))
     if not config_file.exists() and not shards:
-        raise RunError(f"{path} has no results.json and is not an unfinished lmbias run (no config.json or shards)")
+        held = sorted(p.name for p in path.iterdir())
+        raise NoRunError(f"{path} holds no benchmark run: no results.json, and no config.json or shard-*.jsonl of an unfinished "
+                         "run (" + (f"it holds {', '.join(held[:3])}{' ...' if len(held) > 3 else ''})" if held else "it is empty)"))
     saved = _read_json(config_file) if config_file.exists() else {}
     if not isinstance(saved, dict) or not isinstance(saved.get("config", {}), dict):
         raise RunError(f"{config_file} is not an lmbias run configuration (expected an object with 'config'); "
@@ -204,9 +259,10 @@ def model_of(run: Run) -> str:
 
 def protocol_tags(model: dict, config: dict) -> list:
     """How a run's numbers were produced, when not the papers' way (raw text, likelihood): "chat"
-    (the prompts in the model's chat template) and "generative" (multiple choice answered in text)."""
+    (``--chat``: the prompts in the model's chat template) and "generate" (``--protocol generate``:
+    multiple choice answered in text), each named as the option that asks for it."""
     chat = model.get("chat") or config.get("chat")
-    return [*(["chat"] if chat else []), *(["generative"] if config.get("protocol") == "generate" else [])]
+    return [*(["chat"] if chat else []), *(["generate"] if config.get("protocol") == "generate" else [])]
 
 
 def protocol_description(model: dict, config: dict) -> str:
@@ -224,18 +280,18 @@ def protocol_description(model: dict, config: dict) -> str:
     else:
         words = ["raw text"]
     if config.get("protocol") == "generate":
-        words.append("generative multiple choice (the answer read from the reply)")
+        words.append("generative multiple choice (--protocol generate: the answer read from the reply)")
     elif config.get("protocol") == "likelihood" or "rows" in config or "model_type" in config:
         words.append("likelihood")
     return "; ".join(words)
 
 
 def protocol_label(label: str, model: dict, config: dict) -> str:
-    """A run's model label with its protocol (:func:`protocol_tags`), "M [chat, generative]": runs of
+    """A run's model label with its protocol (:func:`protocol_tags`), "M [chat, generate]": runs of
     one model under two protocols are two rows of a leaderboard, never one.
 
     >>> protocol_label("gpt2", {}, {}), protocol_label("M", {"chat": {"template_sha256": "server"}}, {"protocol": "generate"})
-    ('gpt2', 'M [chat, generative]')
+    ('gpt2', 'M [chat, generate]')
     """
     tags = protocol_tags(model, config)
     return f"{label} [{', '.join(tags)}]" if tags else label

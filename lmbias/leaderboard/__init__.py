@@ -65,14 +65,15 @@ def build_leaderboard(run_dirs: Sequence, out_dir, *, title: str = "lmbias leade
 
 
 def _write_site(run_dirs: Sequence, out_dir, *, title: str, source: str, reports: bool) -> tuple:
-    """:func:`build_leaderboard`, returning ``(index.html path, the data of leaderboard.json)``."""
+    """:func:`build_leaderboard`, returning ``(index.html path, the data of leaderboard.json, the runs read)``
+    (a folder that holds no run is skipped with one line: :func:`lmbias.results.load_runs`)."""
     runs = load_runs(list(run_dirs))
     by_model = group_by_model(select_runs(runs)[0])
     with output_folder(out_dir, "--out") as out_dir:
         report_entries = _build_reports(by_model, out_dir) if reports else {}
         data = leaderboard_data(runs, reports=report_entries, source=source)
         write_atomic(out_dir / "leaderboard.json", json.dumps(data, indent=1, allow_nan=False) + "\n")
-        return write_atomic(out_dir / "index.html", render_page(data, title)), data
+        return write_atomic(out_dir / "index.html", render_page(data, title)), data, runs
 
 
 def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: str | None = None, results_dir=None,
@@ -81,10 +82,10 @@ def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: str | None = No
     paths = collect_run_dirs(run_dirs, hub_dataset=hub_dataset, results_dir=results_dir)
     source = (f"Hub dataset {hub_dataset}" if hub_dataset else f"results folder {results_dir}" if results_dir
               else f"{len(paths)} run directories")
-    index, data = _write_site(paths, out, title=title, source=source, reports=True)
+    index, data, runs = _write_site(paths, out, title=title, source=source, reports=True)
     models = [row for row in data["rows"] if not row["baseline"]]
     with_report = sum(1 for row in models if row["report"])
-    return (f"wrote {index} ({len(models)} models from {len(paths)} runs, {with_report} report pages) "
+    return (f"wrote {index} ({len(models)} models from {len(runs)} runs, {with_report} report pages) "
             f"and {Path(out) / 'leaderboard.json'}; open index.html in a browser")
 
 

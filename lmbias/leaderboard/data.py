@@ -10,6 +10,7 @@ baseline row all come from the benchmark registry (:mod:`lmbias.benchmarks`).
 from __future__ import annotations
 
 import datetime
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..benchmarks import all_metrics, benchmarks, get_benchmark
 from ..errors import InputError
 from ..files import slugify
 from ..results import Run, first_line, metric_records
+from ..run_result import strict_json
 
 DOMAIN_ORDER = ("gender", "race", "profession", "religion", "nationality", "political_ideology")
 RESULTS_PATTERN = "runs/*/*/results.json"
@@ -85,9 +87,14 @@ def collect_run_dirs(run_dirs: Sequence = (), *, hub_dataset: str | None = None,
     return paths
 
 
-def _clean(value):
-    """NaN / infinity as None, so that the page's JSON is strict."""
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+def _clean(record: dict) -> dict:
+    """``record`` with NaN / infinity as None everywhere, so that the page's JSON is strict. lmbias
+    writes an undefined value as null; a value that is NaN or infinite in results.json (an older or
+    another writer) is shown as "n/a" too, its ``undefined`` field saying so on the cell."""
+    value = record.get("value")
+    if isinstance(value, float) and not math.isfinite(value):
+        record = {**record, "undefined": f"results.json holds {json.dumps(value)} here, read as undefined"}
+    return strict_json(record)
 
 
 def _run_records(run: Run) -> list:
@@ -96,11 +103,11 @@ def _run_records(run: Run) -> list:
     records = []
     defaults = {variant.field: variant.order[0] for variant in get_benchmark(run.benchmark).variants if variant.order}
     for record in metric_records(run):
-        record = {"model": run.model, **defaults, **record, "value": _clean(record["value"])}
+        record = _clean({"model": run.model, **defaults, **record})
         record["view"] = "overall" if record["domain"] == "overall" else view_domain(run.benchmark, record["domain"])
         records.append(record)
-    derived = get_benchmark(run.benchmark).derived_records(records)
-    return records + [{**record, "view": "overall"} for record in derived]
+    derived = get_benchmark(run.benchmark).derived_records(records)  # a mean says nothing of its members' NaN
+    return records + [{**{k: v for k, v in record.items() if k != "undefined"}, "view": "overall"} for record in derived]
 
 
 def _run_status(run: Run) -> dict:
