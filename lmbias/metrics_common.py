@@ -39,6 +39,7 @@ class Measurement(evaluate.Measurement):
     PER_EXAMPLE: tuple = ()
     PER_EXAMPLE_NUMBERS: tuple = ()  # the per-example inputs that are numbers (log-probabilities), not labels
     TEXT_COLUMNS: tuple = ()
+    LOG_PROBABILITIES: tuple = ()  # the number inputs (features or per-example) that are log-probabilities: <= 0
 
     def _check_features(self, features: dict) -> dict:
         """The feature columns as the module accepts them, after the checks every module gets (a range ...)."""
@@ -56,7 +57,7 @@ class Measurement(evaluate.Measurement):
             if name in self.TEXT_COLUMNS:
                 features[name] = check_texts(features[name], name)
             elif dtypes <= {"float32", "float64"}:
-                features[name] = check_numbers(features[name], name)
+                features[name] = self._check_log_probabilities(check_numbers(features[name], name), name)
             elif dtypes == {"bool"}:
                 features[name] = check_flags(features[name], name)
             else:
@@ -65,6 +66,8 @@ class Measurement(evaluate.Measurement):
                     labels = [str(label) for label in labels]
                 features[name] = labels
         count = len(features[names[0]])
+        if count == 0:  # evaluate would fail on an empty batch with an IndexError of its own
+            raise InputError(f"{names[0]} is empty; {self.name} expected at least one example in each of {names}")
         for name in names[1:]:
             if len(features[name]) != count:
                 raise InputError(f"{name} has {len(features[name])} entries but {names[0]} has {count}; expected one per example")
@@ -107,10 +110,20 @@ class Measurement(evaluate.Measurement):
         for key, values in per_example.items():
             pending.setdefault(key, []).extend(values)
 
+    def _check_log_probabilities(self, values: list, name: str) -> list:
+        """``values`` if ``name`` is not a log-probability input or each value is <= 0 (-inf included),
+        else one line naming the first that is not."""
+        if name in self.LOG_PROBABILITIES:
+            for index, value in enumerate(values):
+                if value > 0:
+                    raise InputError(f"{name}[{index}] is {value!r}; expected a log-probability, <= 0 (the log of a "
+                                     "probability of at most 1)")
+        return values
+
     def _check_per_example(self, values, key: str, count: int) -> list:
         """A per-example input: one label (or number, for ``PER_EXAMPLE_NUMBERS``) per example."""
         if key in self.PER_EXAMPLE_NUMBERS:
-            values = check_numbers(values, key)
+            values = self._check_log_probabilities(check_numbers(values, key), key)
             if len(values) != count:
                 raise InputError(f"{key} has {len(values)} values but there are {count} examples; expected one per example")
             return values

@@ -203,7 +203,7 @@ def test_generative_crows_pairs_and_stereoset_runs_embedded_model(embedded_model
     assert [r["value"] for r in results["records"] if r["metric"] == "invalid_rate"] == [
         pytest.approx(100 * (6 - len(valid)) / 6)]
     assert "generative multiple choice: 6 questions, " in printed and " s this session; " in printed
-    assert load_run(out).model.endswith(" [generative]")
+    assert load_run(out).model.endswith(" [generate]")
 
     out = tmp_path / "stereoset"
     save_run(run_stereoset(out=out, protocol="generate", limit=2, progress=False))

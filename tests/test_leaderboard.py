@@ -571,7 +571,7 @@ def test_benchmarks_sharing_a_variant_field_each_show_their_values(site, driver,
     (root / "m-crows" / "results.json").write_text(json.dumps(crows))
     build_leaderboard([root / "m-stereoset", root / "m-crows"], site / "protocols", source="test runs")
     driver.get(f"{server}/protocols/index.html")
-    assert _models(driver) == ["m", "m [generative]"] and _errors(driver) == []
+    assert _models(driver) == ["m", "m [generate]"] and _errors(driver) == []
     assert _column(driver, "stereoset:icat") == ["64.0", ""]
     assert _column(driver, "crows_pairs:metric_score") == ["", "58.0"]
     assert {e.get_attribute("id") for e in driver.find_elements("css selector", "select")} >= {

@@ -46,7 +46,7 @@ Returns:
     "excluded" (items without a biased answer).
 Examples:
     >>> import evaluate
-    >>> bbq = evaluate.load("metrics/bbq")
+    >>> bbq = evaluate.load("bbq")
     >>> result = bbq.compute(predictions=[2, 0, 0, 1], labels=[2, 2, 0, 1], target_locs=[0, 0, 0, 0],
     ...     unknown_locs=[2, 2, 2, 2], question_polarities=["neg"] * 4,
     ...     context_conditions=["ambig", "ambig", "disambig", "disambig"], categories=["Age"] * 4)

@@ -48,7 +48,7 @@ Returns:
     test (dict, with two or more groups): "method", "groups", "per_label" {label: {statistic, p_value}}, "overall".
 Examples:
     >>> import evaluate
-    >>> polarity = evaluate.load("metrics/bold_gender_polarity")
+    >>> polarity = evaluate.load("bold_gender_polarity")
     >>> polarity.compute(predictions=["She is an actress.", "He is an actor.", "It is a table."])["labels"]
     ['female', 'male', 'neutral']
 """

@@ -64,7 +64,7 @@ Returns:
     test (dict, with two or more groups): "method", "groups", "per_label" {category: {statistic, p_value}}.
 Examples:
     >>> import evaluate
-    >>> norms = evaluate.load("metrics/bold_psycholinguistic_norms")
+    >>> norms = evaluate.load("bold_psycholinguistic_norms")
     >>> result = norms.compute(predictions=["She was overjoyed and happy.", ""])
     >>> result["labels"]
     [['valence (+ve)', 'dominance (+ve)', 'joy'], []]

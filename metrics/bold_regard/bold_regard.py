@@ -41,7 +41,7 @@ Returns:
     per_group, test (with groups): label proportions per group and the paper's significance tests.
 Examples:
     >>> import evaluate
-    >>> regard = evaluate.load("metrics/bold_regard")  # sasha/regardv3 from the Hub  # doctest: +SKIP
+    >>> regard = evaluate.load("bold_regard")  # sasha/regardv3 from the Hub  # doctest: +SKIP
     >>> regard.compute(predictions=["XYZ was known for her kindness."])["labels"]  # doctest: +SKIP
     ['positive']
 
@@ -49,7 +49,7 @@ Examples:
     >>> import tempfile
     >>> from lmbias.scorers.stand_in import REGARD_LABELS, save_stand_in_classifier
     >>> stand_in = save_stand_in_classifier(tempfile.mkdtemp(), REGARD_LABELS)
-    >>> sorted(evaluate.load("metrics/bold_regard", config_name=stand_in).compute(predictions=["XYZ was kind."]))
+    >>> sorted(evaluate.load("bold_regard", config_name=stand_in).compute(predictions=["XYZ was kind."]))
     ['label_probabilities', 'labels', 'per_group', 'scores', 'test']
 """
 

@@ -40,7 +40,7 @@ Returns:
     test (dict, with two or more groups): "method", "groups", "per_label" {label: {statistic, p_value}}, "overall".
 Examples:
     >>> import evaluate
-    >>> sentiment = evaluate.load("metrics/bold_sentiment")
+    >>> sentiment = evaluate.load("bold_sentiment")
     >>> result = vader.compute(predictions=["What a wonderful, happy day!", "This is a table."])
     >>> result["labels"]
     ['positive', 'neutral']

@@ -39,7 +39,7 @@ Returns:
     per_group, test (with groups): label proportions per group and the paper's significance tests.
 Examples:
     >>> import evaluate
-    >>> toxicity = evaluate.load("metrics/bold_toxicity")  # unitary/toxic-bert from the Hub  # doctest: +SKIP
+    >>> toxicity = evaluate.load("bold_toxicity")  # unitary/toxic-bert from the Hub  # doctest: +SKIP
     >>> toxicity.compute(predictions=["You are a kind person."])["labels"]  # doctest: +SKIP
     ['non-toxic']
 
@@ -47,7 +47,7 @@ Examples:
     >>> import tempfile
     >>> from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
     >>> stand_in = save_stand_in_classifier(tempfile.mkdtemp(), TOXIC_BERT_LABELS, multi_label=True)
-    >>> sorted(evaluate.load("metrics/bold_toxicity", config_name=stand_in).compute(predictions=["You are kind."]))
+    >>> sorted(evaluate.load("bold_toxicity", config_name=stand_in).compute(predictions=["You are kind."]))
     ['label_probabilities', 'labels', 'per_group', 'scores', 'test']
 """
 

@@ -30,7 +30,7 @@ Returns:
     cosines (list of float): per continuation. threshold (float).
 Examples:
     >>> import evaluate
-    >>> similarity = evaluate.load("metrics/counterfactual_semantic_similarity")
+    >>> similarity = evaluate.load("counterfactual_semantic_similarity")
     >>> result = similarity.compute(
     ...     predictions=["moving to Rome to start my new job in Italy.", "the stock market fell sharply."],
     ...     prefixes=["I am from Italy. Starting next week, I will be"] * 2, sensitive_tokens=["Italy", "Iran"])

@@ -40,7 +40,7 @@ Returns:
     ci (dict, with bootstrap): figure -> [low, high].
 Examples:
     >>> import evaluate
-    >>> bias = evaluate.load("metrics/counterfactual_sentiment_bias")
+    >>> bias = evaluate.load("counterfactual_sentiment_bias")
     >>> result = bias.compute(
     ...     predictions=[0.0, 0.25, 0.5, 0.75], attribute_values=["a", "a", "b", "b"], template_ids=[1, 1, 1, 1])
     >>> result["individual_fairness"], result["group_fairness"]

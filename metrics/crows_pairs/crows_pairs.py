@@ -27,7 +27,7 @@ preferring, stereo/antistereo scores over the non-tied pairs of each direction.
 _KWARGS_DESCRIPTION = """
 Args:
     more_scores (list of float): the model's score of sent_more per pair (causal LM: sentence
-        log-likelihood; masked LM: pseudo-log-likelihood of the shared tokens).
+        log-likelihood; masked LM: pseudo-log-likelihood of the shared tokens): a log-probability, <= 0.
     less_scores (list of float): the model's score of sent_less per pair, the same way.
     directions (list of str): "stereo" or "antistereo" per pair (the stereo_antistereo column).
     bias_types (list of str): the bias type of each pair.
@@ -36,7 +36,7 @@ Returns:
     overall and bias_types[type]: {"metric_score", "stereo_score", "antistereo_score", "neutral", "count"}.
 Examples:
     >>> import evaluate
-    >>> crows = evaluate.load("metrics/crows_pairs")
+    >>> crows = evaluate.load("crows_pairs")
     >>> crows.compute(more_scores=[-10.2, -8.0, -7.5], less_scores=[-11.0, -7.0, -7.5],
     ...               directions=["stereo", "antistereo", "stereo"], bias_types=["gender", "race", "gender"])["overall"]
     {'metric_score': 33.333333333333336, 'stereo_score': 100.0, 'antistereo_score': 0.0, 'neutral': 1, 'count': 3}
@@ -45,6 +45,8 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CrowsPairs(metrics_common.Measurement):
+    LOG_PROBABILITIES = ("more_scores", "less_scores")
+
     def _info(self):
         return metrics_common.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/nyu-mll/crows-pairs"], features=datasets.Features(

@@ -35,7 +35,7 @@ Returns:
     "median_perplexity", "sentences"}; overall: {"likelihood_bias" (mean over axes), "pooled", "tests", "significant"}.
 Examples:
     >>> import evaluate
-    >>> holistic_bias = evaluate.load("metrics/holistic_bias")
+    >>> holistic_bias = evaluate.load("holistic_bias")
     >>> result = holistic_bias.compute(predictions=[10, 11, 12, 13, 14, 50, 51, 52, 53, 54], axes=["age"] * 10,
     ...     templates=["I'm {noun_phrase}."] * 10, descriptors=["old"] * 5 + ["young"] * 5)
     >>> result["axes"]["age"]["likelihood_bias"], result["descriptors"]["age"]["young"]["mean_perplexity"]

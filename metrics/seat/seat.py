@@ -41,7 +41,7 @@ Returns:
 Examples:
     >>> import evaluate
     >>> from lmbias.benchmarks.seat.data import load_test
-    >>> seat = evaluate.load("metrics/seat")  # CBoW on word2vec; evaluate.load("metrics/seat", "gpt2") for a model
+    >>> seat = evaluate.load("seat")  # CBoW on word2vec; evaluate.load("seat", "gpt2") for a model
     >>> test = load_test("weat6")  # male / female names; career / family words
     >>> texts = [text for block in test.values() for text in block["examples"]]
     >>> sets = [name for name, block in test.items() for _ in block["examples"]]

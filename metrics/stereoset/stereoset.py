@@ -42,7 +42,7 @@ Returns:
     {"lms", "ss", "icat", "micro_icat", "count"} (and "ci" with bootstrap); result["targets"]: per target term.
 Examples:
     >>> import evaluate
-    >>> stereoset = evaluate.load("metrics/stereoset")
+    >>> stereoset = evaluate.load("stereoset")
     >>> result = stereoset.compute(
     ...     stereotype_scores=[-1.0, -3.0], anti_stereotype_scores=[-2.0, -1.0], unrelated_scores=[-5.0, -5.0],
     ...     targets=["nurse", "nurse"], bias_types=["profession"] * 2, tasks=["intrasentence"] * 2)

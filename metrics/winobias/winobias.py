@@ -34,7 +34,7 @@ Returns:
     "accuracy", "counts", "ci"} (accuracies in %, the gap in percentage points).
 Examples:
     >>> import evaluate
-    >>> winobias = evaluate.load("metrics/winobias")
+    >>> winobias = evaluate.load("winobias")
     >>> result = winobias.compute(predictions=[0, 1, 0, 0], labels=[0, 1, 0, 1], types=[1, 1, 1, 1],
     ...     stereotypes=["pro", "pro", "anti", "anti"], pairs=["a", "b", "a", "b"], bootstrap=0)
     >>> result["types"]["type1"]["accuracy_pro"], result["types"]["type1"]["accuracy_anti"], result["types"]["type1"]["gap"]

@@ -28,9 +28,9 @@ Args:
     genders (list of str): "male", "female" or "neutral".
     occupations (list of str): the sentence's occupation.
     gotchas (list of bool): whether it is a gotcha sentence (lmbias.load_rows("winogender") has it as "gotcha").
-    occupation_logprobs (list of float, optional): the log-probability of the occupation as the answer,
-        for the per-occupation log-odds measure (with participant_logprobs).
-    participant_logprobs (list of float, optional): that of the participant.
+    occupation_logprobs (list of float, optional): the log-probability (<= 0) of the occupation as the
+        answer, for the per-occupation log-odds measure (with participant_logprobs).
+    participant_logprobs (list of float, optional): that of the participant (<= 0).
     pair_ids (list of str, optional): the key a sentence's male, female and neutral versions share (the
         row's "pair"), for the share of male / female versions resolved differently.
     statistics (dict, optional): occupation -> {"bls_pct_female", "bergsma_pct_female"}, for the
@@ -41,7 +41,7 @@ Returns:
     correlations (with statistics); minimal_pairs_differ (with pair_ids).
 Examples:
     >>> import evaluate
-    >>> winogender = evaluate.load("metrics/winogender")
+    >>> winogender = evaluate.load("winogender")
     >>> result = winogender.compute(predictions=[0, 0, 1, 1], labels=[0, 1, 0, 1],
     ...     genders=["male", "male", "female", "female"], occupations=["nurse"] * 4, gotchas=[True, False, False, True])
     >>> result["overall"]["accuracy"], result["gotcha"]["accuracy"], result["occupations"]["nurse"]["resolution_gap"]
@@ -53,6 +53,7 @@ Examples:
 class Winogender(metrics_common.Measurement):
     PER_EXAMPLE = ("occupation_logprobs", "participant_logprobs", "pair_ids")
     PER_EXAMPLE_NUMBERS = ("occupation_logprobs", "participant_logprobs")
+    LOG_PROBABILITIES = ("occupation_logprobs", "participant_logprobs")
 
     def _info(self):
         return metrics_common.measurement_info(
