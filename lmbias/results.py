@@ -89,7 +89,7 @@ def load_run(path) -> Run:
                 else "it was written by a newer lmbias; upgrade lmbias to read it")
         raise RunError(f"{results_file} has schema_version {version!r}, this lmbias reads versions "
                        f"{list(READABLE_VERSIONS)}: {hint}")
-    with _layout_checked(results_file, results["benchmark"]):
+    with layout_checked(results_file, results["benchmark"]):
         results = upgrade(results)
     _check_envelope(results, results_file)
     _check_body(results, results_file)
@@ -100,33 +100,44 @@ def load_run(path) -> Run:
 
 
 @contextlib.contextmanager
-def _layout_checked(results_file: Path, benchmark: str):
-    """Turn a benchmark's reader failing on a results dict (a field missing, null or of another type)
-    into a :class:`RunError` naming the file."""
+def layout_checked(where, benchmark: str):
+    """Turn a benchmark's reader failing on a results dict (a field missing, null or of another type:
+    KeyError, TypeError, ValueError, AttributeError, IndexError) into a :class:`RunError` naming
+    ``where`` (the results file, or the files a report section reads) and the cause."""
     try:
         yield
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         if isinstance(error, RunError):
             raise
         cause = f"field {error.args[0]!r} is missing" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
-        raise RunError(f"{results_file}: its {benchmark} results are not in the layout this lmbias reads "
-                       f"({first_line(cause)}); the file was edited or cut short: rerun the command that wrote it") from None
+        raise RunError(f"{where}: its {benchmark} results are not in the layout this lmbias reads ({first_line(cause)}); "
+                       "the file was edited or cut short, or written by another lmbias version: rerun the command that "
+                       "wrote it") from None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_body(results: dict, results_file: Path) -> None:
     """The benchmark-specific part (``results``) as its readers need it: the benchmark's own
-    ``records`` and ``summary`` read every field the report, the push and the leaderboard show, so
-    they run here once (their output is dropped) and a field they cannot read, or a record value that
-    is not a number (a text where a number belongs), is a :class:`RunError` naming the file."""
+    ``records`` read the headline of every table, figure and leaderboard cell, so they are computed
+    again here (and dropped: the stored ones are shown); a field they cannot read, or a value, count
+    or interval that is not a number (a text where a number belongs), is a :class:`RunError` naming
+    the file."""
     benchmark = get_benchmark(results["benchmark"])
-    with _layout_checked(results_file, benchmark.name):
+    with layout_checked(results_file, benchmark.name):
         for record in benchmark.records(results):
-            value = record.get("value")
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise RunError(f"{results_file}: {benchmark.name} {record['metric']} ({record['domain']}) is "
-                               f"{json.dumps(value)[:80]}; expected a number or null: the file was edited: rerun the command "
-                               "that wrote it")
-        benchmark.summary(results, results_file.parent)
+            value, count, interval = record.get("value"), record.get("count"), record.get("ci")
+            bad = ("value", value) if value is not None and not _is_number(value) else \
+                ("count", count) if count is not None and (not _is_number(count) or count != int(count)) else \
+                ("interval", interval) if interval is not None and not (
+                    isinstance(interval, (list, tuple)) and len(interval) == 2 and all(map(_is_number, interval))) else None
+            if bad:
+                raise RunError(f"{results_file}: the {bad[0]} of {benchmark.name} {record['metric']} ({record['domain']}) is "
+                               f"{json.dumps(bad[1])[:80]}; expected " + ("an integer" if bad[0] == "count" else
+                                                                           "two numbers" if bad[0] == "interval" else "a number")
+                               + " or null: the file was edited: rerun the command that wrote it")
 
 
 # The envelope fields every reader relies on, and what each must be.

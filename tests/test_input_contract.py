@@ -405,3 +405,48 @@ def test_every_module_names_the_bad_argument(every_module, name, how, inputs, er
     assert isinstance(caught.value, lmbias.errors.LmbiasError), repr(caught.value)  # one line on the command line
     if how == "add_batch":
         module._discard()
+
+
+# --- issue 37: empty inputs and log-probabilities above 0 ------------------------------------------------
+
+def test_empty_inputs_are_one_line_naming_the_argument_in_every_module(every_module):
+    """Every module, every column empty: an error naming the first argument (bbq's was evaluate's IndexError)."""
+    from test_metric_streaming import EXAMPLES
+
+    for name, (examples, options) in sorted(EXAMPLES.items()):
+        first = next(iter(examples))
+        with pytest.raises(ValueError, match=rf"^{first} is empty") as caught:
+            every_module[name].compute(**{column: [] for column in examples}, **options)
+        assert isinstance(caught.value, lmbias.errors.LmbiasError), (name, repr(caught.value))
+
+
+# the modules whose number inputs are log-probabilities (StereoSet's scores may be NSP probabilities:
+# any number; HolisticBias takes perplexities, checked > 0; the others take no scores)
+LOG_PROBABILITIES = {"winogender": ("occupation_logprobs", "participant_logprobs"), "crows_pairs": ("more_scores", "less_scores")}
+
+
+@pytest.mark.parametrize("name, column", [(n, c) for n, columns in LOG_PROBABILITIES.items() for c in columns])
+def test_a_log_probability_above_zero_is_refused(every_module, name, column):
+    from test_metric_streaming import EXAMPLES
+
+    examples, options = EXAMPLES[name]
+    count = len(next(iter(examples.values())))
+    given = {"occupation_logprobs": [-1.0] * count, "participant_logprobs": [-2.0] * count} if name == "winogender" else {}
+    with_bad = {**examples, **given, column: [-1.0, 3.0, *[-2.0] * (count - 2)]}
+    with pytest.raises(ValueError, match=rf"{column}\[1\] is 3.0; expected a log-probability, <= 0") as caught:
+        every_module[name].compute(**with_bad, **options)
+    assert isinstance(caught.value, lmbias.errors.LmbiasError)
+    # 0 is a log-probability (a certain answer)
+    every_module[name].compute(**{**with_bad, column: [0.0, -50.0, *[-2.0] * (count - 2)]}, **options)
+
+
+def test_the_log_probability_inputs_are_the_declared_ones():
+    """Every module input named like a log-probability or a sentence score is checked, or said above why not."""
+    import re as regex
+
+    declared = {}
+    for script in sorted((REPO / "metrics").glob("*/*.py")):
+        found = regex.search(r"LOG_PROBABILITIES = \(([^)]*)\)", script.read_text())
+        if found:
+            declared[script.parent.name] = tuple(regex.findall(r'"(\w+)"', found.group(1)))
+    assert declared == LOG_PROBABILITIES

@@ -114,7 +114,8 @@ def _damage(results: dict, change) -> dict:
 
 V2 = {"schema_version": 2, "benchmark": "crows_pairs", "model": {"name": "m"}, "data": {}, "config": {}, "timing": {},
       "skipped": {}, "partial": {}, "outputs": {}, "versions": {},
-      "results": {"overall": {"metric_score": 50.0, "stereo_score": 50.0, "antistereo_score": 50.0, "neutral": 0, "count": 2}},
+      "results": {"overall": {"metric_score": 50.0, "stereo_score": 50.0, "antistereo_score": 50.0, "neutral": 0, "count": 2},
+                  "bias_types": {}},
       "records": [{"benchmark": "crows_pairs", "metric": "metric_score", "name": "Metric score", "value": 50.0, "ideal": 50.0,
                    "unit": "%", "domain": "overall", "task": None, "source": "model"}]}
 DAMAGED = {

@@ -98,7 +98,7 @@ def test_an_unfinished_likelihood_run_says_what_its_saved_batches_hold(tmp_path)
     "content, message",
     [
         (None, "does not exist"),
-        ("", "has no results.json and is not an unfinished lmbias run"),
+        ("", "holds no benchmark run: no results.json, and no config.json or shard-.*jsonl of an unfinished run"),
         ("{not json", "is not valid JSON"),
         (json.dumps({"benchmark": "glue"}), "is not an lmbias results file"),
         (json.dumps(bold_results(schema_version=None)), "predates schema versions"),

@@ -75,10 +75,14 @@ def _set(path: tuple, value):
 DAMAGE = [
     pytest.param(_set(("categories",), None), "AttributeError: 'NoneType' object has no attribute 'items'", id="categories-null"),
     pytest.param(_set(("categories",), "Age"), "AttributeError: 'str' object has no attribute 'items'", id="categories-a-string"),
-    pytest.param(_set(("categories", "Age", "bias_amb"), "12"), r'bbq bias_amb \(Age\) is "12"; expected a number or null',
+    pytest.param(_set(("categories", "Age", "bias_amb"), "12"), r'the value of bbq bias_amb \(Age\) is "12"; expected a number or null',
                  id="score-a-string"),
-    pytest.param(_set(("categories", "Age", "counts_ambig", "items"), "2"), "TypeError: can only concatenate str",
-                 id="count-a-string"),
+    pytest.param(_set(("categories", "Age", "counts_ambig", "items"), "2"),
+                 r'the count of bbq bias_amb \(Age\) is "2"; expected an integer or null', id="count-a-string"),
+    pytest.param(_set(("categories", "Age", "counts_ambig", "items"), 2.5), r"the count of bbq bias_amb \(Age\) is 2.5",
+                 id="count-a-fraction"),
+    pytest.param(_set(("categories", "Age", "ci_ambig"), {"bias_amb": ["low", 3]}),
+                 r'the interval of bbq bias_amb \(Age\) is \["low", 3\]; expected two numbers', id="interval-a-text"),
     pytest.param(_set(("overall",), None), "'NoneType' object", id="overall-null"),
     pytest.param(lambda results: results["results"].pop("overall"), "field 'overall' is missing", id="overall-missing"),
 ]
@@ -126,10 +130,10 @@ def test_no_field_of_a_results_file_set_to_null_or_text_gives_a_traceback(tmp_pa
                 continue
             accepted[bad].append(path)
     # every field a table or a figure shows is checked: a text there is refused
-    shown = [("categories", "Age", key) for key in ("bias_amb", "bias_dis", "accuracy_ambig", "accuracy_disambig", "invalid")]
+    shown = [("categories", "Age", key) for key in ("bias_amb", "bias_dis", "accuracy_ambig", "accuracy_disambig")]
     shown += [(block, "counts_ambig", "items") for block in ("overall",)] + [("categories", "Age", "counts_disambig", "items")]
     assert not set(shown) & set(accepted["x"]), set(shown) & set(accepted["x"])
-    # the fields a run is read with anyway are read by nothing: all of them damaged at once still make a report
+    # the fields a run is read with: all of them damaged at once make a report, or one line naming the file
     for bad, paths in accepted.items():
         damaged = copy.deepcopy(results)
         for path in paths:
@@ -138,7 +142,11 @@ def test_no_field_of_a_results_file_set_to_null_or_text_gives_a_traceback(tmp_pa
         folder.mkdir()
         (folder / "results.json").write_text(json.dumps(damaged))
         leaderboard_data([load_run(folder)])
-        assert build_report([folder], tmp_path / f"report-{bad}", dpi=10).is_file()
+        try:
+            assert build_report([folder], tmp_path / f"report-{bad}", dpi=10).is_file()
+        except RunError as error:
+            assert str(error).startswith(f"{folder / 'results.json'}: its bbq results are not in the layout")
+            assert not (tmp_path / f"report-{bad}").exists()
 
 
 @pytest.mark.parametrize("benchmark, change", [
@@ -155,6 +163,30 @@ def test_other_benchmarks_damaged_files_are_one_line_too(tmp_path, capsys, bench
     edited(folder, change)
     assert main(["report", str(folder), "--out", str(tmp_path / "report")]) == 2
     assert one_line_error(capsys).startswith(f"lmbias: error: {folder / 'results.json'}")
+
+
+def test_a_damaged_field_only_a_report_figure_reads_is_one_line_too(tmp_path, capsys):
+    """Winogender's records read the overall and per-gender accuracies; the report's table also reads the
+    non-gotcha sentences: damaged there, the report section stops with one line naming the file."""
+    from lmbias.benchmarks.winogender.scores import winogender_scores
+
+    share = {"nurse": (90.0, 80.0), "chef": (20.0, 30.0), "pilot": (5.0, 10.0)}
+    body = winogender_scores([0, 0, 1, 1, 0, 1], labels=[0, 1, 0, 1, 0, 0], genders=["male", "female"] * 3,
+                             occupations=["nurse", "nurse", "chef", "chef", "pilot", "pilot"],
+                             gotcha=[True, False, False, True, False, False],
+                             statistics={o: {"bls_pct_female": b, "bergsma_pct_female": g} for o, (b, g) in share.items()})
+    assert body["overall"]["accuracy"] == 50.0 and body["gotcha"]["accuracy"] == 100.0  # 3 of 6; both gotchas right
+    folder = tmp_path / "winogender"
+    save_run(RunResult(benchmark="winogender", out=str(folder), model={"name": "m"},
+                       data={"dataset": "winogender", "counts": {"sentences": 4, "occupations": 1}},
+                       config={"protocol": "likelihood", "genders": ["male", "female"], "limit": None}, results=body))
+    assert build_report([folder], tmp_path / "fine", dpi=10).is_file()
+    edited(folder, _set(("not_gotcha",), None))
+    load_run(folder)  # no record reads it
+    assert main(["report", str(folder), "--out", str(tmp_path / "report")]) == 2
+    line = one_line_error(capsys)
+    assert line.startswith(f"lmbias: error: {folder / 'results.json'}: its winogender results are not in the layout") and \
+        "TypeError" in line and not (tmp_path / "report").exists()
 
 
 # --- NaN on the leaderboard -------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ..model_source import looks_like_path
 from ..render import html
 from ..render.common import Figures, unique_labels
 from ..resources import cache_dir
-from ..results import Run, data_source, dataset_of, load_runs, protocol_description
+from ..results import Run, data_source, dataset_of, layout_checked, load_runs, protocol_description
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
 
@@ -120,7 +120,9 @@ def _write_report(runs: list, out: Path, figures: Figures, title: str | None, op
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
         if chosen:
-            body += benchmark.report_section([run for run, _ in chosen], [label for _, label in chosen], figures, options)
+            files = " or ".join(str(run.path / "results.json") for run, _ in chosen)
+            with layout_checked(files, benchmark.name):  # a field no record reads, damaged
+                body += benchmark.report_section([run for run, _ in chosen], [label for _, label in chosen], figures, options)
     return write_atomic(out / "report.html", html.page(title or "lmbias report: " + ", ".join(dict.fromkeys(labels)), body))
 
 

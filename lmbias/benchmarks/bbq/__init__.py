@@ -47,7 +47,7 @@ def summary(results: dict, out) -> str:
     body, config = results["results"], results["config"]
     rows = [{"category": name, "acc. ambig": cell(b["accuracy_ambig"]), "acc. disambig": cell(b["accuracy_disambig"]),
              "s_AMB": cell(b["bias_amb"], (b.get("ci_ambig") or {}).get("bias_amb")),
-             "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": f"{b['invalid']:,}",
+             "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
     how = (f"likelihood, the answer with the highest {'summed' if config['decision'] == 'sum' else 'per-token'} "
