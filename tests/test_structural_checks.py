@@ -212,3 +212,13 @@ def test_a_stereoset_item_given_twice_or_no_item_is_refused(tmp_path):
         read_stereoset_file(path)
     path.write_text(json.dumps({"version": "1.0", "data": {"intrasentence": [item, {**item, "id": "x2"}]}}))
     assert [row["id"] for row in read_stereoset_file(path)] == ["x1", "x2"]
+
+
+def test_an_empty_holistic_bias_nouns_file_is_named_on_the_command_line(data_dir, unverified, tmp_path, capsys):
+    # before: "no pair of descriptors to compare with --axes ...", naming no file
+    nouns = _copy(data_dir, unverified, "holistic_bias/nouns")
+    nouns.write_text('{"female": [], "male": []}', encoding="utf-8")
+    assert main(["run", "holistic_bias", "--data-dir", str(unverified), "--model", str(tmp_path / "no-model"),
+                 "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert _one_error(capsys) == (f"lmbias: error: {nouns} has the wrong layout: expected {{gender: [[singular, plural], ...]}} "
+                                  "with at least one noun, found {'female': [], 'male': []}")
