@@ -89,6 +89,7 @@ def _set_test_environment(monkeypatch, cache: Path, datasets_cache: Path) -> Non
     monkeypatch.setenv("HF_DATASETS_CACHE", str(datasets_cache))
     monkeypatch.setenv("LMBIAS_OFFLINE", "1")
     monkeypatch.delenv("LMBIAS_VERIFY", raising=False)
+    monkeypatch.delenv("LMBIAS_MIRROR", raising=False)  # a mirror given to the tests is for fetching their data only
 
 
 @pytest.fixture(scope="session", autouse=True)
