@@ -80,8 +80,10 @@ def locked(out: str | os.PathLike) -> Iterator[Path]:
     try:
         handle.seek(0)
         handle.truncate()
-        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname()}))
-        handle.flush()
+        try:  # who holds it, for a second run's message; unbuffered, so that closing never writes again
+            os.write(handle.fileno(), json.dumps({"pid": os.getpid(), "host": socket.gethostname()}).encode())
+        except OSError:  # a full disk: the lock holds without it, and the run's first write names the disk
+            pass
         yield out
     finally:
         path.unlink(missing_ok=True)

@@ -28,7 +28,7 @@ def find_data_dir() -> Path | None:
     candidates = [os.environ.get("LMBIAS_DATA_DIR", ""), REPO.parent / "shared" / "data"]
     for candidate in candidates:
         if candidate and (Path(candidate) / "bold" / "prompts").is_dir():
-            return Path(candidate)
+            return Path(candidate).resolve()  # absolute: tests that change directory still find it
     return None
 
 

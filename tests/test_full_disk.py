@@ -158,3 +158,14 @@ def test_an_atomic_write_on_a_full_disk_names_the_file_and_leaves_the_old_one(tm
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["results.json"]
     with pytest.raises(PermissionError), atomic_path(target):  # any other error: as it was
         raise PermissionError(13, "Permission denied")
+
+
+def test_a_run_on_a_disk_already_full_is_one_line_and_leaves_no_folder(tiny, small_tmpfs, capsys):
+    """No room even for the lock's holder line: the lock still holds, config.json is the file named, and
+    the folder the run created is removed again (it was a raw traceback from closing the lock file)."""
+    _fill(small_tmpfs, 0)
+    out = small_tmpfs / "run"
+    assert main(["run", "crows_pairs", "--model", tiny, "--limit", "4", "--no-progress", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"lmbias: error: {out / 'config.json'} could not be written"), err
+    assert not out.exists()
