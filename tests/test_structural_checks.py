@@ -222,3 +222,18 @@ def test_an_empty_holistic_bias_nouns_file_is_named_on_the_command_line(data_dir
                  "--out", str(tmp_path / "r"), "--no-progress"]) == 2
     assert _one_error(capsys) == (f"lmbias: error: {nouns} has the wrong layout: expected {{gender: [[singular, plural], ...]}} "
                                   "with at least one noun, found {'female': [], 'male': []}")
+
+
+@pytest.mark.parametrize("resource, dataset, config, text, key", [
+    ("seat/sent-weat6", "seat", "gender",
+     '{"targ1": {"category": "M", "examples": ["a"]}, "targ1": {"category": "F", "examples": ["b"]}}', "targ1"),
+    ("holistic_bias/nouns", "holistic_bias", "small", '{"female": [["woman", "women"]], "female": [["girl", "girls"]]}',
+     "female"),
+])
+def test_a_json_key_given_twice_is_refused_not_merged(data_dir, unverified, resource, dataset, config, text, key):
+    # json.load keeps the last of two equal keys without a word: the first set of sentences or nouns would vanish
+    path = _copy(data_dir, unverified, resource)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        lmbias.load_rows(dataset, config, data_dir=unverified)
+    assert f"{path} has the wrong layout" in str(caught.value) and f"found the key {key!r} twice" in str(caught.value)

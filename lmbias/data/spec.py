@@ -103,11 +103,27 @@ class DatasetSpec:
         )
 
 
+class _RepeatedKey(ValueError):
+    """A key given twice in one JSON object (json keeps the last silently)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
 def read_json(path: Path, what: str) -> Any:
-    """Parse a JSON file; a truncated or invalid file raises :class:`ResourceError` naming it."""
+    """Parse a JSON file; a truncated or invalid file, or an object giving a key twice (which JSON
+    parsers merge silently), raises :class:`ResourceError` naming it."""
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as repeated:
+        raise layout_error(path, f"{what}, each key once in an object", f"the key {repeated.args[0]!r} twice") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ResourceError(f"{path} is not valid JSON ({error}); expected {what}. Is the file truncated?") from None
 
