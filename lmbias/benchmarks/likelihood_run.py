@@ -87,6 +87,9 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
 
     check_scalar(run_config["batch_size"], "batch_size", minimum=1)  # before the run directory is touched
     state = process_state()
+    if model.chat and not chat_scoring:  # before the model is looked at
+        raise InputError(f"--chat: {benchmark}'s likelihood scoring runs on raw text; run it with --protocol generate for a "
+                         "chat model")
     spec = model.checked()
     kind = spec.scoring_kind(model_type)
     if kind not in kinds:
