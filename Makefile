@@ -99,8 +99,8 @@ test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_point
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
-# The main job: BOLD with the embedded model on 5 prompts per group (215 prompts), about a minute
-# on 2 CPU cores. Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.
+# The main job: BOLD with the embedded model on 5 prompts per group (215 prompts): 88 to 147 s on 2 shared CPU
+# cores (docs/setup.md). Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.
 RUN_ARGS ?= --per-group 5 --out runs/bold-sample
 run: $(STAMP)
 	LMBIAS_DATA_DIR="$${LMBIAS_DATA_DIR:-$(DATA_DIR)}" $(BIN)/lmbias run bold $(RUN_ARGS)

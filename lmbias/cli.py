@@ -218,7 +218,7 @@ examples:
   lmbias run crows_pairs --model M --backend vllm    through vLLM (or --backend openai --base-url URL)
   lmbias report runs/bold-gpt2 --out reports/gpt2    a self-contained HTML report
   lmbias leaderboard runs/* --out site               a static leaderboard of every run
-  lmbias resources --fetch                           download every data file now (later runs need no network)
+  lmbias resources --fetch                           download every data file now (later runs download no data)
   lmbias run bold --help                             a benchmark's own options first, then the shared ones
 
 environment:

