@@ -324,7 +324,7 @@ def test_cli_run_stereoset_and_crows_pairs(causal_dir, tmp_path, capsys):
     assert main(arguments) == 0
     printed = capsys.readouterr().out
     assert "12 sentences scored" in printed and "| task | domain | LMS | SS | ICAT | count |" in printed
-    assert "| intersentence | overall |" in printed and "intrasentence" not in printed
+    assert "| intersentence | overall |" in printed and "| intrasentence |" not in printed
     assert json.loads((out / "results.json").read_text())["data"]["counts"] == {"intersentence": 4, "sentences": 12}
     out = tmp_path / "crows"
     assert main(["run", "crows_pairs", "--model", causal_dir, "--limit", "6", "--out", str(out), "--batch-size", "4"]) == 0
