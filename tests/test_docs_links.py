@@ -82,3 +82,12 @@ def test_every_benchmark_has_its_page_linked_from_the_readme():
                    if (folder / "__init__.py").is_file() and (folder / "task.py").is_file())
     assert len(names) >= 9
     assert [name for name in names if f"docs/benchmarks/{name}.md" not in linked] == []
+
+
+def test_the_readme_gives_the_vllm_cpu_server_command_the_tests_start():
+    # tests/vllm_server.py starts every served test's server with this command, as written (in the vLLM environment)
+    import vllm_server
+
+    assert vllm_server.readme_cpu_command() == ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "MODEL",
+                                                "--port", "8000"]
+    assert "`" + " ".join(vllm_server.readme_cpu_command()) + "`" in (ROOT / "docs" / "backends.md").read_text()

