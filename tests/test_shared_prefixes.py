@@ -237,3 +237,33 @@ def test_plumbing_sharing_is_for_cpus_and_large_models_elsewhere(monkeypatch):
     assert not lk._sharing_pays(elsewhere)
     monkeypatch.setattr(lk, "SHARING_PARAMETERS_ON_ACCELERATORS", size)
     assert lk._sharing_pays(elsewhere)
+
+
+def test_plumbing_the_progress_bar_moves_with_every_pass_and_counts_each_sequence_once(monkeypatch):
+    """The held-out perplexity's bar sat at 0 for minutes when it moved only once a chunk of 8 batches
+    was done (issue 37): it moves after each pass, by the sequences that pass finished."""
+    events = []
+
+    class Recorder:
+        def __init__(self, total, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            events.append(n)
+
+    monkeypatch.setattr(lk.progress, "bar", Recorder)
+    model = tiny("llama")
+    model.register_forward_hook(lambda *args: events.append("pass"))
+    items = shared_structure_items(3, 40)
+    assert lk._shared_prefix_logprobs(model, NoPad(), items, 2) is not None
+    steps = [e for e in events if e != "pass"]
+    assert sum(steps) == sum(1 for _, _, targets in items if targets) and all(n >= 0 for n in steps)
+    passes = [i for i, e in enumerate(events) if e == "pass"]
+    followed = sum(1 for i in passes if i + 1 < len(events) and events[i + 1] != "pass" and events[i + 1] > 0)
+    assert len(passes) >= 8 and followed >= len(passes) // 2, events  # after a chunk's last pass only, before

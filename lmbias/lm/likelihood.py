@@ -324,6 +324,7 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
                 for row, g in enumerate(batch):
                     for k in g.members:
                         values[k] = [found[row, keep - g.shared + t - 1, sequences[k][t]] for t in range(firsts[k], g.shared + 1)]
+                shown.update(sum(len(sequences[k]) - 1 <= g.shared for g in batch for k in g.members))  # no tail: done
             tails = sorted(((g, k) for g in chunk for k in g.members if len(sequences[k]) - 1 > g.shared),
                            key=lambda gk: -(len(sequences[gk[1]]) - gk[0].shared))
             for batch in _rows(tails, lambda gk: len(sequences[gk[1]]) - 1 - gk[0].shared, batch_size):
@@ -348,10 +349,10 @@ def _shared_prefix_logprobs(model: Any, tokenizer: Any, items: list[tuple[list[i
                                                for row, ((_, k), ts) in enumerate(zip(batch, scored)) for t in ts]))
                 for (_, k), ts in zip(batch, scored):
                     values[k] += [next(found) for _ in ts]
+                shown.update(len(batch))  # the bar moves with every pass, not only every chunk
             for g in chunk:
                 for k in g.members:
                     out[todo[k]] = np.array(values.pop(k), dtype=np.float32)
-                shown.update(len(g.members))
     return out
 
 
