@@ -10,12 +10,13 @@ test, train+dev again 70/30 (``random_state=0``); gender has three classes (male
 race and religion two (:func:`lmbias.debias.projection_data.labelled_sentences`). ``record`` keeps the
 test accuracy of a fresh classifier before and after the projection (chance: the majority class).
 
-Where lmbias stops sooner than bias-bench (which trains every classifier asked for): at the first
-classifier whose dev accuracy is at chance (no better than the dev set's majority class; its
-direction is not removed), and when the projected training vectors are all zero. Since each
-classifier removes at least one direction, at most the hidden size of them run, and at most the
-rank of the training vectors: ``--iterations 100000`` on 10 sentences per class stops after a few.
-``record["stopped"]`` says why it stopped early (None: it ran all ``--iterations``).
+Like bias-bench, every classifier asked for is trained and its rowspace removed, except when the
+projected training vectors are all zero (no direction is left: no further classifier could change
+P). Since each classifier removes at least one direction, at most the rank of the training vectors
+run: ``--iterations 100000`` on 10 sentences per class stops after a few. ``--stop-at-chance`` (not
+bias-bench's) also stops at the first classifier whose dev accuracy is no better than the dev set's
+majority class, without removing its direction. ``record["stopped"]`` says why it stopped early
+(None: it ran all ``--iterations``).
 """
 
 from __future__ import annotations
@@ -49,12 +50,13 @@ def nullspace_projection(rowspaces: list, dim: int) -> np.ndarray:
     return np.eye(dim) - rowspace_projection(np.sum(rowspaces, axis=0))
 
 
-def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> tuple[np.ndarray, list[float], str | None]:
+def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80,
+                    stop_at_chance: bool = False) -> tuple[np.ndarray, list[float], str | None]:
     """P after at most ``iterations`` classifiers, each classifier's dev accuracy, and why it stopped
-    early (None: it did not). It stops at the first classifier at chance, whose dev accuracy is no
-    better than always answering the dev set's majority class (its direction is not removed), or
-    when the projected training vectors are all zero (no direction is left to find): no classifier
-    after that could change P. See the module docstring."""
+    early (None: it did not). It stops when the projected training vectors are all zero (no
+    direction is left to find: no classifier after that could change P), and with
+    ``stop_at_chance`` at the first classifier whose dev accuracy is no better than always answering
+    the dev set's majority class (its direction is not removed). See the module docstring."""
     from sklearn.svm import LinearSVC
 
     dim, accuracies = train_x.shape[1], []
@@ -71,7 +73,7 @@ def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> 
             classifier = LinearSVC(fit_intercept=False, class_weight=None, dual=False, random_state=0)
             classifier.fit(projected_train, train_y)
             accuracies.append(float(classifier.score(projected_dev, dev_y)))
-            if accuracies[-1] <= chance:
+            if stop_at_chance and accuracies[-1] <= chance:
                 return projection, accuracies, (f"classifier {number} is at chance (dev accuracy {accuracies[-1]:.3f}, the "
                                                 f"majority class {chance:.3f}); its direction is not removed")
             rowspace_sum += rowspace_projection(np.atleast_2d(classifier.coef_))
@@ -82,7 +84,10 @@ def inlp_projection(train_x, train_y, dev_x, dev_y, *, iterations: int = 80) -> 
 
 
 def _add_arguments(parser) -> None:
-    parser.add_argument("--iterations", type=int, default=80, help="inlp: classifiers trained, one nullspace each (bias-bench: 80)")
+    parser.add_argument("--iterations", type=int, default=80, help="inlp: classifiers trained, one nullspace each (bias-bench: "
+                                                                   "80; fewer when no direction is left)")
+    parser.add_argument("--stop-at-chance", action="store_true", help="inlp: stop at the first classifier whose dev accuracy "
+                                                                      "is no better than the majority class (not bias-bench's)")
 
 
 def _check(options: dict) -> None:
@@ -96,7 +101,8 @@ def _transform(preparation) -> Projection:
     x, y, names, counts = class_features(preparation)
     (train_x, train_y), (dev_x, dev_y), (test_x, test_y) = split_70_30(x, y)
     iterations = preparation.settings["iterations"]
-    projection, accuracies, stopped = inlp_projection(train_x, train_y, dev_x, dev_y, iterations=iterations)
+    projection, accuracies, stopped = inlp_projection(train_x, train_y, dev_x, dev_y, iterations=iterations,
+                                                      stop_at_chance=preparation.settings["stop_at_chance"])
     if stopped and progress.enabled():
         print(f"debias: inlp stopped before --iterations {iterations:,}: {stopped}", file=sys.stderr, flush=True)
     record = {"classes": dict(zip(names, counts)), "dimensions_removed": int(round(x.shape[1] - np.trace(projection))),
