@@ -96,8 +96,8 @@ def test_served_likelihood_equals_the_vllm_backends(server, key, tmp_path):
     for run, keys in ((run_stereoset, ["stereotype", "anti_stereotype", "unrelated"]),
                       (run_crows_pairs, ["sent_more_score", "sent_less_score"])):
         served, local = tmp_path / f"{run.__name__}-served", tmp_path / f"{run.__name__}-local"
-        save_run(run(model=_served(server), out=served, limit=25, progress=False))
-        save_run(run(model=VLLM, out=local, limit=25, progress=False))
+        save_run(run(model=_served(server), out=served, limit=10, progress=False))
+        save_run(run(model=VLLM, out=local, limit=10, progress=False))
         a, b = ([json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()] for out in (served, local))
         assert [r["id"] for r in a] == [r["id"] for r in b] and a
         for x, y in zip(a, b):
