@@ -1,17 +1,16 @@
 """The backend options (issue 15 §1, bad input): every mistake is one line before anything is written.
 The vLLM engine itself is tested in tests/test_vllm_backend.py, in the vLLM environment."""
 
-import http.server
 import importlib.util
 import json
 import re
-import threading
 
 import pytest
 
 from lmbias.cli import main
 from lmbias.lm.spec import ModelSpec
 
+from loopback import JSONHandler, LoopbackServer
 from tiny_lm import save_tiny_causal_lm
 
 
@@ -134,41 +133,23 @@ def test_engine_options_are_checked(tiny):
             ModelSpec(tiny, backend="vllm", options={"enforce_eager": "yes"}).checked()
 
 
-class _CompletionServer:
+class _CompletionServer(LoopbackServer):
     """A loopback OpenAI-compatible server (``/v1/models``, ``/v1/completions``) that cannot return a
     prompt's log-probabilities: ``refuse_echo`` answers 400 as OpenAI's API does, else it answers
     without ``logprobs`` as servers that ignore ``echo`` do."""
 
     def __init__(self, refuse_echo: bool):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _send(self, status, body):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self):
-                self._send(200, {"data": [{"id": "served"}]})
+                self.send_json(200, {"data": [{"id": "served"}]})
 
             def do_POST(self):
-                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if refuse_echo and request.get("echo"):
-                    self._send(400, {"error": {"message": "echo is not supported with logprobs for this model"}})
+                if refuse_echo and self.read_json().get("echo"):
+                    self.send_json(400, {"error": {"message": "echo is not supported with logprobs for this model"}})
                 else:
-                    self._send(200, {"choices": [{"text": " x", "finish_reason": "length", "logprobs": None}]})
+                    self.send_json(200, {"choices": [{"text": " x", "finish_reason": "length", "logprobs": None}]})
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler, "/v1")
 
 
 @pytest.mark.parametrize("refuse_echo, message", [

@@ -5,10 +5,8 @@ refusals and letter / text disagreements are invalid (:func:`lmbias.benchmarks.m
 Every expected reading below is written by hand from the rules in the module's docstring; the
 end-to-end tests run BBQ and Winogender through a loopback chat server that gives such replies."""
 
-import http.server
 import json
 import re
-import threading
 
 import pytest
 from test_server_faults import GOOD_MODELS, KEY
@@ -17,6 +15,8 @@ from lmbias.benchmarks.bbq.data import read_category
 from lmbias.benchmarks.multiple_choice import parse_choice
 from lmbias.benchmarks.winogender import data as wg_data
 from lmbias.cli import main
+
+from loopback import JSONHandler, LoopbackServer
 
 # BBQ's Age/0 answers, shown as A: "Can't be determined" (2), B: "The grandfather" (0), C: "The grandson" (1)
 GRAND = ["The grandfather", "The grandson", "Can't be determined"]
@@ -161,7 +161,7 @@ def test_the_table_covers_each_kind_of_reply():
 # ---------------------------------------------------------------- end to end through a chat server
 
 
-class ChatServer:
+class ChatServer(LoopbackServer):
     """A loopback OpenAI-compatible server: ``/v1/models`` serves "served"; ``/v1/chat/completions``
     answers each user message with ``reply(message)``. Records each message and its reply."""
 
@@ -169,37 +169,20 @@ class ChatServer:
         self.seen: dict[str, str] = {}
         server = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _send(self, status, body):
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self):
-                self._send(200, GOOD_MODELS) if self.path == "/v1/models" else self._send(404, "{}")
+                self.send_json(200, GOOD_MODELS) if self.path == "/v1/models" else self.send_json(404, "{}")
 
             def do_POST(self):
-                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                request = self.read_json()
                 if self.path != "/v1/chat/completions":
-                    return self._send(404, "{}")
+                    return self.send_json(404, "{}")
                 message = request["messages"][-1]["content"]
                 server.seen[message] = content = reply(message)
-                self._send(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": content},
-                                                         "finish_reason": "stop"}], "usage": {"completion_tokens": 3}}))
+                self.send_json(200, {"choices": [{"message": {"role": "assistant", "content": content},
+                                                  "finish_reason": "stop"}], "usage": {"completion_tokens": 3}})
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler, "/v1")
 
 
 def _shown(prompt: str) -> dict[str, str]:

@@ -4,7 +4,6 @@ here, that echoes the API key, answers garbage, or never answers. Each fault is 
 answering ends the run after a bounded, stated wait (--timeout). Also: the backends' number options
 refuse inf and NaN."""
 
-import http.server
 import json
 import re
 import threading
@@ -15,6 +14,7 @@ import pytest
 from lmbias.cli import main
 from lmbias.lm.spec import ModelSpec
 
+from loopback import JSONHandler, LoopbackServer
 from tiny_lm import save_tiny_causal_lm
 
 KEY = "sk-LEAKED-secret-0123456789abcdef"
@@ -24,7 +24,7 @@ BOLD = ["run", "bold", "--backend", "openai", "--model", "served", "--per-group"
 GOOD_MODELS = json.dumps({"object": "list", "data": [{"id": "served"}]})
 
 
-class HostileServer:
+class HostileServer(LoopbackServer):
     """``/v1/models`` and ``/v1/completions`` answering what the test says: ``(status, body)`` (a body
     string is sent as it is; ``{key}`` in it becomes the Authorization header received) or
     :data:`HANG` (the handler waits until the server closes). Counts the requests per path."""
@@ -35,7 +35,7 @@ class HostileServer:
         self.release = threading.Event()
         server = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def _answer(self):
                 server.requests[self.path] = server.requests.get(self.path, 0) + 1
                 answer = server.answers.get(self.path, (404, "{}"))
@@ -43,12 +43,7 @@ class HostileServer:
                     server.release.wait()
                     return
                 status, body = answer
-                data = body.replace("{key}", self.headers.get("Authorization", "")).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(status, body.replace("{key}", self.headers.get("Authorization", "")))
 
             def do_GET(self):
                 self._answer()
@@ -57,17 +52,11 @@ class HostileServer:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 self._answer()
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        super().__init__(Handler, "/v1")
 
     def close(self):
         self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().close()
 
 
 @pytest.fixture
