@@ -213,3 +213,8 @@ def test_each_limit_says_what_it_counts():
     for name, action in with_limit.items():
         assert action.help.startswith(LIMIT_COUNTS[name]) and action.metavar == "N", (name, action.help)
     assert commands["bold"]._option_string_actions["--per-group"].help.startswith("K counts prompts per group")
+
+
+def test_perplexity_takes_no_progress_as_run_and_debias_do():
+    assert build_parser().parse_args(["perplexity", "--no-progress"]).progress is False
+    assert build_parser().parse_args(["perplexity"]).progress is True

@@ -246,7 +246,7 @@ def test_a_folder_with_no_run_is_skipped_with_one_line(tmp_path, capsys):
                    "an unfinished run (it holds perplexity.json)"]
     assert main(["leaderboard", *given, "--out", str(tmp_path / "site")]) == 0
     captured = capsys.readouterr()
-    assert captured.err.count("lmbias: skipped") == 2 and "(1 models from 1 runs, 1 report pages)" in captured.out
+    assert captured.err.count("lmbias: skipped") == 2 and "(1 model from 1 run, 1 report page)" in captured.out
     assert [r.path for r in load_runs(given)] == [run]
 
 

@@ -92,6 +92,7 @@ def add_parsers(commands, data_dir: argparse.ArgumentParser) -> None:
     perplexity.add_argument("--threads", type=int, help="CPU threads (default: the CPUs other programs leave free; "
                                                         "OMP_NUM_THREADS when set)")
     perplexity.add_argument("--out", help=f"a run folder to write {PERPLEXITY_FILE} into (e.g. the model's counterfactual run)")
+    perplexity.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     perplexity.set_defaults(func=_perplexity)
 
 
@@ -173,9 +174,12 @@ def _perplexity(args) -> int:
                              "it is not overwritten: choose another --out")
         report = saved
     else:
-        report = perplexity_report(args.model, {"train_file": args.train_file, "train_dataset": args.train_dataset}, args.attributes,
-                                   limit=args.limit, batch_size=args.batch_size, dtype=args.dtype, device=args.device,
-                                   data_dir=args.data_dir)
+        from .. import progress
+
+        with progress.showing(args.progress, "perplexity"):
+            report = perplexity_report(args.model, {"train_file": args.train_file, "train_dataset": args.train_dataset},
+                                       args.attributes, limit=args.limit, batch_size=args.batch_size, dtype=args.dtype,
+                                       device=args.device, data_dir=args.data_dir)
         if out is not None:
             from ..files import write_atomic
 

@@ -85,7 +85,11 @@ def leaderboard_command(run_dirs: Sequence, out, *, hub_dataset: str | None = No
     index, data, runs = _write_site(paths, out, title=title, source=source, reports=True)
     models = [row for row in data["rows"] if not row["baseline"]]
     with_report = sum(1 for row in models if row["report"])
-    return (f"wrote {index} ({len(models)} models from {len(runs)} runs, {with_report} report pages) "
+    def count(n: int, noun: str) -> str:
+        return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+    return (f"wrote {index} ({count(len(models), 'model')} from {count(len(runs), 'run')}, "
+            f"{count(with_report, 'report page')}) "
             f"and {Path(out) / 'leaderboard.json'}; open index.html in a browser")
 
 
