@@ -229,7 +229,7 @@ def test_shared_prefix_scores_equal_the_plain_scorer_on_the_embedded_model(data_
     from lmbias.lm import likelihood
     from lmbias.lm.loading import load_causal_lm
 
-    rows = bbq_data.read_category("Religion", data_dir)[:12] + bbq_data.read_category("Age", data_dir)[:12]
+    rows = bbq_data.read_category("Religion", data_dir)[:8] + bbq_data.read_category("Age", data_dir)[:8]
     lm = load_causal_lm(device="cpu", dtype="float32")
     options = [[row["ans0"], row["ans1"], row["ans2"]] for row in rows]
     shared = likelihood.option_logprobs(lm.model, lm.tokenizer, [prompt(r) for r in rows], options, batch_size=5)

@@ -196,19 +196,19 @@ def test_every_likelihood_benchmark_scores_as_with_whole_sequences_on_the_embedd
     from lmbias.lm.loading import load_causal_lm
 
     lm = load_causal_lm(device="cpu", dtype="float32")
-    crows = lmbias.load_rows("crows_pairs", data_dir=data_dir)[:30]
-    stereoset = [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intrasentence"][:10]
-    stereoset += [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intersentence"][:10]
+    crows = lmbias.load_rows("crows_pairs", data_dir=data_dir)[:20]
+    stereoset = [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intrasentence"][:6]
+    stereoset += [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intersentence"][:6]
     bbq = bbq_rows(["Religion"], 3, data_dir)
     winogender = winogender_rows(["male", "female", "neutral"], 12, data_dir)
-    holistic = select_rows(axes=["age"], templates=2, nouns=2, data_dir=data_dir)[0][:16]
+    holistic = select_rows(axes=["age"], templates=2, nouns=2, data_dir=data_dir)[0][:10]
 
     def score_all():
         chat_lm = type("ChatLM", (), {"model": lm.model, "tokenizer": lm.tokenizer,
                                       "chat": ChatFormat()})()
         return {
             "crows_pairs": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(lm, crows, batch_size=8)],
-            "crows_pairs chat": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(chat_lm, crows[:10])],
+            "crows_pairs chat": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(chat_lm, crows[:6])],
             "stereoset": [[r[o] for o in OPTIONS] for r in score_stereoset(lm, stereoset, batch_size=8)],
             "bbq": [r["scores"] for r in score_bbq(lm, bbq, batch_size=4)],
             "winogender": [r["scores"] for r in score_referents(lm, winogender, batch_size=8)],
