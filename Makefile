@@ -11,7 +11,8 @@ TORCH_INDEX ?=
 # user's first run does. The tests find their data themselves (tests/conftest.py): LMBIAS_DATA_DIR, else
 # ../shared/data, else they fetch it into the lmbias cache (from LMBIAS_MIRROR when set), saying so in one line.
 DATA_DIR ?= $(wildcard $(CURDIR)/../shared/data)
-PYTEST_ARGS ?=
+# Every test run ends with its slowest tests, so that a slower suite shows where (bench/RESULTS.md, "make test").
+PYTEST_ARGS ?= --durations=15
 
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lmbias-installed
