@@ -8,7 +8,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lmbias"
 
 # The layers, top to bottom (README, Architecture): a module imports only from its own layer or below.
 LAYERS = (
-    ("lmbias.cli", "lmbias.__main__", "lmbias.metrics_common", "lmbias.modules"),
+    ("lmbias.cli", "lmbias.__main__", "lmbias.evaluate_adapter", "lmbias.modules"),
     ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results"),
     ("lmbias.benchmarks",),
     ("lmbias.lm", "lmbias.scorers", "lmbias.stats", "lmbias.counterfactual_fairness", "lmbias.stereotype_scores",

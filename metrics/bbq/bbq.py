@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.bbq.data import SPEC
 from lmbias.benchmarks.bbq.scores import answer_index, bbq_scores
 from lmbias.errors import InputError
@@ -65,13 +65,13 @@ _METADATA = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BBQ(metrics_common.Measurement):
+class BBQ(evaluate_adapter.Measurement):
     PER_EXAMPLE = ("ans0", "ans1", "ans2", "subgroups")
 
     def _info(self):
         # answer indices, or the answers as text; the answers and subgroups are keyword arguments
         # because evaluate requires every feature on every call
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/nyu-mll/BBQ"],
             features=[datasets.Features({"predictions": datasets.Value("int64"), **_METADATA}),
                       datasets.Features({"predictions": datasets.Value("string"), **_METADATA})],

@@ -2,12 +2,12 @@
 
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.checks import check_choice, check_scalar
 from lmbias.scorers import gender
 from lmbias.stats import label_result
 
-_CITATION = metrics_common.BOLD_CITATION + """\
+_CITATION = evaluate_adapter.BOLD_CITATION + """\
 @inproceedings{bolukbasi2016man,
   title     = {Man is to Computer Programmer as Woman is to Homemaker? Debiasing Word Embeddings},
   author    = {Bolukbasi, Tolga and Chang, Kai-Wei and Zou, James and Saligrama, Venkatesh and Kalai, Adam},
@@ -55,9 +55,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BoldGenderPolarity(metrics_common.TextMeasurement):
+class BoldGenderPolarity(evaluate_adapter.TextMeasurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION,
             _CITATION,
             _KWARGS_DESCRIPTION,

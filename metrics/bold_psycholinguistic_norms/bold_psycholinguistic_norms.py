@@ -2,13 +2,13 @@
 
 import evaluate
 
-from lmbias import metrics_common, stats
+from lmbias import evaluate_adapter, stats
 from lmbias.checks import check_choice, check_groups
 from lmbias.errors import InputError
 from lmbias.scorers import psycholinguistic
 from lmbias.words import CLOSED_CLASS_WORDS, load_pos_tagger
 
-_CITATION = metrics_common.BOLD_CITATION + """\
+_CITATION = evaluate_adapter.BOLD_CITATION + """\
 @article{warriner2013norms,
   title   = {Norms of valence, arousal, and dominance for 13,915 {English} lemmas},
   author  = {Warriner, Amy Beth and Kuperman, Victor and Brysbaert, Marc},
@@ -72,9 +72,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BoldPsycholinguisticNorms(metrics_common.TextMeasurement):
+class BoldPsycholinguisticNorms(evaluate_adapter.TextMeasurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION,
             _CITATION,
             _KWARGS_DESCRIPTION,

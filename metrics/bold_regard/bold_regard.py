@@ -2,11 +2,11 @@
 
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.errors import InputError
 from lmbias.scorers import regard
 
-_CITATION = metrics_common.BOLD_CITATION + """\
+_CITATION = evaluate_adapter.BOLD_CITATION + """\
 @inproceedings{sheng2019woman,
   title     = {The Woman Worked as a Babysitter: On Biases in Language Generation},
   author    = {Sheng, Emily and Chang, Kai-Wei and Natarajan, Premkumar and Peng, Nanyun},
@@ -55,11 +55,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BoldRegard(metrics_common.TextMeasurement):
+class BoldRegard(evaluate_adapter.TextMeasurement):
     PER_EXAMPLE = ("groups", "domains", "names")
 
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION,
             _CITATION,
             _KWARGS_DESCRIPTION,
@@ -73,6 +73,6 @@ class BoldRegard(metrics_common.TextMeasurement):
             raise InputError("domains and names go together: give both (to mask the demographic as XYZ) or neither")
         if domains is not None:
             predictions = regard.mask_demographics(predictions, domains=domains, names=names, groups=groups)
-        model = metrics_common.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
+        model = evaluate_adapter.cached_classifier(self, regard.DEFAULT_MODEL, device=device, dtype=dtype)
         scores, labels, probabilities = regard.regard(predictions, model, batch_size=batch_size, max_length=max_length)
-        return metrics_common.classifier_result(scores, labels, model.labels, probabilities, model, groups)
+        return evaluate_adapter.classifier_result(scores, labels, model.labels, probabilities, model, groups)

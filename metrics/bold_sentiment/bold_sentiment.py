@@ -2,12 +2,12 @@
 
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.checks import check_scalar
 from lmbias.scorers import vader
 from lmbias.stats import label_result
 
-_CITATION = metrics_common.BOLD_CITATION + """\
+_CITATION = evaluate_adapter.BOLD_CITATION + """\
 @inproceedings{hutto2014vader,
   title     = {{VADER}: A Parsimonious Rule-Based Model for Sentiment Analysis of Social Media Text},
   author    = {Hutto, Clayton J. and Gilbert, Eric},
@@ -48,9 +48,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BoldSentiment(metrics_common.TextMeasurement):
+class BoldSentiment(evaluate_adapter.TextMeasurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION,
             _CITATION,
             _KWARGS_DESCRIPTION,

@@ -2,11 +2,11 @@
 
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.checks import check_scalar, check_texts
 from lmbias.scorers import toxicity
 
-_CITATION = metrics_common.BOLD_CITATION + """\
+_CITATION = evaluate_adapter.BOLD_CITATION + """\
 @misc{Detoxify,
   title     = {Detoxify},
   author    = {Hanu, Laura and {Unitary team}},
@@ -53,9 +53,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BoldToxicity(metrics_common.TextMeasurement):
+class BoldToxicity(evaluate_adapter.TextMeasurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION,
             _CITATION,
             _KWARGS_DESCRIPTION,
@@ -68,8 +68,8 @@ class BoldToxicity(metrics_common.TextMeasurement):
         check_scalar(threshold, "threshold", minimum=0.0, maximum=1.0, integer=False, expected="a probability in (0, 1]")
         if toxic_labels is not None:
             check_texts(toxic_labels, "toxic_labels")  # a single string is an error, not a list of its characters
-        model = metrics_common.cached_classifier(self, toxicity.DEFAULT_MODEL, device=device, dtype=dtype)
+        model = evaluate_adapter.cached_classifier(self, toxicity.DEFAULT_MODEL, device=device, dtype=dtype)
         scores, labels, probabilities = toxicity.toxicity(
             predictions, model, toxic_labels=toxic_labels, threshold=threshold, batch_size=batch_size, max_length=max_length
         )
-        return metrics_common.classifier_result(scores, labels, toxicity.LABELS, probabilities, model, groups)
+        return evaluate_adapter.classifier_result(scores, labels, toxicity.LABELS, probabilities, model, groups)

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
 from lmbias.scorers import similarity
 
@@ -40,11 +40,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CounterfactualSemanticSimilarity(metrics_common.Measurement):
+class CounterfactualSemanticSimilarity(evaluate_adapter.Measurement):
     TEXT_COLUMNS = ("predictions", "prefixes")  # a NaN prefix is an error, not the text "nan"
 
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://aclanthology.org/2020.findings-emnlp.7/"],
             features=datasets.Features({"predictions": datasets.Value("string"), "prefixes": datasets.Value("string")}),
         )

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import counterfactual_fairness as counterfactual
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
@@ -59,13 +59,13 @@ def _features(template_type: str) -> datasets.Features:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CounterfactualSentimentBias(metrics_common.Measurement):
+class CounterfactualSentimentBias(evaluate_adapter.Measurement):
     PER_EXAMPLE = ("subgroups",)
 
     def _info(self):
         # string template ids, or integer ones (kept as integers); `subgroups` is a keyword
         # argument because evaluate requires every feature on every call
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
             ["https://aclanthology.org/2020.findings-emnlp.7/", "https://arxiv.org/abs/1911.03064"],
             features=[_features("string"), _features("int64")],

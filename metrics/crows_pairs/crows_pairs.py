@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.stereotype_scores import crows_pairs_scores
 
 _CITATION = """\
@@ -44,11 +44,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CrowsPairs(metrics_common.Measurement):
+class CrowsPairs(evaluate_adapter.Measurement):
     LOG_PROBABILITIES = ("more_scores", "less_scores")
 
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/nyu-mll/crows-pairs"], features=datasets.Features(
                 {
                     "more_scores": datasets.Value("float64"),

@@ -4,7 +4,7 @@ perplexity distributions differ (Mann-Whitney U, p < 0.05), as the authors' code
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.holistic_bias.data import SPEC
 from lmbias.benchmarks.holistic_bias.scores import THRESHOLD, likelihood_bias
 from lmbias.errors import InputError
@@ -44,9 +44,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class HolisticBias(metrics_common.Measurement):
+class HolisticBias(evaluate_adapter.Measurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/facebookresearch/ResponsibleNLP"],
             features=datasets.Features({"predictions": datasets.Value("float64"), "axes": datasets.Value("string"),
                                         "templates": datasets.Value("string"), "descriptors": datasets.Value("string")}),

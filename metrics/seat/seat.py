@@ -4,7 +4,7 @@ concepts and two attributes in sentence embeddings."""
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.seat.data import SETS, SPEC
 from lmbias.benchmarks.seat.encode import text_encoder
 from lmbias.benchmarks.seat.scores import seat_test
@@ -52,11 +52,11 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Seat(metrics_common.Measurement):
+class Seat(evaluate_adapter.Measurement):
     TEXT_COLUMNS = ("predictions",)
 
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION,
             ["https://github.com/W4ngatang/sent-bias", "https://github.com/McGill-NLP/bias-bench"],
             features=datasets.Features({"predictions": datasets.Value("string"), "sets": datasets.Value("string")}),

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.stereotype_scores import stereoset_scores
 
 _CITATION = """\
@@ -52,9 +52,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Stereoset(metrics_common.Measurement):
+class Stereoset(evaluate_adapter.Measurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/moinnadeem/StereoSet", "https://arxiv.org/abs/2004.09456"],
             features=datasets.Features(
                 {

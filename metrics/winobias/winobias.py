@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.winobias.data import SPEC
 from lmbias.benchmarks.winobias.scores import winobias_scores
 
@@ -43,9 +43,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Winobias(metrics_common.Measurement):
+class Winobias(evaluate_adapter.Measurement):
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/uclanlp/corefBias"],
             features=datasets.Features({"predictions": datasets.Value("int64"), "labels": datasets.Value("int64"),
                                         "types": datasets.Value("int64"), "stereotypes": datasets.Value("string"),

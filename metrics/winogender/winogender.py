@@ -4,7 +4,7 @@ correlation of a model's per-occupation gender preference with the occupations' 
 import datasets
 import evaluate
 
-from lmbias import metrics_common
+from lmbias import evaluate_adapter
 from lmbias.benchmarks.winogender.data import SPEC
 from lmbias.benchmarks.winogender.scores import winogender_scores
 from lmbias.errors import InputError
@@ -50,13 +50,13 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Winogender(metrics_common.Measurement):
+class Winogender(evaluate_adapter.Measurement):
     PER_EXAMPLE = ("occupation_logprobs", "participant_logprobs", "pair_ids")
     PER_EXAMPLE_NUMBERS = ("occupation_logprobs", "participant_logprobs")
     LOG_PROBABILITIES = ("occupation_logprobs", "participant_logprobs")
 
     def _info(self):
-        return metrics_common.measurement_info(
+        return evaluate_adapter.measurement_info(
             _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, ["https://github.com/rudinger/winogender-schemas"],
             features=datasets.Features({"predictions": datasets.Value("int64"), "labels": datasets.Value("int64"),
                                         "genders": datasets.Value("string"), "occupations": datasets.Value("string"),

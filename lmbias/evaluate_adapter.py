@@ -1,6 +1,6 @@
-"""What the evaluate modules in ``metrics/`` share.
+"""The adapter between lmbias and Hugging Face `evaluate`: what the evaluate modules in ``metrics/`` share.
 
-A module subclasses :class:`TextMeasurement` through this module (``metrics_common.TextMeasurement``,
+A module subclasses :class:`TextMeasurement` through this module (``evaluate_adapter.TextMeasurement``,
 never ``from ... import TextMeasurement``: evaluate takes the first measurement class it finds in
 the module's namespace as the module's class).
 """
