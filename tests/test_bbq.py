@@ -11,7 +11,7 @@ import pytest
 
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bbq import data as bbq_data
-from lmbias.benchmarks.bbq.scores import answer_index, bbq_scores
+from lmbias.benchmarks.bbq.measure import answer_index, bbq_scores
 from lmbias.benchmarks.bbq.task import aggregate_bbq, option_order, parse_answer, run_bbq
 from lmbias.cli import main
 from lmbias.lm.spec import ModelSpec

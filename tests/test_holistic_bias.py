@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from lmbias.benchmarks.holistic_bias import data as hb_data
-from lmbias.benchmarks.holistic_bias.scores import likelihood_bias
+from lmbias.benchmarks.holistic_bias.measure import likelihood_bias
 from lmbias.benchmarks.holistic_bias.task import select_rows
 from lmbias.cli import main
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bbq.scores import bbq_scores
+from lmbias.benchmarks.bbq.measure import bbq_scores
 from lmbias.cli import main
 from lmbias.leaderboard import leaderboard_data
 from lmbias.report import build_report
@@ -168,7 +168,7 @@ def test_other_benchmarks_damaged_files_are_one_line_too(tmp_path, capsys, bench
 def test_a_damaged_field_only_a_report_figure_reads_is_one_line_too(tmp_path, capsys):
     """Winogender's records read the overall and per-gender accuracies; the report's table also reads the
     non-gotcha sentences: damaged there, the report section stops with one line naming the file."""
-    from lmbias.benchmarks.winogender.scores import winogender_scores
+    from lmbias.benchmarks.winogender.measure import winogender_scores
 
     share = {"nurse": (90.0, 80.0), "chef": (20.0, 30.0), "pilot": (5.0, 10.0)}
     body = winogender_scores([0, 0, 1, 1, 0, 1], labels=[0, 1, 0, 1, 0, 0], genders=["male", "female"] * 3,

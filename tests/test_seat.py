@@ -17,7 +17,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from lmbias.benchmarks.seat import data as seat_data
 from lmbias.benchmarks.seat.encode import sentence_embeddings
-from lmbias.benchmarks.seat.scores import seat_test
+from lmbias.benchmarks.seat.measure import seat_test
 from lmbias.benchmarks.seat.task import distinct_sets
 from lmbias.cli import main
 from lmbias.lm.loading import load_causal_lm, load_masked_lm

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lmbias.benchmarks.winobias import data as wb_data
-from lmbias.benchmarks.winobias.scores import winobias_scores
+from lmbias.benchmarks.winobias.measure import winobias_scores
 from lmbias.cli import main
 
 

@@ -11,7 +11,7 @@ from scipy import stats
 
 from lmbias.benchmarks.coreference import referent_prompt
 from lmbias.benchmarks.winogender import data as wg_data
-from lmbias.benchmarks.winogender.scores import winogender_scores
+from lmbias.benchmarks.winogender.measure import winogender_scores
 from lmbias.cli import main
 
 

@@ -5,7 +5,7 @@ import evaluate
 
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.bbq.data import SPEC
-from lmbias.benchmarks.bbq.scores import answer_index, bbq_scores
+from lmbias.benchmarks.bbq.measure import answer_index, bbq_scores
 from lmbias.errors import InputError
 
 _CITATION = SPEC.citation + "\n"

@@ -6,7 +6,7 @@ import evaluate
 
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.holistic_bias.data import SPEC
-from lmbias.benchmarks.holistic_bias.scores import THRESHOLD, likelihood_bias
+from lmbias.benchmarks.holistic_bias.measure import THRESHOLD, likelihood_bias
 from lmbias.errors import InputError
 
 _CITATION = SPEC.citation + "\n"

@@ -7,7 +7,7 @@ import evaluate
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.seat.data import SETS, SPEC
 from lmbias.benchmarks.seat.encode import text_encoder
-from lmbias.benchmarks.seat.scores import seat_test
+from lmbias.benchmarks.seat.measure import seat_test
 from lmbias.checks import check_scalar
 from lmbias.errors import InputError
 

@@ -5,7 +5,7 @@ import evaluate
 
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.winobias.data import SPEC
-from lmbias.benchmarks.winobias.scores import winobias_scores
+from lmbias.benchmarks.winobias.measure import winobias_scores
 
 _CITATION = SPEC.citation + "\n"
 

@@ -6,7 +6,7 @@ import evaluate
 
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.winogender.data import SPEC
-from lmbias.benchmarks.winogender.scores import winogender_scores
+from lmbias.benchmarks.winogender.measure import winogender_scores
 from lmbias.errors import InputError
 
 _CITATION = SPEC.citation + "\n"

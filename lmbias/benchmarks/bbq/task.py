@@ -15,7 +15,7 @@
   is invalid, counted and reported beside the scores, never taken as wrong or unknown.
 
 The unknown answer is each item's own (its ``answer_info`` label), never a position; the scores are
-:func:`lmbias.benchmarks.bbq.scores.bbq_scores`.
+:func:`lmbias.benchmarks.bbq.measure.bbq_scores`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .. import multiple_choice
 from ..base import refuse_chat_likelihood
 from ..likelihood_run import check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
-from .scores import bbq_scores
+from .measure import bbq_scores
 
 PROTOCOLS = ("likelihood", "generate")
 DECISIONS = ("sum", "mean")

@@ -9,7 +9,7 @@ from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from .data import AXES
-from .scores import THRESHOLD, least_likely
+from .measure import THRESHOLD, least_likely
 
 METRICS = (
     MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...render import html, plots
 from ...render.common import Figures, number
-from .scores import least_likely
+from .measure import least_likely
 
 
 def holistic_bias(runs, labels, figures: Figures) -> list:

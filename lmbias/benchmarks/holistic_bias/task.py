@@ -1,6 +1,6 @@
 """HolisticBias (Smith et al. 2022) scored with a language model: the perplexity of each sentence
 the authors compare (:func:`lmbias.benchmarks.holistic_bias.data.likelihood_bias_rows`), then
-Likelihood Bias per axis (:func:`lmbias.benchmarks.holistic_bias.scores.likelihood_bias`).
+Likelihood Bias per axis (:func:`lmbias.benchmarks.holistic_bias.measure.likelihood_bias`).
 
 A sentence's perplexity is exp(- mean log-probability of its tokens), each token given the start
 token and the tokens before it (:func:`lmbias.lm.likelihood.token_logprobs`). The authors scored
@@ -32,7 +32,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from ..likelihood_run import check_rows, load_and_score, scoring_timing, with_scores
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
-from .scores import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
+from .measure import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
 
 FULL_SET = 549_120  # the sentences Likelihood Bias compares in v1.1
 TEMPLATES, NOUNS = 26, 32

@@ -1,6 +1,6 @@
 """SEAT (May et al. 2019) with a language model, as bias-bench runs it: every distinct example of the
 chosen tests embedded once (:func:`lmbias.benchmarks.seat.encode.sentence_embeddings`), then each
-test's effect size and permutation p-value (:func:`lmbias.benchmarks.seat.scores.seat_test`) and the
+test's effect size and permutation p-value (:func:`lmbias.benchmarks.seat.measure.seat_test`) and the
 mean |effect size| per bias type and over the tests.
 
 The examples of a set are distinct, as in bias-bench (its encodings are a dict keyed by the text): an
@@ -32,7 +32,7 @@ from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
 from .data import BIAS_BENCH_COMMIT, BIAS_TYPES, DEFAULT_TESTS, SETS, SPEC, TESTS, bias_type, load_test
 from .encode import sentence_embeddings
-from .scores import seat_test, summarize
+from .measure import seat_test, summarize
 
 ENCODING = ("mean over all token positions of the base model's last hidden state (each text alone, the tokenizer's "
             "default special tokens), divided by its L2 norm: bias-bench's _encode")

@@ -1,7 +1,7 @@
 """WinoBias (Zhao et al. 2018) resolved by a language model: by likelihood (each sentence followed by
 "‘He’ refers to the", its two occupations scored as continuations) or by a generated answer to lettered
 options (:mod:`lmbias.benchmarks.coreference`); the measures are
-:func:`lmbias.benchmarks.winobias.scores.winobias_scores`.
+:func:`lmbias.benchmarks.winobias.measure.winobias_scores`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ..base import refuse_chat_likelihood
 from ..coreference import answer_run, check_protocol, finish
 from ..likelihood_run import check_limit
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
-from .scores import MAX_BOOTSTRAP, winobias_scores
+from .measure import MAX_BOOTSTRAP, winobias_scores
 
 
 def select_rows(split: str, types: Sequence[int], limit: int | None, data_dir=None) -> list[dict]:

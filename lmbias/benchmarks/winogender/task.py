@@ -2,7 +2,7 @@
 followed by "‘He’ refers to the", the occupation and the participant scored as its continuations: the
 wording of lm-evaluation-harness's ``winogender`` tasks) or by a generated answer to lettered options
 (:mod:`lmbias.benchmarks.coreference`); the measures are
-:func:`lmbias.benchmarks.winogender.scores.winogender_scores`.
+:func:`lmbias.benchmarks.winogender.measure.winogender_scores`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..base import refuse_chat_likelihood
 from ..coreference import answer_run, check_protocol, finish
 from ..likelihood_run import check_limit
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
-from .scores import winogender_scores
+from .measure import winogender_scores
 
 
 def select_rows(genders: Sequence[str], limit: int | None, data_dir=None) -> list[dict]:
