@@ -62,7 +62,7 @@ def run(arguments: list) -> float:
 def crows_indicators(folder: Path) -> dict:
     """Pair id -> (1 when the pair counts as the authors' metric counts it, else 0; its bias type): sent_more
     scores strictly higher than sent_less, both rounded to 3 decimals
-    (:func:`lmbias.stereotype_scores.crows_pairs_scores`), so the mean is the metric score."""
+    (:func:`lmbias.benchmarks.crows_pairs.measure.crows_pairs_scores`), so the mean is the metric score."""
     found = {}
     for line in (folder / "scores.jsonl").read_text().splitlines():
         row = json.loads(line)

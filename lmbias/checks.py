@@ -107,6 +107,29 @@ def check_numbers(values: Any, name: str) -> list[float]:
     return [float(value) for value in values]
 
 
+def check_scores(values: Any, name: str, n: int) -> np.ndarray:
+    """``values`` as a float array of one score per example (``n``: an option's log-probability in
+    StereoSet's and CrowS-Pairs' measures), or one line naming ``name``: missing, a string, not numbers,
+    another count, or NaN (an option left unscored).
+
+    >>> check_scores([-1.5, -2], "more_scores", 2)
+    array([-1.5, -2. ])
+    """
+    if values is None:
+        raise InputTypeError(f"{name} is missing; expected one score per example")
+    if isinstance(values, (str, bytes)):
+        raise InputTypeError(f"{name} must be a list of scores (numbers), one per example; got a string")
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"{name} must be a list of scores (numbers), one per example") from None
+    if array.shape != (n,):
+        raise InputError(f"{name} has {array.size} scores but there are {n} examples; expected one per example")
+    if np.isnan(array).any():
+        raise InputError(f"{name}[{int(np.flatnonzero(np.isnan(array))[0])}] is missing or NaN; every option needs a score")
+    return array
+
+
 def check_groups(groups: Sequence[Any] | None, length: int, name: str = "groups") -> list[str] | None:
     """Return group labels as strings (or None), checking one label per text and no missing label
     (None or NaN; "" is a label here: :func:`check_labels` refuses it)."""

@@ -18,6 +18,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, processors
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.stereoset.measure import stereoset_comparison_scores, stereoset_scores
 from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions, run_stereoset
 from lmbias.cli import main
 from lmbias.hub.model_index import eval_results_of, result_key
@@ -29,7 +30,6 @@ from lmbias.lm.runner import RunConfigError
 from lmbias.lm.spec import ModelSpec
 from lmbias.report import build_report
 from lmbias.results import load_run, load_runs
-from lmbias.stereotype_scores import stereoset_comparison_scores, stereoset_scores
 
 from tiny_lm import WORDS, save_tiny_causal_lm
 

@@ -3,19 +3,20 @@
 import numpy as np
 import pytest
 
-from lmbias import stereotype_scores
-from lmbias.stereotype_scores import icat
+from lmbias.benchmarks.crows_pairs import measure as crows_pairs_measure
+from lmbias.benchmarks.stereoset import measure as stereoset_measure
+from lmbias.benchmarks.stereoset.measure import icat
 
 
 def stereoset_scores(stereotype, anti_stereotype, unrelated, targets, bias_types, tasks, **options):
     """The parallel arrays in the order these tests list them (the library takes them by keyword)."""
-    return stereotype_scores.stereoset_scores(stereotype, anti_stereotype_scores=anti_stereotype, unrelated_scores=unrelated,
+    return stereoset_measure.stereoset_scores(stereotype, anti_stereotype_scores=anti_stereotype, unrelated_scores=unrelated,
                                               targets=targets, bias_types=bias_types, tasks=tasks, **options)
 
 
 def crows_pairs_scores(more, less, directions, bias_types, **options):
     """As above, for CrowS-Pairs."""
-    return stereotype_scores.crows_pairs_scores(more, less_scores=less, directions=directions, bias_types=bias_types, **options)
+    return crows_pairs_measure.crows_pairs_scores(more, less_scores=less, directions=directions, bias_types=bias_types, **options)
 
 
 def make(n_targets=4, per_target=10, task="intrasentence", domain="gender"):

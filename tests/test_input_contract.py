@@ -72,7 +72,7 @@ def test_thresholds_must_be_a_mapping(modules):
 
 
 def test_a_target_under_two_bias_types_is_reported_under_each():
-    from lmbias.stereotype_scores import stereoset_scores
+    from lmbias.benchmarks.stereoset.measure import stereoset_scores
 
     result = stereoset_scores([0.0, 0.0, 0.0], anti_stereotype_scores=[-1.0, -1.0, 1.0], unrelated_scores=[-2.0, -2.0, -2.0],
                               targets=["Muslim", "Muslim", "Muslim"], bias_types=["religion", "religion", "race"],
@@ -254,7 +254,7 @@ def test_the_shared_number_check_refuses_nan_and_infinity():
 
 
 def test_crows_pairs_has_no_missing_bias_type_of_its_own():
-    from lmbias.stereotype_scores import crows_pairs_scores
+    from lmbias.benchmarks.crows_pairs.measure import crows_pairs_scores
 
     good = crows_pairs_scores([-1.0, -2.0], less_scores=[-2.0, -1.0], directions=["stereo", "stereo"], bias_types=["age", "age"])
     assert list(good["bias_types"]) == ["age"] and good["overall"]["metric_score"] == 50.0

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import evaluate_adapter
-from lmbias.stereotype_scores import crows_pairs_scores
+from lmbias.benchmarks.crows_pairs.measure import crows_pairs_scores
 
 _CITATION = """\
 @inproceedings{nangia2020crows,

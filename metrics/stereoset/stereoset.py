@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from lmbias import evaluate_adapter
-from lmbias.stereotype_scores import stereoset_scores
+from lmbias.benchmarks.stereoset.measure import stereoset_scores
 
 _CITATION = """\
 @inproceedings{nadeem2021stereoset,

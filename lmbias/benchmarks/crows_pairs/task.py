@@ -1,6 +1,6 @@
 """CrowS-Pairs (Nangia et al. 2020) scored with a language model: each pair's two sentences get a
 score (causal LM: log-likelihood; masked LM: pseudo-log-likelihood of the tokens both share), and
-the metric (:func:`lmbias.stereotype_scores.crows_pairs_scores`) is the share of pairs where the
+the metric (:func:`lmbias.benchmarks.crows_pairs.measure.crows_pairs_scores`) is the share of pairs where the
 more stereotypical sentence scores higher. :func:`run_crows_pairs` writes ``<out>/results.json``
 and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
@@ -27,10 +27,10 @@ from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from ...stereotype_scores import crows_pairs_scores
 from .. import multiple_choice, sentence_choice
 from ..base import refuse_chat_likelihood
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
+from .measure import crows_pairs_scores
 
 
 def shared_token_pll(
@@ -105,7 +105,7 @@ def score_crows_pairs(lm: Any, rows: Sequence[dict], *, kind: str = "causal", ba
 
 def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
     """The CrowS-Pairs metric overall and per bias type from :func:`score_crows_pairs` records
-    (:func:`lmbias.stereotype_scores.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
+    (:func:`lmbias.benchmarks.crows_pairs.measure.crows_pairs_scores`, scores rounded to 3 decimals as the original)."""
     return crows_pairs_scores(
         [r["sent_more_score"] for r in records], less_scores=[r["sent_less_score"] for r in records],
         directions=[r["stereo_antistereo"] for r in records], bias_types=[r["bias_type"] for r in records],

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
-from ...stereotype_scores import MASKED_SCORES, TASKS
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
 from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
 from ..sentence_choice import PROTOCOLS
+from .measure import MASKED_SCORES, TASKS
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),

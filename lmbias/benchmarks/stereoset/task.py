@@ -3,7 +3,7 @@ likelihood scores, is :mod:`lmbias.benchmarks.crows_pairs.task`).
 
 Each option gets one score (higher = the model finds it more likely), computed with
 :mod:`lmbias.lm.likelihood`, batched; the metrics (LMS / SS / ICAT, the CrowS-Pairs metric score)
-come from :mod:`lmbias.stereotype_scores`.
+come from :mod:`lmbias.benchmarks.stereoset.measure`.
 
 ==========================  ==============================================  ==============================================
                             causal LM                                       masked LM
@@ -39,7 +39,7 @@ assistant's reply in its chat template (:func:`lmbias.lm.likelihood.reply_logpro
 (:data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`, intersentence). With ``protocol="generate"`` (models
 without log-probabilities) the three comparisons the metrics read are asked as two-way questions
 (:mod:`lmbias.benchmarks.sentence_choice`) and the metrics come from the answers
-(:func:`lmbias.stereotype_scores.stereoset_comparison_scores`); ``answers.jsonl`` holds the replies.
+(:func:`lmbias.benchmarks.stereoset.measure.stereoset_comparison_scores`); ``answers.jsonl`` holds the replies.
 """
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from ...stereotype_scores import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 from .. import multiple_choice, sentence_choice
 from ..base import refuse_chat_likelihood
 from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
+from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
@@ -226,7 +226,7 @@ def _option_scores(lm: Any, rows: list[dict], task: str, kind: str, batch_size: 
 
 def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95, seed: int = 0) -> dict:
     """LMS / SS / ICAT per task and domain, per task and overall, from :func:`score_stereoset` records
-    (:func:`lmbias.stereotype_scores.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
+    (:func:`lmbias.benchmarks.stereoset.measure.stereoset_scores`; ``bootstrap`` > 0 adds confidence intervals)."""
     columns = {key: [record[key] for record in records] for key in (*OPTIONS, "target", "bias_type", "task")}
     return stereoset_scores(
         columns["stereotype"], anti_stereotype_scores=columns["anti_stereotype"], unrelated_scores=columns["unrelated"],
