@@ -5,7 +5,7 @@ Layout of Huang et al. (2020): the 730 template prefixes of ``counterfactual_tem
 1,000 sentiment scores per prefix: 730,000 random scores (Beta(2, 2), fixed seed, so there is no
 bias: the figures show the sampling-noise floor of W1 at 1,000 samples per prefix).
 
-Ours: ``lmbias.counterfactual_fairness.counterfactual_fairness`` (I.F. with its per-pair and per-template
+Ours: ``lmbias.benchmarks.counterfactual.measure.counterfactual_fairness`` (I.F. with its per-pair and per-template
 tables, and G.F. with its per-subgroup table), best of ``--repeat`` runs per attribute.
 Baseline, in the same run: the formulas as a loop, grouping the samples into (template, value)
 cells with a Python dict and calling ``scipy.stats.wasserstein_distance`` once per (template,
@@ -28,7 +28,7 @@ import scipy
 from scipy.stats import wasserstein_distance
 
 import lmbias
-from lmbias.counterfactual_fairness import counterfactual_fairness
+from lmbias.benchmarks.counterfactual.measure import counterfactual_fairness
 
 ATTRIBUTES = ("country", "occupation", "name")
 
@@ -142,17 +142,17 @@ def main() -> None:
 def classifier_timings(n: int) -> None:
     """Time the opinion-word and VADER scorers on ``n`` texts (BOLD Wikipedia sentences, repeated)."""
     import lmbias
-    from lmbias.scorers import counterfactual_sentiment
+    from lmbias.benchmarks.counterfactual.scorers import sentiment
 
     sentences = [row["wikipedia"] for row in lmbias.load_rows("bold")]
     texts = (sentences * (n // len(sentences) + 1))[:n]
-    lexicon = counterfactual_sentiment.opinion_lexicon()
+    lexicon = sentiment.opinion_lexicon()
     print(f"\nsentiment classifiers on {n:,} texts (BOLD Wikipedia sentences, repeated):\n")
     print("| classifier | seconds | texts/s |")
     print("|---|---:|---:|")
     for name, score in (
-        ("opinion words (Hu & Liu)", lambda: counterfactual_sentiment.opinion_scores(texts, lexicon)),
-        ("VADER, all cores", lambda: counterfactual_sentiment.vader_scores(texts)),
+        ("opinion words (Hu & Liu)", lambda: sentiment.opinion_scores(texts, lexicon)),
+        ("VADER, all cores", lambda: sentiment.vader_scores(texts)),
     ):
         seconds, _ = timed(score)
         print(f"| {name} | {seconds:.1f} | {n / seconds:,.0f} |")

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import wasserstein_distance
 
 import lmbias
-from lmbias.counterfactual_fairness import counterfactual_fairness, disparity, group_fairness, individual_fairness
+from lmbias.benchmarks.counterfactual.measure import counterfactual_fairness, disparity, group_fairness, individual_fairness
 
 
 def random_design(rng, n_templates=4, values=("a", "b", "c", "d", "e"), ties=True):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from lmbias.scorers import counterfactual_sentiment as s01
-from lmbias.scorers import similarity
+from lmbias.benchmarks.counterfactual.scorers import sentiment as s01
+from lmbias.benchmarks.counterfactual.scorers import similarity
 from lmbias.scorers.classifier import ClassifierError, load_classifier
 
 from test_toxicity_regard import save_tiny_model

@@ -6,9 +6,9 @@ import pytest
 
 import lmbias
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.counterfactual.measure import counterfactual_fairness
+from lmbias.benchmarks.counterfactual.scorers import sentiment
 from lmbias.benchmarks.counterfactual.task import run_counterfactual, score_counterfactual, sentiment_by_classifier
-from lmbias.counterfactual_fairness import counterfactual_fairness
-from lmbias.scorers import counterfactual_sentiment
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -68,7 +68,7 @@ def test_bad_arguments():
         save_run(run_counterfactual(attributes=["religion"]))
     with pytest.raises(ValueError, match="samples must be >= 1"):
         save_run(run_counterfactual(samples=0))
-    assert counterfactual_sentiment.CLASSIFIERS == ("opinion", "vader", "hf")
+    assert sentiment.CLASSIFIERS == ("opinion", "vader", "hf")
 
 
 def test_plumbing_cli_run_counterfactual(tmp_path, capsys):

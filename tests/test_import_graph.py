@@ -11,8 +11,8 @@ LAYERS = (
     ("lmbias.cli", "lmbias.__main__", "lmbias.evaluate_adapter", "lmbias.modules"),
     ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results"),
     ("lmbias.benchmarks",),
-    ("lmbias.lm", "lmbias.scorers", "lmbias.stats", "lmbias.counterfactual_fairness",
-     "lmbias.embeddings", "lmbias.model_source", "lmbias.render", "lmbias.run_result", "lmbias.progress", "lmbias.run_lock"),
+    ("lmbias.lm", "lmbias.scorers", "lmbias.stats", "lmbias.embeddings", "lmbias.model_source", "lmbias.render",
+     "lmbias.run_result", "lmbias.progress", "lmbias.run_lock"),
     ("lmbias.data", "lmbias.resources", "lmbias.plugins", "lmbias.text", "lmbias.files", "lmbias.checks", "lmbias.errors",
      "lmbias"),
 )

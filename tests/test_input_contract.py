@@ -43,7 +43,7 @@ def test_max_ties_reaches_gender_max_and_is_checked(modules):
 
 
 def test_sensitive_tokens_are_a_list_of_words():
-    from lmbias.scorers.similarity import mentions
+    from lmbias.benchmarks.counterfactual.scorers.similarity import mentions
 
     assert mentions(["I went to Italy", "I went home"], ["Italy"]).tolist() == [True, False]
     with pytest.raises(TypeError, match="sensitive_tokens must be a list of strings, got str"):

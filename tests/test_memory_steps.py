@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from lmbias.benchmarks.counterfactual import task
+from lmbias.benchmarks.counterfactual.scorers import similarity
 from lmbias.files import write_atomic, write_lines_atomic
 from lmbias.lm import runner
-from lmbias.scorers import similarity
 from lmbias.scorers.wordvalues import encode
 from lmbias.words import words_of_texts
 

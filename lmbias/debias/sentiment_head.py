@@ -34,7 +34,7 @@ def sentiment_labels(texts: Sequence[str], labeler: str = "vader", threshold: fl
 
         scores = vader_compound(list(texts))
     else:
-        from ..scorers.counterfactual_sentiment import opinion_lexicon, opinion_scores
+        from ..benchmarks.counterfactual.scorers.sentiment import opinion_lexicon, opinion_scores
 
         scores = 2 * opinion_scores(list(texts), opinion_lexicon(data_dir)) - 1
     index = [int(i) for i in np.flatnonzero(np.abs(scores) > threshold)]

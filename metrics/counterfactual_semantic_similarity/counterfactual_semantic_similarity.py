@@ -5,7 +5,7 @@ import evaluate
 
 from lmbias import evaluate_adapter
 from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
-from lmbias.scorers import similarity
+from lmbias.benchmarks.counterfactual.scorers import similarity
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"
 

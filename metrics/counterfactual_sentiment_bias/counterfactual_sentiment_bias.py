@@ -3,8 +3,8 @@
 import datasets
 import evaluate
 
-from lmbias import counterfactual_fairness as counterfactual
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.counterfactual import measure as counterfactual
 from lmbias.benchmarks.counterfactual.data import SPEC as COUNTERFACTUAL_SPEC
 
 _CITATION = COUNTERFACTUAL_SPEC.citation + "\n"

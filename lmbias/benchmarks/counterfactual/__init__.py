@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ...scorers.counterfactual_sentiment import CLASSIFIERS
 from ..base import Benchmark, HubDataset, MetricSpec, Variant, model_named
 from ..derived import mean_over_domains
 from .data import ATTRIBUTES
+from .scorers.sentiment import CLASSIFIERS
 
 METRICS = (
     MetricSpec("individual_fairness", "I.F.", "", 0.0, False, 3,

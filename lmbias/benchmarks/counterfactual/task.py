@@ -4,8 +4,8 @@ For each attribute (country, occupation, name) every template prefix is continue
 times (temperature 1.0, up to 50 new tokens: the ``counterfactual`` preset) through the resumable
 runner. Each continuation (without its prefix, which holds the sensitive token) gets a sentiment
 score in [0, 1] from each classifier; I.F. and G.F. compare the score distributions across
-counterfactual prefixes (:mod:`lmbias.counterfactual_fairness`); S.S. and S.S.c measure how relevant the
-continuations stay (:mod:`lmbias.scorers.similarity`).
+counterfactual prefixes (:mod:`lmbias.benchmarks.counterfactual.measure`); S.S. and S.S.c measure how relevant the
+continuations stay (:mod:`lmbias.benchmarks.counterfactual.scorers.similarity`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...checks import check_choices, check_scalar
-from ...counterfactual_fairness import counterfactual_fairness
 from ...errors import InputError
 from ...lm.chat import continuation_prompts
 from ...lm.spec import ModelSpec
@@ -25,11 +24,12 @@ from ...progress import showing
 from ...render.text import first_line
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ...scorers import counterfactual_sentiment, similarity
 from ...scorers.classifier import ClassifierError, load_classifier
 from ..base import chat_requested
 from ..preflight import announce_unavailable
 from .data import ATTRIBUTES, SPEC, tokens_of
+from .measure import counterfactual_fairness
+from .scorers import sentiment, similarity
 
 # How to supply what a scorer needs, said in every skip notice.
 FIXES = {
@@ -42,30 +42,30 @@ FIXES = {
 
 
 def sentiment_by_classifier(
-    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
+    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = sentiment.DEFAULT_HF_MODEL,
     device=None, data_dir=None,
 ) -> tuple[dict, dict]:
     """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
-    classifiers = check_choices(classifiers, counterfactual_sentiment.CLASSIFIERS, "classifiers")
+    classifiers = check_choices(classifiers, sentiment.CLASSIFIERS, "classifiers")
     scores, skipped = {}, {}
     for name in classifiers:
         if name == "opinion":
-            scores[name] = counterfactual_sentiment.opinion_scores(texts, counterfactual_sentiment.opinion_lexicon(data_dir))
+            scores[name] = sentiment.opinion_scores(texts, sentiment.opinion_lexicon(data_dir))
         elif name == "vader":
-            scores[name] = counterfactual_sentiment.vader_scores(texts)
+            scores[name] = sentiment.vader_scores(texts)
         else:
             try:
                 model = load_classifier(hf_model, device=device)
-                scores[name] = counterfactual_sentiment.classifier_scores(texts, model)
+                scores[name] = sentiment.classifier_scores(texts, model)
             except (OSError, ClassifierError) as error:
                 skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {first_line(error)}; fix: {FIXES['hf']}"
     return scores, skipped
 
 
 def check_scoring(
-    classifiers: Sequence[str] = counterfactual_sentiment.CLASSIFIERS,
+    classifiers: Sequence[str] = sentiment.CLASSIFIERS,
     *,
-    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
+    hf_model: str = sentiment.DEFAULT_HF_MODEL,
     encoder: str | None = None,
     semantic: bool = True,
     data_dir=None,
@@ -78,13 +78,13 @@ def check_scoring(
     from ...model_source import model_source
     from ...resources import ResourceNotFoundError
 
-    classifiers = check_choices(classifiers, counterfactual_sentiment.CLASSIFIERS, "classifiers")
+    classifiers = check_choices(classifiers, sentiment.CLASSIFIERS, "classifiers")
     unavailable = {}
     if "hf" in classifiers and not (source := model_source(hf_model)).available:
         unavailable["hf"] = f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}"
     if "opinion" in classifiers:
         try:
-            counterfactual_sentiment.opinion_lexicon(data_dir)
+            sentiment.opinion_lexicon(data_dir)
         except ResourceNotFoundError as error:
             unavailable["opinion"] = f"{getattr(error, 'summary', str(error).splitlines()[0])}; fix: {FIXES['opinion']}"
     if semantic:
@@ -139,7 +139,7 @@ def _score_samples(
     continuations: list[str],
     *,
     classifiers: Sequence[str] = ("opinion", "vader", "hf"),
-    hf_model: str = counterfactual_sentiment.DEFAULT_HF_MODEL,
+    hf_model: str = sentiment.DEFAULT_HF_MODEL,
     encoder: str | None = None,
     semantic: bool = True,
     tau: float | None = None,
@@ -226,8 +226,8 @@ def run_counterfactual(
 
     scoring = dict(scoring or {})
     check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    requested = check_choices(scoring.get("classifiers", counterfactual_sentiment.CLASSIFIERS),
-                              counterfactual_sentiment.CLASSIFIERS, "classifiers")
+    requested = check_choices(scoring.get("classifiers", sentiment.CLASSIFIERS),
+                              sentiment.CLASSIFIERS, "classifiers")
     unavailable: dict = {}
 
     def preflight() -> None:  # once the run directory is checked: a refusal comes first

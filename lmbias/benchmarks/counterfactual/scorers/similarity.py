@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import progress
-from ..checks import check_scalar, check_texts
-from ..errors import InputError, MissingDependencyError, NotFoundError
+from .... import progress
+from ....checks import check_scalar, check_texts
+from ....errors import InputError, MissingDependencyError, NotFoundError
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_THRESHOLD = 0.4
@@ -47,14 +47,14 @@ def load_encoder(name_or_path: str | None = None, *, device: str | None = None):
         from sentence_transformers import SentenceTransformer
     except ImportError as error:
         raise MissingDependencyError("semantic similarity needs sentence-transformers: pip install 'lmbias[similarity]'") from error
-    from ..model_source import model_source
-    from .classifier import default_device
+    from ....model_source import model_source
+    from ....scorers.classifier import default_device
 
     name = str(name_or_path or default_encoder_path())
     source = model_source(name)
     if not source.available:  # known in one request, not after the Hub's retries
         raise NotFoundError(f"cannot load the sentence encoder {name!r}: {source.reason}")
-    from ..progress import quiet_loading
+    from ....progress import quiet_loading
 
     with quiet_loading():
         return SentenceTransformer(name, device=device or default_device(), **source.load_kwargs())

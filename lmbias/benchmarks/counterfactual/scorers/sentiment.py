@@ -22,11 +22,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..checks import check_texts
-from ..resources import PathLike, ResourceError, locate
-from .classifier import ClassifierError, TextClassifier
-from .vader import vader_compound
-from .wordvalues import encode
+from ....checks import check_texts
+from ....resources import PathLike, ResourceError, locate
+from ....scorers.classifier import ClassifierError, TextClassifier
+from ....scorers.vader import vader_compound
+from ....scorers.wordvalues import encode
 
 CLASSIFIERS = ("opinion", "vader", "hf")
 DEFAULT_HF_MODEL = "distilbert-base-uncased-finetuned-sst-2-english"

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_groups, check_scalar
-from .errors import InputError, InputTypeError
+from ...checks import check_groups, check_scalar
+from ...errors import InputError, InputTypeError
 
 
 def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
