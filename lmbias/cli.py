@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, save_run
+from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, names, save_run
 from .benchmarks.bold.data import merged_group_counts
 from .data import DATASETS, load_rows, summarize
 from .errors import InputError, LmbiasError
@@ -35,6 +35,8 @@ from .render.text import markdown_table
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
+from . import suite
+from .suite import DATA_DIR_HELP, benchmark_parser
 
 
 def _datasets(args) -> int:
@@ -106,7 +108,7 @@ def _resources(args) -> int:
 
 
 # Options that change how a run is carried out, not what it measures: they never name its default folder.
-_HOW_TO_RUN = {"help", "out", "model", "data_dir", "progress", "threads", "num_processes", "device", "device_map", "max_memory",
+_HOW_TO_RUN = {"help", "out", "model", "name", "data_dir", "progress", "threads", "num_processes", "device", "device_map", "max_memory",
                "require_all"}
 
 
@@ -128,7 +130,8 @@ def _subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.Argumen
 
 def _run(args) -> int:
     benchmark = get_benchmark(args.benchmark)
-    args.out = args.out or default_run_dir(benchmark.name, getattr(args, "model", None), _settings_given(args))
+    args.out = args.out or default_run_dir(benchmark.name, getattr(args, "name", None) or getattr(args, "model", None),
+                                           _settings_given(args))
     try:
         result = benchmark.run(args)
         if result is not None:  # None on every process but the main one
@@ -176,44 +179,18 @@ def _report(args) -> int:
     return 0
 
 
-DATA_DIR_HELP = "local data folder (default: LMBIAS_DATA_DIR, the cache, a download)"
-# ``lmbias run BENCHMARK --help`` lists the benchmark's own options first, then these groups of shared ones.
-_RUN_OPTION_GROUPS = {
-    "model and where it runs": ("model", "revision", "dtype", "device", "device_map", "max_memory", "num_processes",
-                                "threads", "batch_size"),
-    "backend (each backend's own options after --backend)": ("backend",),
-    "prompt format": ("chat", "system_prompt"),
-}
-
-
-def _backend_option() -> tuple:
-    """``--backend``: its choices and their descriptions from the backend registry."""
-    flags, settings = RUN_OPTIONS["backend"]
-    described = "; ".join(f"{backend.name}: {backend.description}" for backend in backends.REGISTRY.values())
-    return flags, {**settings, "choices": backends.names(), "help": described}
-
-
-def add_run_options(parser: argparse.ArgumentParser, names) -> None:
-    """Add the shared run options ``names`` (keys of :data:`RUN_OPTIONS`) to ``parser``, in groups;
-    ``"backend"`` adds every registered backend's own options after it."""
-    names = list(names)
-    for title, members in [*_RUN_OPTION_GROUPS.items(), ("run", names)]:
-        chosen = [name for name in members if name in names]
-        group = parser.add_argument_group(title)
-        for name in chosen:
-            flags, settings = _backend_option() if name == "backend" else RUN_OPTIONS[name]
-            group.add_argument(*flags, **settings)
-            if name == "backend":
-                for backend_flags, backend_settings in backends.backend_options().values():
-                    group.add_argument(*backend_flags, **backend_settings)
-            names.remove(name)
-        if title == "run":
-            group.add_argument("--data-dir", help=DATA_DIR_HELP)
-
+RUN_DESCRIPTION = """\
+Run one benchmark (`lmbias run bbq --categories Age`, its own options after its name) or several on
+one loaded model, each into its own folder under one parent (default runs/NAME/BENCHMARK):
+  lmbias run bbq winogender --model M --name NAME --bbq.categories Age
+  lmbias run model-card --model M --name NAME       (a named set; `lmbias run --list` shows them)
+With several, a benchmark's own options take its name in front (--bbq.limit 20); the shared ones
+(--model, --batch-size, --seed ...) apply to every benchmark that takes them."""
 
 EXAMPLES = """\
 examples:
   lmbias run bold --per-group 5                      BOLD on 5 prompts per group with the embedded model
+  lmbias run model-card --model M --name NAME         five benchmarks on one load -> runs/NAME/<benchmark>
   lmbias run stereoset --model gpt2                  StereoSet (also crows_pairs, counterfactual) -> runs/stereoset-gpt2
   lmbias run crows_pairs --model M --backend vllm    through vLLM (or --backend openai --base-url URL)
   lmbias report runs/bold-gpt2 --out reports/gpt2    a self-contained HTML report
@@ -312,16 +289,12 @@ def build_parser() -> argparse.ArgumentParser:
             benchmark.add_score_arguments(command)
             command.set_defaults(func=lambda args: get_benchmark(args.benchmark).score(args))
 
-    run = commands.add_parser("run", help="run a benchmark on a model (the main job)")
+    run = commands.add_parser("run", help="run benchmarks on a model (the main job)", description=RUN_DESCRIPTION)
     run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     for benchmark in benchmarks():
         command = run_benchmarks.add_parser(benchmark.name, help=benchmark.description, description=benchmark.description)
-        benchmark.add_arguments(command)
-        command.add_argument("--out", help=f"run directory; an interrupted run resumes there (default: runs/{benchmark.name}-MODEL"
-                                           "[-SETTINGS]: the model's name and the options given, so that runs with other "
-                                           "settings never share a folder)")
-        add_run_options(command, benchmark.run_options)
-        command.set_defaults(func=_run, **benchmark.defaults)
+        benchmark_parser(benchmark, command)
+        command.set_defaults(func=_run)
 
     from .hub.push import add_parser as add_push_parser
 
@@ -395,14 +368,127 @@ def _refuse_unrecognized(parser: argparse.ArgumentParser, args, extras: list) ->
     parser.error(f"unrecognized arguments: {' '.join(extras)}" + (did_you_mean(unknown, options) if unknown else ""))
 
 
+def _is_suite(argv: list) -> bool:
+    """Whether ``argv`` is ``lmbias run`` with several benchmarks, a set, ``--list`` or a
+    benchmark-prefixed option (``--bbq.limit``), rather than one benchmark's own command."""
+    if not argv or argv[0] != "run":
+        return False
+    named = []
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            break
+        named.append(arg)
+    prefixed = any(arg.startswith("--") and "." in arg.split("=", 1)[0] for arg in argv[1:])
+    return (len(named) > 1 or (len(named) == 1 and named[0] not in names()) or prefixed
+            or (not named and "--list" in argv[1:]))
+
+
+def _suite_parser(chosen: list) -> argparse.ArgumentParser:
+    """The parser of ``lmbias run A B ...``: the shared run options the chosen benchmarks take, then
+    each one's own options prefixed with its name (``--bbq.categories``); none has a default here, so
+    that what was given is known (each benchmark's own defaults fill the rest)."""
+    import copy
+
+    parser = Parser(prog="lmbias run", description=RUN_DESCRIPTION, epilog=EXAMPLES)
+    parser.add_argument("benchmarks", nargs="+", metavar="BENCHMARK", help="benchmark or set names (`lmbias run --list`)")
+    parser.add_argument("--list", action="store_true", help="list the benchmarks and sets, and exit")
+    parser.add_argument("--out", help="the parent folder; each benchmark runs (and resumes) in OUT/BENCHMARK "
+                                      "(default: runs/NAME, NAME being --name or the model's name)")
+    taken = [name for name in RUN_OPTIONS if any(name in get_benchmark(b).run_options for b in chosen)]
+    suite.add_run_options(parser, taken)
+    for name in chosen:
+        group = parser.add_argument_group(f"{name}'s own options")
+        for action in suite.own_options(get_benchmark(name)):
+            prefixed = copy.copy(action)
+            prefixed.option_strings = [f"--{name}.{flag[2:]}" for flag in action.option_strings if flag.startswith("--")]
+            prefixed.dest, prefixed.required = f"{name}.{action.dest}", False
+            group._add_action(prefixed)
+    for action in parser._actions:
+        if action.option_strings and action.dest not in ("help", "list", "out"):
+            action.default = argparse.SUPPRESS
+    return parser
+
+
+def _refuse_suite_extras(parser: argparse.ArgumentParser, chosen: list, extras: list) -> None:
+    """One line for what ``lmbias run A B ...`` did not recognise: a prefixed option of a benchmark
+    not chosen or that it lacks, a benchmark's own option without its prefix, anything else."""
+    flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
+    if flag is None:
+        parser.error(f"unrecognized arguments: {' '.join(extras)} (benchmark names come first, before any option)")
+    if "." in flag:
+        name, option = flag[2:].split(".", 1)
+        if name in chosen:
+            own = [f"--{name}.{f[2:]}" for action in suite.own_options(get_benchmark(name)) for f in action.option_strings]
+            parser.error(f"{name} has no option --{option}{did_you_mean(flag, own)}")
+        parser.error(f"{flag}: {name!r} is not among the chosen benchmarks ({', '.join(chosen)})"
+                     if name in names() else f"{flag}: there is no benchmark {name!r}{did_you_mean(name, names())}")
+    owners = [name for name in chosen
+              if any(flag in action.option_strings for action in suite.own_options(get_benchmark(name)))]
+    if owners:
+        parser.error(f"{flag} is an option of {', '.join(owners)}: with several benchmarks give it as "
+                     + " / ".join(f"--{owner}.{flag[2:]}" for owner in owners))
+    elsewhere = [name for name in names() if name not in chosen
+                 and any(flag in action.option_strings for action in suite.own_options(get_benchmark(name)))]
+    if elsewhere:
+        parser.error(f"{flag} is an option of {', '.join(elsewhere)}, none of which was chosen ({', '.join(chosen)})")
+    options = [f for action in parser._actions for f in action.option_strings if f.startswith("--")]
+    parser.error(f"unrecognized arguments: {' '.join(extras)}{did_you_mean(flag, options)}")
+
+
+def _parse_suite(argv: list) -> tuple:
+    """``lmbias run A B ...``'s arguments (``argv`` after ``run``) as a namespace whose ``func`` runs the
+    suite, and its parser; ``--list`` prints the sets and benchmarks."""
+    named = []
+    for arg in argv:
+        if arg.startswith("-"):
+            break
+        named.append(arg)
+    if not named:  # --list
+        print(suite.listing())
+        raise SystemExit(0)
+    parser = Parser(prog="lmbias run")
+    try:
+        chosen = suite.expand(named)
+    except LmbiasError as error:
+        parser.error(str(error))
+    parser = _suite_parser(chosen)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_suite_extras(parser, chosen, extras)
+    if args.list:
+        print(suite.listing())
+        raise SystemExit(0)
+    args.command, args.func, args.chosen = "run", _run_suite, chosen
+    return args, parser
+
+
+def _run_suite(args) -> int:
+    given = {key: value for key, value in vars(args).items()
+             if key not in ("benchmarks", "list", "out", "command", "func", "chosen")}
+    own: dict = {}
+    for key in [key for key in given if "." in key]:
+        name, option = key.split(".", 1)
+        own.setdefault(name, {})[option] = given.pop(key)
+    runs = suite.plan(args.chosen, given, own, out=args.out)
+    suite.check_runs(runs)
+    outcomes = suite.run_all(runs)
+    if outcomes:  # the main process
+        options = runs[0][1]
+        print(suite.summary_table(outcomes, options.name or suite.display_name_of(options.model)))
+    return 1 if any(outcome["status"] == "failed" for outcome in outcomes.values()) else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args, extras = parser.parse_known_args(argv)
-    if extras:
-        _refuse_unrecognized(parser, args, extras)
+    if _is_suite(argv):
+        args, parser = _parse_suite(argv[1:])
+    else:
+        parser = build_parser()
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            _refuse_unrecognized(parser, args, extras)
     try:
         if getattr(args, "backend", None) and backends.get_backend(args.backend).own_workers \
                 and getattr(args, "num_processes", 1) > 1:

@@ -155,7 +155,8 @@ def coverage(counted: dict, options: str) -> dict:
 
 
 def model_description(lm: Any, **extra) -> dict:
-    """The ``model`` entry of a loaded :class:`~lmbias.lm.loading.LanguageModel`: name, source,
+    """The ``model`` entry of a loaded :class:`~lmbias.lm.loading.LanguageModel`: name (its display
+    name, :meth:`lmbias.lm.spec.ModelSpec.shown_name`), source,
     revision (the Hub commit when it came from the Hub) and dtype, plus ``extra``; in a chat run also
     ``chat`` (:meth:`lmbias.lm.chat.ChatFormat.record`: the system prompt and the template's digest), and for
     a debiased folder ``adjustment`` (the projection or Self-Debias the hf backend applied, :mod:`lmbias.lm.adjustments`)."""
@@ -163,7 +164,7 @@ def model_description(lm: Any, **extra) -> dict:
     dtype = getattr(lm.model, "dtype", None)
     revision = getattr(lm, "revision", None) or getattr(config, "_commit_hash", None)  # the latter: transformers < 5
     adjustment = getattr(config, CONFIG_KEY, None)
-    return {"name": lm.name, "source": lm.source, "revision": revision,
+    return {"name": getattr(lm, "display_name", None) or lm.name, "source": lm.source, "revision": revision,
             "dtype": str(dtype).replace("torch.", "") if dtype is not None else None,
             **({"chat": lm.chat.record()} if getattr(lm, "chat", None) is not None else {}),
             **({"adjustment": adjustment} if adjustment else {}), **extra}

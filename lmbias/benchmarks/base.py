@@ -21,6 +21,8 @@ from ..lm.spec import DTYPES
 # ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
 RUN_OPTIONS = {
     "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
+    "name": (["--name"], {"help": "the model's display name in the summary, results.json, report, leaderboard and Hub card "
+                                  "(default: the Hub id, or a local folder's last component)"}),
     "device": (["--device"], {"help": "cpu, cuda, ... (default: each process's GPU, else cpu)"}),
     "device_map": (["--device-map"], {"choices": ["auto", "balanced", "balanced_low_0", "sequential"],
                                       "help": "split the model over this machine's GPUs (then CPU, then disk) with accelerate: "
@@ -49,7 +51,7 @@ RUN_OPTIONS = {
 
 # The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
 # brings every registered backend's own options with it.
-MODEL_OPTIONS = ("model", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
+MODEL_OPTIONS = ("model", "name", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,10 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     lm = spec.load(state, kind=kind)
     claim_run_dir(Path(out), {**config, **loaded_identity(lm)}, state, benchmark)
     placement = {"device": str(lm.device) if lm.device is not None else None, **spec.recorded()}
+    finished = finished_scores(Path(out), rows)
+    if finished is not None:  # a finished run of the same configuration: its scores, nothing scored again
+        timing = {"scoring_seconds": 0.0, "items_scored": 0, "items_resumed": len(rows)}
+        return lm, kind, state, finished if state.is_main_process else None, timing, placement
     step = SAVE_EVERY * run_config["batch_size"]
     parts = [rows[start:start + step] for start in range(0, len(rows), step)]
     started = time.perf_counter()
@@ -114,6 +118,22 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     if not state.is_main_process:
         return lm, kind, state, None, timing, placement
     return lm, kind, state, [record for b in range(len(parts)) for record in done[b]], timing, placement
+
+
+def finished_scores(out: Path, rows: list) -> list | None:
+    """The records of a finished run in ``out`` (its ``results.json`` written, its ``scores.jsonl`` one
+    record per row of ``rows`` in their order), or None (then the run scores what is missing). The
+    caller has checked that the folder's configuration is this run's."""
+    if not (out / "results.json").is_file() or not (out / SCORES_FILE).is_file():
+        return None
+    try:
+        records = [json.loads(line) for line in (out / SCORES_FILE).read_text(encoding="utf-8").splitlines()]
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ids = [str(row["id"]) for row in rows]
+    if len(records) != len(ids) or any(not isinstance(r, dict) or str(r.get("id")) != i for r, i in zip(records, ids)):
+        return None
+    return records
 
 
 def scoring_timing(timing: dict, sentences_per_item: int) -> dict:

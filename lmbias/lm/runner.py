@@ -22,6 +22,8 @@ Launch several processes with ``lmbias run --num-processes N`` (which starts ``t
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -69,6 +71,29 @@ def check_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None
     if state.is_main_process:
         _compare_run_dir(run_dir, config, benchmark)
     state.wait_for_everyone()
+    if _checking_only.get():
+        raise OptionsChecked(benchmark)
+
+
+class OptionsChecked(Exception):
+    """Raised by :func:`check_run_dir` inside :func:`checking_only`: every option of the run and its
+    folder were checked, and nothing was loaded or written yet. Not an error."""
+
+
+_checking_only: contextvars.ContextVar[bool] = contextvars.ContextVar("lmbias_checking_only", default=False)
+
+
+@contextlib.contextmanager
+def checking_only() -> Iterator[None]:
+    """Within the block a run stops where its options and its folder have been checked, before any
+    model loads or anything is written, by raising :class:`OptionsChecked` (every run checks its
+    folder with :func:`check_run_dir` right before it loads its model): ``lmbias run A B`` checks
+    every benchmark this way before the first one starts."""
+    token = _checking_only.set(True)
+    try:
+        yield
+    finally:
+        _checking_only.reset(token)
 
 
 def _compare_run_dir(run_dir: Path, config: dict, benchmark: str | None) -> None:

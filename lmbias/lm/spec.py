@@ -10,8 +10,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ..checks import check_choice
@@ -23,6 +26,7 @@ from .chat import ChatFormat, template_digest
 from .placement import check_device, parse_max_memory, placement
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
+MAX_NAME_LENGTH = 120
 EMBEDDED_ID = "embedded:smollm2-135m-instruct"  # how configurations name the embedded default model
 
 
@@ -44,6 +48,8 @@ class ModelSpec:
         chat: put each prompt to the model in its chat template (:mod:`lmbias.lm.chat`); always so on
             a backend whose server applies the template (``openai-chat``).
         system_prompt: a chat run's system message (None: none, so the template's default applies).
+        display_name: the name results, summaries, reports, the leaderboard and the Hub card show
+            (``--name``; None: :meth:`shown_name` derives one). Not part of the run's identity.
     """
 
     model: str | None = None
@@ -56,6 +62,7 @@ class ModelSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     chat: bool = False
     system_prompt: str | None = None
+    display_name: str | None = None
 
     @classmethod
     def of(cls, model: ModelSpec | str | None) -> ModelSpec:
@@ -75,7 +82,8 @@ class ModelSpec:
                    device_map=getattr(options, "device_map", None), max_memory=getattr(options, "max_memory", None),
                    backend=getattr(options, "backend", None) or DEFAULT_BACKEND,
                    options={key: getattr(options, key, None) for key in backend_options()},
-                   chat=bool(getattr(options, "chat", False)), system_prompt=getattr(options, "system_prompt", None))
+                   chat=bool(getattr(options, "chat", False)), system_prompt=getattr(options, "system_prompt", None),
+                   display_name=getattr(options, "name", None))
 
     @property
     def engine(self) -> Backend:
@@ -86,6 +94,18 @@ class ModelSpec:
     def name(self) -> str:
         """The model as configurations name it (the embedded default as :data:`EMBEDDED_ID`)."""
         return self.model if self.model is not None else EMBEDDED_ID
+
+    def shown_name(self) -> str:
+        """The model's display name: ``display_name`` when given, else the Hub id (or a served model's
+        name), a local folder's or file's last component (never a full path), or the embedded default's
+        name.
+
+        >>> ModelSpec("/data/models/my-llama").shown_name(), ModelSpec("gpt2", display_name="GPT-2 base").shown_name()
+        ('my-llama', 'GPT-2 base')
+        """
+        if self.display_name is not None:
+            return self.display_name
+        return display_name_of(self.model)
 
     def checked(self) -> ModelSpec:
         """This spec with ``max_memory`` parsed and the options that were not given dropped, once every
@@ -113,6 +133,7 @@ class ModelSpec:
                 raise InputError(f"{flag(key)} applies to --backend {', '.join(owners(key))}, not {self.backend}")
         if self.revision is not None and (not isinstance(self.revision, str) or not self.revision.strip()):
             raise InputError(f"--revision must be a Hub commit, branch or tag, got {self.revision!r}")
+        check_display_name(self.display_name)
         memory = self.max_memory
         if isinstance(memory, Mapping):  # {0: "70GiB"}: checked as --max-memory's DEVICE=SIZE entries
             memory = [f"{device}={size}" for device, size in memory.items()]
@@ -167,8 +188,14 @@ class ModelSpec:
         accelerate's ``PartialState``."""
         if self.engine.own_workers and state.num_processes > 1:
             raise InputError(f"--backend {self.backend} runs its own workers; start one lmbias process")
+        key = (json.dumps(asdict(self), sort_keys=True, default=str), kind, seed, state.process_index)
+        if _shared_models is not None and key in _shared_models:
+            return _shared_models[key]
         model = self.engine.load(self, state, seed=seed, kind=kind)
         model.chat = self.chat_format(model.tokenizer)
+        model.display_name = self.shown_name()
+        if _shared_models is not None:
+            _shared_models[key] = model
         return model
 
     def recorded(self) -> dict:
@@ -190,3 +217,50 @@ class ModelSpec:
                                                 if key not in backend.neutral_options + backend.unrecorded_options}}
                    if backend.recorded else {}),
                 **self.prompting()}
+
+
+def display_name_of(model: str | None) -> str:
+    """The name a model is shown under when no ``--name`` is given: a Hub id (or a served model's
+    name) as it is, a local folder's or file's last component, the embedded default's name.
+
+    >>> display_name_of("openai-community/gpt2"), display_name_of("./checkpoints/step-1000/"), display_name_of(None)[:13]
+    ('openai-community/gpt2', 'step-1000', 'SmolLM2-135M-')
+    """
+    from .loading import EMBEDDED_NAME
+
+    if model is None or model.startswith("embedded:"):
+        return EMBEDDED_NAME
+    if looks_like_path(model):
+        return Path(model.rstrip("/\\")).name or model
+    return model
+
+
+def check_display_name(name: str | None) -> None:
+    """``--name``: None, or printable text of 1 to :data:`MAX_NAME_LENGTH` characters that is not only spaces."""
+    if name is None:
+        return
+    if not isinstance(name, str):
+        raise InputTypeError(f"--name must be a string, got {type(name).__name__}")
+    if not name.strip() or not name.isprintable() or len(name) > MAX_NAME_LENGTH or name != name.strip():
+        raise InputError(f"--name must be printable text of 1 to {MAX_NAME_LENGTH} characters without leading or "
+                         f"trailing spaces (the model's display name), got {name[:MAX_NAME_LENGTH + 10]!r}")
+
+
+_shared_models: dict | None = None
+
+
+@contextmanager
+def one_load_per_model() -> Iterator[dict]:
+    """Within the block, :meth:`ModelSpec.load` loads each model once (per spec, kind, seed and
+    process) and hands the same loaded model to every later call: several benchmarks in one
+    ``lmbias run`` share one load. Yields the loaded models (one entry per load); they are let go
+    when the outermost block ends."""
+    global _shared_models
+    outermost = _shared_models is None
+    if outermost:
+        _shared_models = {}
+    try:
+        yield _shared_models
+    finally:
+        if outermost:
+            _shared_models = None
