@@ -107,12 +107,12 @@ def check_numbers(values: Any, name: str) -> list[float]:
     return [float(value) for value in values]
 
 
-def check_scores(values: Any, name: str, n: int) -> np.ndarray:
+def check_option_scores(values: Any, name: str, n: int) -> np.ndarray:
     """``values`` as a float array of one score per example (``n``: an option's log-probability in
     StereoSet's and CrowS-Pairs' measures), or one line naming ``name``: missing, a string, not numbers,
     another count, or NaN (an option left unscored).
 
-    >>> check_scores([-1.5, -2], "more_scores", 2)
+    >>> check_option_scores([-1.5, -2], "more_scores", 2)
     array([-1.5, -2. ])
     """
     if values is None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...checks import check_labels, check_scalar, check_scores
+from ...checks import check_labels, check_option_scores, check_scalar
 from ...errors import InputError
 
 
@@ -36,8 +36,8 @@ def crows_pairs_scores(
     n = len(directions) if directions is not None else 0
     if n == 0:
         raise InputError("directions is empty; expected 'stereo' or 'antistereo' per pair")
-    more = check_scores(more_scores, "more_scores", n)
-    less = check_scores(less_scores, "less_scores", n)
+    more = check_option_scores(more_scores, "more_scores", n)
+    less = check_option_scores(less_scores, "less_scores", n)
     if decimals is not None:
         check_scalar(decimals, "decimals", minimum=0, expected="a non-negative integer, or None for no rounding")
         more, less = np.round(more, decimals), np.round(less, decimals)

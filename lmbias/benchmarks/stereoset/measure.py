@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...checks import check_groups, check_scalar, check_scores
+from ...checks import check_groups, check_option_scores, check_scalar
 from ...errors import InputError
 
 TASKS = ("intrasentence", "intersentence")
@@ -108,9 +108,9 @@ def stereoset_scores(
     n = len(targets) if targets is not None else 0
     if n == 0:
         raise InputError("targets is empty; expected one target term per example")
-    stereo = check_scores(stereotype_scores, "stereotype_scores", n)
-    anti = check_scores(anti_stereotype_scores, "anti_stereotype_scores", n)
-    unrelated = check_scores(unrelated_scores, "unrelated_scores", n)
+    stereo = check_option_scores(stereotype_scores, "stereotype_scores", n)
+    anti = check_option_scores(anti_stereotype_scores, "anti_stereotype_scores", n)
+    unrelated = check_option_scores(unrelated_scores, "unrelated_scores", n)
     # a tie counts as anti-stereotype (and as unrelated), as in the original script
     return stereoset_comparison_scores(stereo > anti, stereo > unrelated, anti > unrelated, targets=targets,
                                        bias_types=bias_types, tasks=tasks, bootstrap=bootstrap, confidence=confidence,
