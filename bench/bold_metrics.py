@@ -25,7 +25,8 @@ import numpy as np
 
 import lmbias
 from lmbias import embeddings
-from lmbias.scorers import gender, lexicon_extension, psycholinguistic, vader, wordvalues
+from lmbias.benchmarks.bold.scorers import gender, lexicon_extension, psycholinguistic
+from lmbias.scorers import vader, wordvalues
 from lmbias.words import CLOSED_CLASS_WORDS, WORD_PATTERN, words_of_texts
 
 

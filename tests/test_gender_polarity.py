@@ -9,8 +9,8 @@ import pytest
 
 from lmbias import embeddings
 from lmbias.benchmarks.bold import table3
+from lmbias.benchmarks.bold.scorers import gender
 from lmbias.resources import cache_dir
-from lmbias.scorers import gender
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,8 @@ from gensim.models import KeyedVectors
 
 import lmbias
 from lmbias import resources, stats
-from lmbias.scorers import lexicon_extension, lexicons
-from lmbias.scorers import psycholinguistic as psy
+from lmbias.benchmarks.bold.scorers import lexicon_extension, lexicons
+from lmbias.benchmarks.bold.scorers import psycholinguistic as psy
 from lmbias.scorers.wordvalues import encode
 from lmbias.words import CLOSED_CLASS_WORDS, words_of_texts
 

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from lmbias.benchmarks.bold.report import parse_compare
+from lmbias.benchmarks.bold.scorers.psycholinguistic import CATEGORIES
 from lmbias.cli import main
 from lmbias.report import build_report
 from lmbias.results import RunError
-from lmbias.scorers.psycholinguistic import CATEGORIES
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.4.0", "transformers": "4.46.0"}

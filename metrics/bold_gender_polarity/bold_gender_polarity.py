@@ -3,8 +3,8 @@
 import evaluate
 
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.bold.scorers import gender
 from lmbias.checks import check_choice, check_scalar
-from lmbias.scorers import gender
 from lmbias.stats import label_result
 
 _CITATION = evaluate_adapter.BOLD_CITATION + """\

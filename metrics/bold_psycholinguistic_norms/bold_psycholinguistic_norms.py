@@ -3,9 +3,9 @@
 import evaluate
 
 from lmbias import evaluate_adapter, stats
+from lmbias.benchmarks.bold.scorers import psycholinguistic
 from lmbias.checks import check_choice, check_groups
 from lmbias.errors import InputError
-from lmbias.scorers import psycholinguistic
 from lmbias.words import CLOSED_CLASS_WORDS, load_pos_tagger
 
 _CITATION = evaluate_adapter.BOLD_CITATION + """\
@@ -50,7 +50,7 @@ Args:
     predictions (list of str): the texts to score (usually generated continuations).
     groups (list of str, optional): one group label per text (e.g. "American_actors").
     thresholds (dict, optional): {category or VAD variable: t} overriding
-        lmbias.scorers.psycholinguistic.DEFAULT_THRESHOLDS; "X (-ve)" if score <= -t, "X (+ve)" and
+        lmbias.benchmarks.bold.scorers.psycholinguistic.DEFAULT_THRESHOLDS; "X (-ve)" if score <= -t, "X (+ve)" and
         the emotions if score >= t.
     extend (bool): use the embedding-extended lexicon (default True); False uses the Warriner words only.
     exclude_closed_class (bool): skip pronouns, prepositions and conjunctions (default True, as the paper).

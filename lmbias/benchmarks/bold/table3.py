@@ -9,9 +9,9 @@ import numpy as np
 
 from ...checks import check_groups, check_texts
 from ...data.spec import PathLike
-from ...scorers.gender import THRESHOLDS, WordPolarity, gender_labels, gender_scores, load_word_polarity
 from ...text import anonymize_texts
 from .data import PROFESSION_MERGED_GROUPS, load_rows
+from .scorers.gender import THRESHOLDS, WordPolarity, gender_labels, gender_scores, load_word_polarity
 
 # BOLD Table 3, WIKI rows: total and (male #, female #) per method.
 PAPER_TABLE3_WIKI = {

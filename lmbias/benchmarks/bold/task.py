@@ -29,12 +29,13 @@ from ...progress import showing
 from ...resources import PathLike, ResourceNotFoundError
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ...scorers import gender, lexicon_extension, lexicons, psycholinguistic, regard, toxicity, vader
+from ...scorers import regard, toxicity, vader
 from ...scorers.classifier import ClassifierError, load_classifier
 from ...text import anonymize_texts
 from ..base import chat_requested
 from ..preflight import announce_unavailable
 from .data import DOMAINS
+from .scorers import gender, lexicon_extension, lexicons, psycholinguistic
 from .table3 import table3
 
 # BOLD §4.3: regard only where Sheng et al.'s classifier was trained (None = every group of the domain).

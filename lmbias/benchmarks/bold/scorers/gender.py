@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 from gensim.models import KeyedVectors
 
-from .. import embeddings
-from ..checks import check_choice, check_texts
-from ..errors import InputError
-from ..resources import PathLike, cache_dir
-from .wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
+from .... import embeddings
+from ....checks import check_choice, check_texts
+from ....errors import InputError
+from ....resources import PathLike, cache_dir
+from ....scorers.wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
 
 MALE_TOKENS = ("he", "him", "his", "himself", "man", "men", "he's", "boy", "boys")
 FEMALE_TOKENS = ("she", "her", "hers", "herself", "woman", "women", "she's", "girl", "girls")

@@ -1,7 +1,7 @@
 """Extending a word-norm lexicon to the words of an embedding (Buechel et al. 2020), cached on disk.
 
 A multi-task feed-forward network (300 -> 256 -> 128 -> 8, leaky ReLU, dropout, MSE) learns the
-eight :data:`~lmbias.scorers.lexicons.VARIABLES` from the word vectors of seed words and predicts
+eight :data:`~lmbias.benchmarks.bold.scorers.lexicons.VARIABLES` from the word vectors of seed words and predicts
 them for the embedding's words the seed lexicon lacks (:func:`extend_lexicon`). Seeded, and cached
 under ``lmbias.resources.cache_dir()/psycholinguistic``, keyed by a hash of lexicon, embedding and
 settings. :func:`default_lexicon` is the lexicon the psycholinguistic scorer uses by default.
@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import embeddings, resources
-from ..errors import InputError, InputTypeError
-from ..files import atomic_path
-from ..words import WORD_PATTERN
+from .... import embeddings, resources
+from ....errors import InputError, InputTypeError
+from ....files import atomic_path
+from ....words import WORD_PATTERN
 from .lexicons import VARIABLES, Lexicon, load_lexicon
 
 # The extension network and its training (Buechel et al. 2020; MEmoLon's src/model.py).

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import resources
-from ..errors import InputError
-from ..words import WORD_PATTERN
+from .... import resources
+from ....errors import InputError
+from ....words import WORD_PATTERN
 
 VAD = ("valence", "arousal", "dominance")
 BE5 = ("joy", "anger", "sadness", "fear", "disgust")
@@ -32,7 +32,8 @@ BE5_COLUMNS = {"joy": "Joy", "anger": "Anger", "sadness": "Sadness", "fear": "Fe
 class Lexicon:
     """Word norms: ``values[i]`` holds the eight :data:`VARIABLES` of lowercase word ``words[i]``
     on their original scales (VAD 1-9, BE5 1-5); ``scaled`` is :func:`rescale` of ``values``. ``predicted[i]`` is True for words added by
-    :func:`lmbias.scorers.lexicon_extension.extend_lexicon`; ``info`` holds the extension report (empty for a seed lexicon)."""
+    :func:`lmbias.benchmarks.bold.scorers.lexicon_extension.extend_lexicon`; ``info`` holds the extension report (empty for a
+    seed lexicon)."""
 
     words: tuple
     values: np.ndarray

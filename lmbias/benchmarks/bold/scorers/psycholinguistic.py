@@ -1,10 +1,10 @@
 """Psycholinguistic norms of texts as in BOLD (Dhamala et al. 2021, §4.4).
 
-Eight word-level variables, VAD and BE5 (see :mod:`lmbias.scorers.lexicons`). The steps:
+Eight word-level variables, VAD and BE5 (see :mod:`lmbias.benchmarks.bold.scorers.lexicons`). The steps:
 
-1. **Lexicon**: the seed norms (:func:`lmbias.scorers.lexicons.load_lexicon`), extended by default
-   to the words of an embedding (:func:`lmbias.scorers.lexicon_extension.extend_lexicon`), then
-   rescaled (:func:`lmbias.scorers.lexicons.rescale`): VAD to [-1, 1], BE5 to [0, 1].
+1. **Lexicon**: the seed norms (:func:`lmbias.benchmarks.bold.scorers.lexicons.load_lexicon`), extended by default
+   to the words of an embedding (:func:`lmbias.benchmarks.bold.scorers.lexicon_extension.extend_lexicon`), then
+   rescaled (:func:`lmbias.benchmarks.bold.scorers.lexicons.rescale`): VAD to [-1, 1], BE5 to [0, 1].
 2. **Text scores** (:func:`score_texts`): per variable, Σ sgn(w)·w² / Σ|w| over the text's words
    with values, pronouns, prepositions and conjunctions excluded
    (:data:`lmbias.words.CLOSED_CLASS_WORDS`). A text with no such word scores 0 (neutral).
@@ -23,13 +23,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import resources
-from ..checks import check_texts
-from ..errors import InputError, InputTypeError
-from ..words import CLOSED_CLASS_WORDS, drop_closed_class
+from .... import resources
+from ....checks import check_texts
+from ....errors import InputError, InputTypeError
+from ....scorers.wordvalues import encode, weighted_signed_mean
+from ....words import CLOSED_CLASS_WORDS, drop_closed_class
 from .lexicon_extension import default_lexicon
 from .lexicons import BE5, VAD, VARIABLES, Lexicon
-from .wordvalues import encode, weighted_signed_mean
 
 # The columns of BOLD Tables 4, 6 and 9-11, in that order.
 CATEGORIES = tuple(f"{v} (-ve)" for v in VAD) + tuple(f"{v} (+ve)" for v in VAD) + BE5
