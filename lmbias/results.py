@@ -203,8 +203,27 @@ def upgrade(results: dict) -> dict:
     return results
 
 
+def _runs_in(path: Path, depth: int = 2) -> list:
+    """``[load_run(path)]``, or, for a folder that holds no run itself, the runs in its subfolders
+    (``lmbias run A B``'s parent folder ``runs/NAME``, or ``runs`` holding such folders; ``depth``
+    levels down, in name order)."""
+    try:
+        return [load_run(path)]
+    except NoRunError:
+        if depth == 0 or not path.is_dir():
+            raise
+        found = []
+        for child in sorted(entry for entry in path.iterdir() if entry.is_dir()):
+            with contextlib.suppress(NoRunError):
+                found.extend(_runs_in(child, depth - 1))
+        if not found:
+            raise
+        return found
+
+
 def load_runs(paths: Sequence) -> list:
-    """:func:`load_run` of each path; at least one path is required. A folder that holds no benchmark
+    """:func:`load_run` of each path; at least one path is required. A folder that holds no run
+    itself but run folders (``lmbias run A B``'s ``runs/NAME``) stands for those runs. A folder that holds no benchmark
     run (:class:`NoRunError`: ``lmbias perplexity --out runs/x``, a file among ``runs/*``) is skipped
     with one line on stderr saying which and why, as long as another path is a run.
 
@@ -216,7 +235,7 @@ def load_runs(paths: Sequence) -> list:
     runs, skipped = [], []
     for path in paths:
         try:
-            runs.append(load_run(path))
+            runs.extend(_runs_in(Path(path)))
         except NoRunError as error:
             skipped.append(error)
     if not runs:

@@ -242,19 +242,26 @@ def run_all(runs: list, *, echo=print) -> dict:
     return outcomes
 
 
-def headline(outcome: dict) -> str:
-    """The first headline measure of a finished run ("SS 58.3 %"), or its error."""
+def headline(outcome: dict, most: int = 3) -> str:
+    """Up to ``most`` headline measures of a finished run, overall and with each variant at its first
+    value (StereoSet's task "both"), e.g. "LMS 84.8 %; SS 59.7 %; ICAT 68.3"; or its error."""
     if outcome["status"] == "failed":
         return outcome["error"].splitlines()[0][:100]
     results = outcome["results"]
     benchmark = get_benchmark(results["benchmark"])
-    for spec in benchmark.metrics:
-        for record in results.get("records", []):
-            if record["metric"] == spec.id and record["domain"] == "overall" and record.get("source", "model") == "model" \
-                    and record["value"] is not None:
-                unit = {"%": " %", "pp": " pp", "x": "x"}.get(spec.unit, "")
-                return f"{spec.name} {record['value']:.{spec.decimals}f}{unit}"
-    return "-"
+
+    def preference(record: dict) -> int:  # 0: every variant at its default
+        return sum(record.get(variant.field) not in (None, *variant.order[:1]) for variant in benchmark.variants)
+
+    shown = []
+    for spec in [spec for spec in benchmark.metrics if spec.column]:
+        found = sorted((record for record in results.get("records", []) if record["metric"] == spec.id
+                        and record["domain"] == "overall" and record.get("source", "model") == "model"
+                        and record["value"] is not None), key=preference)
+        if found:
+            unit = {"%": " %", "pp": " pp", "x": "x"}.get(spec.unit, "")
+            shown.append(f"{spec.name} {found[0]['value']:.{spec.decimals}f}{unit}")
+    return "; ".join(shown[:most]) or "-"
 
 
 def summary_table(outcomes: dict, model: str) -> str:
