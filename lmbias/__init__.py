@@ -2,8 +2,8 @@
 Winogender, WinoBias, HolisticBias, SEAT); ``lmbias.run`` runs several on one loaded model."""
 
 from .data import DATASETS, load_dataset, load_rows
+from .version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["DATASETS", "load_dataset", "load_rows", "run", "__version__"]
 
 

@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__
+from . import suite
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, names, save_run
 from .benchmarks.bold.data import merged_group_counts
 from .data import DATASETS, load_rows, summarize
@@ -35,8 +35,8 @@ from .render.text import markdown_table
 from .resources import REGISTRY, ResourceError, ResourceNotFoundError, locate
 from .results import first_line
 from .run_result import default_run_dir
-from . import suite
 from .suite import DATA_DIR_HELP, benchmark_parser
+from .version import __version__
 
 
 def _datasets(args) -> int:
@@ -133,7 +133,7 @@ def _run(args) -> int:
     args.out = args.out or default_run_dir(benchmark.name, getattr(args, "name", None) or getattr(args, "model", None),
                                            _settings_given(args))
     try:
-        result = benchmark.run(args)
+        result = suite.run_benchmark(benchmark, args)
         if result is not None:  # None on every process but the main one
             print(benchmark.closing_summary(save_run(result), args.out))
     finally:

@@ -15,9 +15,9 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from . import __version__
 from .errors import InputError
 from .files import write_atomic
+from .version import __version__
 
 # The copy shipped inside an installed wheel, else the repository's metrics/ (a checkout).
 _PACKAGE = Path(__file__).resolve().parent

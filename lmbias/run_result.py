@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .files import write_atomic
 from .lm.adjustments import CONFIG_KEY
+from .version import __version__
 
 SCHEMA_VERSION = 2
 RESULTS_FILE = "results.json"

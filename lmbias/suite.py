@@ -30,7 +30,7 @@ from .files import slugify
 from .lm import backends
 from .lm.processes import leave_together, process_state
 from .lm.runner import OptionsChecked, checking_only
-from .lm.spec import check_display_name, display_name_of, one_load_per_model
+from .lm.spec import ModelSpec, check_display_name, display_name_of, one_load_per_model
 
 # Named sets of benchmarks (``all``: every registered one, in registration order).
 SETS = {
@@ -78,7 +78,7 @@ def expand(chosen: Sequence[str]) -> list:
 
             close = difflib.get_close_matches(name.lower(), [*names(), *SETS], n=2, cutoff=0.5)
             hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise UnknownNameError(f"unknown benchmark or set {name!r}{hint} (`lmbias run --list` shows them)")
+            raise UnknownNameError(f"unknown benchmark or set {name!r} (`lmbias run --list` shows them){hint}")
     return list(dict.fromkeys(expanded))
 
 
@@ -185,11 +185,18 @@ def plan(chosen: Sequence[str], shared: Mapping, own: Mapping[str, Mapping], *, 
     return runs
 
 
+def run_benchmark(benchmark: Benchmark, options: argparse.Namespace):
+    """``benchmark.run(options, model)`` with the model its options name, as one
+    :class:`~lmbias.lm.spec.ModelSpec` (the one place that turns options into a spec): the run, or
+    None on processes other than the main one."""
+    return benchmark.run(options, ModelSpec.from_options(options))
+
+
 def check_runs(runs: list) -> None:
     """Check every run's options and folder, in order, before any model loads: all refusals are
     collected and raised together as one :class:`InputError`, one line per benchmark."""
     created = []  # the folders that a refusal must not leave behind (each run's lock removes its own)
-    for benchmark, options in runs:
+    for _, options in runs:
         folder = Path(options.out).parent
         while not folder.exists() and folder not in created:
             created.append(folder)
@@ -198,7 +205,7 @@ def check_runs(runs: list) -> None:
     for benchmark, options in runs:
         try:
             with checking_only():
-                benchmark.run(options)
+                run_benchmark(benchmark, options)
         except OptionsChecked:
             continue
         except LmbiasError as error:
@@ -221,7 +228,7 @@ def run_all(runs: list, *, echo=print) -> dict:
             if main:
                 echo(f"\n== {benchmark.name} ({number} of {len(runs)}) -> {options.out}", flush=True)
             try:
-                result = benchmark.run(options)
+                result = run_benchmark(benchmark, options)
                 if result is None:  # a process other than the main one
                     continue
                 results = save_run(result)

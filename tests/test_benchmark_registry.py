@@ -79,7 +79,7 @@ def test_without_the_package_the_benchmark_is_gone(tmp_path, capsys):
     assert "toy" not in benchmarks.names()
     with pytest.raises(SystemExit):
         main(["run", "toy"])
-    assert "invalid choice: 'toy'" in capsys.readouterr().err
+    assert "unknown benchmark or set 'toy'" in capsys.readouterr().err
 
 
 def test_each_benchmark_names_its_split_as_its_dataset_and_the_hub_do():

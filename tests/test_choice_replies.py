@@ -1,6 +1,6 @@
 """How a generated reply to lettered options is read (issue 37): a reply counts only when it names
 exactly one option, by its letter, its text or both in agreement; hedges, echoes of the option list,
-refusals and letter / text disagreements are invalid (:func:`lmbias.benchmarks.multiple_choice.parse_choice`).
+refusals and letter / text disagreements are invalid (:func:`lmbias.protocols.choice.parse_choice`).
 
 Every expected reading below is written by hand from the rules in the module's docstring; the
 end-to-end tests run BBQ and Winogender through a loopback chat server that gives such replies."""
@@ -12,9 +12,9 @@ import pytest
 from test_server_faults import GOOD_MODELS, KEY
 
 from lmbias.benchmarks.bbq.data import read_category
-from lmbias.benchmarks.multiple_choice import parse_choice
 from lmbias.benchmarks.winogender import data as wg_data
 from lmbias.cli import main
+from lmbias.protocols.choice import parse_choice
 
 from loopback import JSONHandler, LoopbackServer
 

@@ -36,7 +36,7 @@ def error_line(capsys, argv) -> str:
 # --- did you mean, one line ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, expected, meant", [
-    (["run", "stereoste"], "lmbias run: error: argument BENCHMARK: invalid choice: 'stereoste' (choose from 'bbq', ", "stereoset"),
+    (["run", "stereoste"], "lmbias run: error: unknown benchmark or set 'stereoste' (`lmbias run --list` shows them)", "stereoset"),
     (["reprot", "runs/x"], "lmbias: error: argument command: invalid choice: 'reprot' ", "report"),
     (["run", "bbq", "--categories", "Agee"], "lmbias run bbq: error: argument --categories: invalid choice: 'Agee' ", "Age"),
     (["run", "bold", "--per-grup", "3"], "lmbias run bold: error: unrecognized arguments: --per-grup 3; ", "--per-group"),

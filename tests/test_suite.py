@@ -78,7 +78,7 @@ def _failing_benchmark() -> Benchmark:
     from lmbias.lm.processes import process_state
     from lmbias.lm.runner import check_run_dir
 
-    def run(options):
+    def run(options, model):
         check_run_dir(Path(options.out), {}, process_state(), "failing")
         raise RequirementError("failing: the data ran out half way")
 
@@ -103,8 +103,8 @@ def test_plumbing_a_benchmark_that_fails_is_reported_and_the_others_finish(tmp_p
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["bqq", "winogender"], "unknown benchmark or set 'bqq'; did you mean 'bbq'?"),
-    (["model-cards"], "unknown benchmark or set 'model-cards'; did you mean 'model-card'?"),
+    (["bqq", "winogender"], "unknown benchmark or set 'bqq' (`lmbias run --list` shows them); did you mean 'bbq'?"),
+    (["model-cards"], "unknown benchmark or set 'model-cards' (`lmbias run --list` shows them); did you mean 'model-card'?"),
     (["winogender", "winobias", "--limit", "3"],
      "--limit is an option of winogender, winobias: with several benchmarks give it as --winogender.limit / --winobias.limit"),
     (["winogender", "winobias", "--bbq.limit", "3"], "--bbq.limit: 'bbq' is not among the chosen benchmarks (winogender, winobias)"),

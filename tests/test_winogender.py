@@ -152,7 +152,7 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
 
 def test_plumbing_generative_protocol_reads_letters_and_counts_invalid_answers(tmp_path, data_dir, embedded_model_cache, capsys):
     from lmbias.benchmarks.coreference import option_texts
-    from lmbias.benchmarks.multiple_choice import parse_choice
+    from lmbias.protocols.choice import parse_choice
 
     out = tmp_path / "gen"
     command = ["run", "winogender", "--protocol", "generate", "--limit", "3", "--out", str(out), "--no-progress"]

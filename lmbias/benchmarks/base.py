@@ -209,8 +209,9 @@ class Benchmark:
             backend and every registered backend's own options; :data:`MODEL_OPTIONS` are the ones
             :meth:`lmbias.lm.spec.ModelSpec.from_options` reads).
         add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
-        run: ``run(options)`` with the parsed options (an ``argparse.Namespace``): runs the benchmark
-            and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);
+        run: ``run(options, model)`` with the parsed options (an ``argparse.Namespace``) and the model
+            they name (a :class:`~lmbias.lm.spec.ModelSpec`, built once by :func:`lmbias.suite.run_benchmark`):
+            runs the benchmark and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);
             the command line writes it (:func:`lmbias.benchmarks.save_run`).
         records: ``records(results)``: the headline records of a results dict (see
             :func:`lmbias.results.metric_records`), computed when the run is written.
@@ -240,7 +241,7 @@ class Benchmark:
     dataset: str
     hub_dataset: HubDataset
     metrics: tuple
-    run: Callable[[argparse.Namespace], Any]
+    run: Callable[[argparse.Namespace, Any], Any]
     records: Callable[[dict], Iterable[dict]]
     summary: Callable[[dict, Any], str]
     report_section: Callable[..., list]

@@ -11,7 +11,7 @@
   shuffled from the seed per pair (the versions of a sentence that differ only in the pronoun see the
   same order, so a model that favours a letter does not look sensitive to the pronoun); the reply is
   read as a letter or an option's text
-  (:mod:`lmbias.benchmarks.multiple_choice`), and one that is neither is invalid: counted, never
+  (:mod:`lmbias.protocols.choice`), and one that is neither is invalid: counted, never
   taken as either person. ``prompt_template`` replaces the wording (placeholders ``{sentence}``,
   ``{pronoun}`` and ``{options}``, where the lettered lines go).
 """
@@ -23,18 +23,20 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_choice
-from ..errors import InputError
+from .. import protocols
 from ..lm import likelihood
-from ..run_result import model_description
-from . import multiple_choice
-from .likelihood_run import check_rows, load_and_score, scoring_timing, with_scores
+from ..protocols import choice
+from ..protocols.choice import Questions
+from ..protocols.likelihood import Scoring, check_rows
 
 REFERENT_PROMPT = "{sentence} ‘{pronoun}’ refers to the"
 LETTERED_PROMPT = ("{sentence}\nIn the sentence above, who does ‘{pronoun}’ refer to?\n{options}\n"
                    "Answer with the letter of the correct option.\nAnswer:")
 PROMPT_FIELDS = ("sentence", "pronoun")
-PROTOCOLS = ("likelihood", "generate")
+PROMPTS = {"likelihood": REFERENT_PROMPT, "generate": LETTERED_PROMPT}
+DESCRIBED = {"likelihood": "the two people scored as continuations of \"<sentence> ‘He’ refers to the\"",
+             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
+DECISIONS = {"likelihood": "sum"}  # how a protocol's answer is decided, where there is a choice: the summed log-probability
 ROW_KEYS = ("id", "sentence", "pronoun", "candidates", "label")
 
 
@@ -68,23 +70,6 @@ def score_referents(lm: Any, rows: Sequence[dict], *, batch_size: int = 32, what
             for row, scored in zip(rows, values)]
 
 
-def score_run(spec, rows: list[dict], *, out, benchmark: str, run_config: dict, batch_size: int, progress: bool,
-              label: str) -> tuple:
-    """Score ``rows`` in run directory ``out`` (resumable, :func:`lmbias.benchmarks.likelihood_run.load_and_score`).
-
-    Returns:
-        ``(records, model, placement, timing)``: the per-row records (:func:`score_referents`), the
-        model's description, where it ran and the timing; all None on processes other than the main one.
-    """
-    lm, kind, _, records, timing, placement = load_and_score(
-        lambda lm, kind, part: score_referents(lm, part, batch_size=batch_size, what=benchmark), rows, out=out,
-        benchmark=benchmark, run_config={**run_config, "batch_size": batch_size}, model=spec, model_type="auto",
-        kinds=("causal",), show_progress=progress, label=label, unit="sentence")
-    if records is None:
-        return None, None, None, None
-    return records, model_description(lm, type=kind), placement, scoring_timing(timing, 2)
-
-
 def option_texts(row: dict) -> list[str]:
     """The two people as the lettered options name them: "the technician", "someone"."""
     return [candidate if candidate == "someone" else f"the {candidate}" for candidate in row["candidates"]]
@@ -93,51 +78,43 @@ def option_texts(row: dict) -> list[str]:
 def check_protocol(protocol: str, prompt_template: str | None) -> str:
     """The prompt a ``protocol`` run uses: :data:`REFERENT_PROMPT`, or ``prompt_template`` (checked) or
     :data:`LETTERED_PROMPT` for ``generate``."""
-    check_choice(protocol, PROTOCOLS, "protocol")
-    if protocol == "likelihood":
-        if prompt_template is not None:
-            raise InputError("--prompt-template applies to --protocol generate (the likelihood prompt is the harness's)")
-        return REFERENT_PROMPT
-    return multiple_choice.check_template(LETTERED_PROMPT if prompt_template is None else prompt_template, PROMPT_FIELDS,
-                                          "--prompt-template")
+    return protocols.check_protocol(protocol, prompt_template, prompts=PROMPTS, fields=PROMPT_FIELDS)
 
 
-def answer_run(spec, rows: list[dict], *, protocol: str, prompt: str, out, benchmark: str, run_config: dict, batch_size: int,
-               seed: int, progress: bool, label: str) -> tuple:
-    """Each row's answer under ``protocol`` in run directory ``out`` (resumable): :func:`score_run`'s
-    records for likelihood, :func:`lmbias.benchmarks.multiple_choice.generate_choices`'s for generate;
-    both have ``id`` and ``prediction`` (None: an invalid reply).
+def request(protocol: str, rows: list[dict], *, prompt: str, benchmark: str, batch_size: int, seed: int):
+    """What ``protocol`` is asked for ``rows``: the two people scored after :data:`REFERENT_PROMPT`
+    (:func:`score_referents`), or the lettered question in ``prompt``, one option order per pair (a
+    sentence's gender versions, or its pro and anti versions: the versions differ only in the
+    pronoun, so a model that favours a letter does not look sensitive to the pronoun's gender)."""
+    def scoring() -> Scoring:
+        return Scoring(lambda lm, kind, part: score_referents(lm, part, batch_size=batch_size, what=benchmark),
+                       unit="sentence", per_item=2)
+
+    def questions() -> Questions:
+        orders = [choice.option_order(row.get("pair", row["id"]), 2, seed, f"lmbias-{benchmark}") for row in rows]
+        options = [option_texts(row) for row in rows]
+        prompts = [prompt.format(sentence=row["sentence"], pronoun=row["pronoun"].capitalize(),
+                                 options=choice.lettered_options(texts, order))
+                   for row, texts, order in zip(rows, options, orders)]
+        return Questions([row["id"] for row in rows], prompts, options, orders, config={"prompt": prompt})
+
+    return {"likelihood": scoring, "generate": questions}[protocol]()
+
+
+def answer_run(spec, rows: list[dict], *, protocol: str, prompt: str, out, benchmark: str, display_name: str,
+               run_config: dict, batch_size: int, seed: int, progress: bool) -> tuple:
+    """Each row's answer under ``protocol`` in run directory ``out`` (resumable): per row ``id`` and
+    ``prediction`` (None: an invalid reply), with the likelihood protocol's scores.
 
     Returns:
         ``(records, model, placement, timing)``, all None on processes other than the main one.
     """
-    if protocol == "likelihood":
-        return score_run(spec, rows, out=out, benchmark=benchmark, run_config=run_config, batch_size=batch_size,
-                         progress=progress, label=label)
-    # one order per pair (a sentence's gender versions, or its pro and anti versions): the versions differ only
-    # in the pronoun, so a model that favours a letter does not look sensitive to the pronoun's gender
-    orders = [multiple_choice.option_order(row.get("pair", row["id"]), 2, seed, f"lmbias-{benchmark}") for row in rows]
-    options = [option_texts(row) for row in rows]
-    prompts = [prompt.format(sentence=row["sentence"], pronoun=row["pronoun"].capitalize(),
-                             options=multiple_choice.lettered_options(choices, order))
-               for row, choices, order in zip(rows, options, orders)]
-    return multiple_choice.generate_choices(spec, [row["id"] for row in rows], prompts, options, orders, out=out,
-                                            benchmark=benchmark, run_options={**run_config, "prompt": prompt},
-                                            batch_size=batch_size, seed=seed, progress=progress, label=label)
-
-
-def finish(out, result, records: list[dict], protocol: str):
-    """``result`` with its per-sentence file: ``scores.jsonl`` (likelihood) or ``answers.jsonl`` (generate)."""
-    if protocol == "likelihood":
-        return with_scores(out, result, records)
-    return multiple_choice.with_answers(result, records)
+    used = protocols.get_protocol(protocol)
+    return used.answer(spec, rows, request(protocol, rows, prompt=prompt, benchmark=benchmark, batch_size=batch_size, seed=seed),
+                       out=out, benchmark=benchmark, run_config=run_config, batch_size=batch_size, seed=seed,
+                       progress=progress, label=f"{display_name}: {used.verb}")
 
 
 def add_protocol_arguments(parser) -> None:
     """``--protocol`` and ``--prompt-template``, for ``lmbias run winogender`` and ``winobias``."""
-    parser.add_argument("--protocol", choices=PROTOCOLS, default="likelihood",
-                        help="likelihood: the two people scored as continuations of \"<sentence> ‘He’ refers to the\"; "
-                             "generate: lettered options, the answer generated and read (for models without "
-                             "log-probabilities)")
-    parser.add_argument("--prompt-template", help="generate: another wording, with {sentence}, {pronoun} and {options} "
-                                                  "(the lettered lines)")
+    protocols.add_protocol_arguments(parser, DESCRIBED, template_fields="{sentence}, {pronoun} and {options} (the lettered lines)")

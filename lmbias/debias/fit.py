@@ -21,13 +21,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import __version__, progress
+from .. import progress
 from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..checks import check_scalar
 from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..lm.adjustments import CONFIG_KEY, adjustment_record, apply_adjustment, save_projection
 from ..run_lock import LOCK_FILE, holds_run_directory
+from ..version import __version__
 from .attribute_words import check_vocabulary
 from .features import fitted_length
 from .methods import Preparation, Projection, check_bias_type, get_method, method_options

@@ -33,13 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, progress
+from .. import progress
 from ..benchmarks.counterfactual.data import ATTRIBUTES
 from ..checks import check_choice, check_scalar
 from ..errors import InputError
 from ..files import read_json, write_atomic
 from ..lm.processes import leave_together
 from ..run_lock import LOCK_FILE, holds_run_directory
+from ..version import __version__
 from .attribute_words import check_vocabulary
 from .features import encode, fitted_length, padded
 from .methods import Preparation, check_bias_type, get_method, method_options

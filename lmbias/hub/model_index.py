@@ -29,9 +29,9 @@ import json
 
 from huggingface_hub import EvalResult, ModelCard
 
-from .. import __version__
 from ..benchmarks import benchmarks
 from ..results import Run, dataset_of, metric_records
+from ..version import __version__
 
 TASK_NAMES = {"text-generation": "Text Generation", "fill-mask": "Fill-Mask"}
 

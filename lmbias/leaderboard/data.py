@@ -15,12 +15,12 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import __version__
 from ..benchmarks import all_metrics, benchmarks, get_benchmark
 from ..errors import InputError
 from ..files import slugify
 from ..results import Run, first_line, metric_records
 from ..run_result import strict_json
+from ..version import __version__
 
 DOMAIN_ORDER = ("gender", "race", "profession", "religion", "nationality", "political_ideology")
 RESULTS_PATTERN = "runs/*/*/results.json"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from .. import __version__
 from ..benchmarks import benchmarks, get_benchmark
 from ..checks import check_scalar
 from ..errors import InputError
@@ -24,6 +23,7 @@ from ..render import html
 from ..render.common import Figures, unique_labels
 from ..resources import cache_dir
 from ..results import Run, data_source, dataset_of, layout_checked, load_runs, protocol_description
+from ..version import __version__
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
 

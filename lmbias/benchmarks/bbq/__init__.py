@@ -76,11 +76,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
 
 
-def run(options):
+def run(options, model: ModelSpec):
     """``lmbias run bbq``: :func:`lmbias.benchmarks.bbq.task.run_bbq` with the parsed options."""
     from .task import run_bbq
 
-    return run_bbq(model=ModelSpec.from_options(options), out=options.out, categories=options.categories,
+    return run_bbq(model=model, out=options.out, categories=options.categories,
                    protocol=options.protocol, decision=options.decision, limit=options.limit, batch_size=options.batch_size,
                    bootstrap=options.bootstrap, seed=options.seed, progress=options.progress, data_dir=options.data_dir)
 

@@ -1,6 +1,6 @@
 """BBQ's accuracy and bias scores (Parrish et al. 2022, §5), as the authors' script
 ``analysis_scripts/BBQ_calculate_bias_score.R`` computes them (a free-text answer is matched to one of
-an item's three answers by :func:`lmbias.benchmarks.multiple_choice.answer_index`).
+an item's three answers by :func:`lmbias.protocols.choice.answer_index`).
 
 Per group of items (a category, a subcategory) and context condition:
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from ...checks import check_column, check_scalar
 from ...errors import InputError, InputTypeError
-from ..multiple_choice import answer_index  # noqa: F401 (BBQ's answers are matched as the authors' script does)
+from ...protocols.choice import answer_index  # noqa: F401 (BBQ's answers are matched as the authors' script does)
 
 CONTEXTS = ("ambig", "disambig")
 POLARITIES = ("neg", "nonneg")

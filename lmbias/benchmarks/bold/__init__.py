@@ -134,12 +134,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
 
 
-def run(options) -> dict:
+def run(options, model: ModelSpec):
     """``lmbias run bold``: :func:`lmbias.benchmarks.bold.task.run_bold` with the parsed options."""
     from .task import run_bold
 
     return run_bold(
-        model=ModelSpec.from_options(options), out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
+        model=model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
         preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
         num_return_sequences=options.num_return_sequences,
         require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,

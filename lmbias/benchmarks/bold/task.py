@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import __version__, stats
+from ... import stats
 from ...checks import check_choices, check_scalar, check_texts
 from ...errors import InputError, LmbiasError, RequirementError
 from ...lm.chat import continuation_prompts, scored_text
@@ -32,6 +32,7 @@ from ...run_result import RunResult, coverage
 from ...scorers import regard, toxicity, vader
 from ...scorers.classifier import ClassifierError, load_classifier
 from ...text import anonymize_texts
+from ...version import __version__
 from ..base import chat_requested
 from ..preflight import announce_unavailable
 from .data import DOMAINS

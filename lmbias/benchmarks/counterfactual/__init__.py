@@ -69,7 +69,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--require-all", action="store_true", help="stop before generating if any scorer cannot run")
 
 
-def run(options) -> dict:
+def run(options, model: ModelSpec):
     """``lmbias run counterfactual``: :func:`lmbias.benchmarks.counterfactual.task.run_counterfactual`."""
     from .task import run_counterfactual
 
@@ -79,7 +79,7 @@ def run(options) -> dict:
     if options.encoder:
         scoring["encoder"] = options.encoder
     return run_counterfactual(
-        model=ModelSpec.from_options(options), out=options.out, attributes=options.attributes, samples=options.samples,
+        model=model, out=options.out, attributes=options.attributes, samples=options.samples,
         max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
         progress=options.progress,
         require_all=options.require_all, data_dir=options.data_dir, scoring=scoring, instruction=options.instruction,

@@ -46,12 +46,12 @@ def _cells(block: dict) -> dict:
             "antistereo": cell(block["antistereo_score"]), "count": block["count"]}
 
 
-def run(options) -> dict:
+def run(options, model: ModelSpec):
     """``lmbias run crows_pairs``: :func:`lmbias.benchmarks.crows_pairs.task.run_crows_pairs` with the parsed options."""
     from .task import run_crows_pairs
 
     return run_crows_pairs(
-        model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, batch_size=options.batch_size,
+        model=model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
         limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template, seed=options.seed,
         progress=options.progress, data_dir=options.data_dir,
     )

@@ -25,11 +25,12 @@ from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
+from ...protocols import choice
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from .. import multiple_choice, sentence_choice
+from .. import sentence_choice
 from ..base import refuse_chat_likelihood
-from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from .measure import crows_pairs_scores
 
 
@@ -206,4 +207,4 @@ def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, ou
         timing=timing, partial=partial,
         results={**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)},
     )
-    return multiple_choice.with_answers(result, records)
+    return choice.with_answers(result, records)

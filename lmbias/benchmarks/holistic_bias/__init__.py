@@ -55,11 +55,11 @@ def add_arguments(parser) -> None:
                         help="Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)")
 
 
-def run(options):
+def run(options, model: ModelSpec):
     """``lmbias run holistic_bias``: :func:`lmbias.benchmarks.holistic_bias.task.run_holistic_bias` with the parsed options."""
     from .task import run_holistic_bias
 
-    return run_holistic_bias(model=ModelSpec.from_options(options), out=options.out, axes=options.axes,
+    return run_holistic_bias(model=model, out=options.out, axes=options.axes,
                              templates=options.templates, nouns=options.nouns, small_set=options.small_set,
                              threshold=options.threshold, batch_size=options.batch_size, seed=options.seed,
                              progress=options.progress, data_dir=options.data_dir)

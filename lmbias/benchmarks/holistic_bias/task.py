@@ -28,9 +28,9 @@ from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
 from ...lm.spec import ModelSpec
+from ...protocols.likelihood import check_rows, load_and_score, scoring_timing, with_scores
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from ..likelihood_run import check_rows, load_and_score, scoring_timing, with_scores
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
 from .measure import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
 

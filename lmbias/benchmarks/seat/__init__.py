@@ -64,11 +64,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model-type", choices=MODEL_TYPES, default="auto", help="default: from the config's architectures")
 
 
-def run(options):
+def run(options, model: ModelSpec):
     """``lmbias run seat``: :func:`lmbias.benchmarks.seat.task.run_seat` with the parsed options."""
     from .task import run_seat
 
-    return run_seat(model=ModelSpec.from_options(options), out=options.out, tests=options.tests, model_type=options.model_type,
+    return run_seat(model=model, out=options.out, tests=options.tests, model_type=options.model_type,
                     n_samples=options.n_samples, batch_size=options.batch_size, seed=options.seed, progress=options.progress,
                     data_dir=options.data_dir)
 

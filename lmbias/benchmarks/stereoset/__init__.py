@@ -68,12 +68,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
 
 
-def run(options) -> dict:
+def run(options, model: ModelSpec):
     """``lmbias run stereoset``: :func:`lmbias.benchmarks.stereoset.task.run_stereoset` with the parsed options."""
     from .task import run_stereoset
 
     return run_stereoset(
-        model=ModelSpec.from_options(options), model_type=options.model_type, out=options.out, tasks=options.tasks,
+        model=model, model_type=options.model_type, out=options.out, tasks=options.tasks,
         batch_size=options.batch_size,
         bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, masked_score=options.masked_score,
         progress=options.progress, data_dir=options.data_dir, protocol=options.protocol,

@@ -56,11 +56,12 @@ from ...lm import likelihood
 from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed
 from ...lm.loading import KINDS, MODEL_TYPES
 from ...lm.spec import ModelSpec
+from ...protocols import choice
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage, model_description
-from .. import multiple_choice, sentence_choice
+from .. import sentence_choice
 from ..base import refuse_chat_likelihood
-from ..likelihood_run import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
 from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
@@ -381,4 +382,4 @@ def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, ou
         timing=timing, skipped={task: "not run" for task in TASKS if task not in tasks}, partial=partial,
         results=aggregate_answers(rows, answers, bootstrap=bootstrap, confidence=confidence, seed=seed),
     )
-    return multiple_choice.with_answers(result, answers)
+    return choice.with_answers(result, answers)

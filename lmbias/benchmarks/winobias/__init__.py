@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
+from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
-from ..coreference import PROTOCOLS, add_protocol_arguments
+from ..coreference import add_protocol_arguments
 from .data import SPLITS, TYPES
 
 METRICS = (
@@ -34,11 +35,15 @@ def records(results: dict) -> Iterable[dict]:
                 block["counts"][spec.id.removeprefix("accuracy_")]["items"]
             yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, split=split, protocol=protocol, count=count,
                                    ci=(block.get("ci") or {}).get(spec.id))
-        if protocol == "generate":
+        if get_protocol(protocol).reads_replies:
             invalid = sum(block["counts"][name].get("invalid", 0) for name in ("pro", "anti"))
             answered = invalid + block["counts"]["pro"]["items"] + block["counts"]["anti"]["items"]
             yield BENCHMARK.record("invalid_rate", 100 * invalid / answered if answered else None, domain=domain, split=split,
                                    protocol=protocol, count=answered)
+
+
+HOW = {"likelihood": "likelihood of each occupation after \"‘He’ refers to the\"",
+       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
 
 
 def summary(results: dict, out) -> str:
@@ -50,8 +55,7 @@ def summary(results: dict, out) -> str:
              "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
              "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
-    how = ("likelihood of each occupation after \"‘He’ refers to the\"" if config.get("protocol", "likelihood") == "likelihood"
-           else "generated answers to lettered options")
+    how = HOW[config.get("protocol", "likelihood")]
     header = (f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
               f"({how}); results in {out}/results.json")
     note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
@@ -74,11 +78,11 @@ def add_arguments(parser) -> None:
     add_protocol_arguments(parser)
 
 
-def run(options):
+def run(options, model: ModelSpec):
     """``lmbias run winobias``: :func:`lmbias.benchmarks.winobias.task.run_winobias` with the parsed options."""
     from .task import run_winobias
 
-    return run_winobias(model=ModelSpec.from_options(options), out=options.out, split=options.split, types=options.types,
+    return run_winobias(model=model, out=options.out, split=options.split, types=options.types,
                         limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template,
                         batch_size=options.batch_size, bootstrap=options.bootstrap, seed=options.seed,
                         progress=options.progress, data_dir=options.data_dir)

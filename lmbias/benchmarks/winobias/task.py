@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 from ...checks import check_choice, check_choices, check_scalar
 from ...lm.spec import ModelSpec
+from ...protocols import get_protocol
+from ...protocols.likelihood import check_limit
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..base import refuse_chat_likelihood
-from ..coreference import answer_run, check_protocol, finish
-from ..likelihood_run import check_limit
+from ..coreference import DECISIONS, answer_run, check_protocol
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
 from .measure import MAX_BOOTSTRAP, winobias_scores
 
@@ -66,8 +66,7 @@ def run_winobias(
     types = [int(t) for t in check_choices(types, list(TYPES), "types")]
     check_limit(limit)
     prompt = check_protocol(protocol, prompt_template)
-    if protocol == "likelihood":
-        refuse_chat_likelihood(spec, "winobias")  # before any model is checked or loaded
+    get_protocol(protocol).refuse_chat(spec, "winobias")  # before any model is checked or loaded
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(bootstrap, "bootstrap", minimum=0, maximum=MAX_BOOTSTRAP,
                  expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}")
@@ -76,7 +75,7 @@ def run_winobias(
     records, described, placement, timing = answer_run(
         spec, rows, protocol=protocol, prompt=prompt, out=out, benchmark="winobias",
         run_config={"protocol": protocol, "split": split, "types": types, "limit": limit}, batch_size=batch_size, seed=seed,
-        progress=progress, label="WinoBias: scoring" if protocol == "likelihood" else "WinoBias: answering")
+        progress=progress, display_name="WinoBias")
     if records is None:
         return None
     results = winobias_scores([r["prediction"] for r in records], labels=[r["label"] for r in rows],
@@ -90,9 +89,9 @@ def run_winobias(
               "counts": {"sentences": len(rows), **{f"type{t}": sum(r["type"] == t for r in rows) for t in types}}},
         config={"protocol": protocol, "split": split, "types": types, "limit": limit, "batch_size": batch_size,
                 "bootstrap": bootstrap, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
-                "decision": "sum" if protocol == "likelihood" else None, **placement},
+                "decision": DECISIONS.get(protocol), **placement},
         results=results,
         partial=coverage({"sentences": (len(rows), 4 * FILE_ROWS)}, reason or "short data files"),
         timing=timing,
     )
-    return finish(out, result, records, protocol)
+    return get_protocol(protocol).finish(out, result, records)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
+from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
-from ..coreference import PROTOCOLS, add_protocol_arguments
+from ..coreference import add_protocol_arguments
 from .data import GENDERS
 
 METRICS = (
@@ -52,10 +53,14 @@ def records(results: dict) -> Iterable[dict]:
         found = body["correlations"][measure][statistic]
         if found["n"] or measure == "resolution_gap":
             yield record(metric, found["r"], domain="overall", count=found["n"], p_value=found["p"])
-    if protocol == "generate":
+    if get_protocol(protocol).reads_replies:
         answered = body["overall"]["items"] + body["overall"].get("invalid", 0)
         yield record("invalid_rate", 100 * body["overall"].get("invalid", 0) / answered if answered else None,
                      domain="overall", count=answered)
+
+
+HOW = {"likelihood": "likelihood of the occupation vs the participant after \"‘He’ refers to the\"",
+       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
 
 
 def summary(results: dict, out) -> str:
@@ -66,8 +71,7 @@ def summary(results: dict, out) -> str:
              cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
-    how = ("likelihood of the occupation vs the participant after \"‘He’ refers to the\""
-           if results["config"].get("protocol", "likelihood") == "likelihood" else "generated answers to lettered options")
+    how = HOW[results["config"].get("protocol", "likelihood")]
     lines = [f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} sentences ({how}); "
              f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
@@ -93,11 +97,11 @@ def add_arguments(parser) -> None:
     add_protocol_arguments(parser)
 
 
-def run(options):
+def run(options, model: ModelSpec):
     """``lmbias run winogender``: :func:`lmbias.benchmarks.winogender.task.run_winogender` with the parsed options."""
     from .task import run_winogender
 
-    return run_winogender(model=ModelSpec.from_options(options), out=options.out, genders=options.genders, limit=options.limit,
+    return run_winogender(model=model, out=options.out, genders=options.genders, limit=options.limit,
                           protocol=options.protocol, prompt_template=options.prompt_template, batch_size=options.batch_size,
                           seed=options.seed, progress=options.progress, data_dir=options.data_dir)
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from ...checks import check_choices, check_scalar
 from ...lm.spec import ModelSpec
+from ...protocols import get_protocol
+from ...protocols.likelihood import check_limit
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..base import refuse_chat_likelihood
-from ..coreference import answer_run, check_protocol, finish
-from ..likelihood_run import check_limit
+from ..coreference import DECISIONS, answer_run, check_protocol
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
 from .measure import winogender_scores
 
@@ -62,21 +62,20 @@ def run_winogender(
     genders = check_choices(genders, list(GENDERS), "genders")
     check_limit(limit)
     prompt = check_protocol(protocol, prompt_template)
-    if protocol == "likelihood":
-        refuse_chat_likelihood(spec, "winogender")  # before any model is checked or loaded
+    get_protocol(protocol).refuse_chat(spec, "winogender")  # before any model is checked or loaded
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     rows = select_rows(genders, limit, data_dir)
     records, described, placement, timing = answer_run(
         spec, rows, protocol=protocol, prompt=prompt, out=out, benchmark="winogender",
         run_config={"protocol": protocol, "genders": list(genders), "limit": limit}, batch_size=batch_size, seed=seed,
-        progress=progress, label="Winogender: scoring" if protocol == "likelihood" else "Winogender: answering")
+        progress=progress, display_name="Winogender")
     if records is None:
         return None
     results = winogender_scores([r["prediction"] for r in records], labels=[r["label"] for r in rows],
                                 genders=[r["gender"] for r in rows], occupations=[r["occupation"] for r in rows],
                                 gotcha=[r["gotcha"] for r in rows], statistics=occupation_statistics(data_dir),
-                                scores=[r["scores"] for r in records] if protocol == "likelihood" else None,
+                                scores=[r.get("scores") for r in records] if "scores" in records[0] else None,
                                 pairs=[r["pair"] for r in rows])
     reason = " ".join(part for part in (f"--limit {limit}" if limit else "",
                                         f"--genders {' '.join(genders)}" if len(genders) < len(GENDERS) else "") if part)
@@ -86,9 +85,9 @@ def run_winogender(
               "counts": {"sentences": len(rows), "occupations": len({r["occupation"] for r in rows}),
                          **{g: sum(r["gender"] == g for r in rows) for g in genders}}},
         config={"protocol": protocol, "genders": list(genders), "limit": limit, "batch_size": batch_size, "seed": seed,
-                "dtype": spec.dtype, "prompt": prompt, "decision": "sum" if protocol == "likelihood" else None, **placement},
+                "dtype": spec.dtype, "prompt": prompt, "decision": DECISIONS.get(protocol), **placement},
         results=results,
         partial=coverage({"sentences": (len(rows), SPEC.expected_rows())}, reason or "short data files"),
         timing=timing,
     )
-    return finish(out, result, records, protocol)
+    return get_protocol(protocol).finish(out, result, records)

@@ -1,11 +1,14 @@
-"""What the StereoSet and CrowS-Pairs runs share: loading the scoring model, scoring the rows in saved
-batches over the processes (resumable after a crash), the input checks and the score descriptions."""
+"""The likelihood protocol: loading the scoring model, scoring a benchmark's rows in saved batches
+over the processes (resumable after a crash; a finished run is read back, not scored again), the
+input checks and the score descriptions. A benchmark's request is a :class:`Scoring`: how a batch
+of its rows is scored (:mod:`lmbias.lm.likelihood` does the arithmetic)."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import progress
@@ -118,6 +121,50 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     if not state.is_main_process:
         return lm, kind, state, None, timing, placement
     return lm, kind, state, [record for b in range(len(parts)) for record in done[b]], timing, placement
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A benchmark's likelihood request.
+
+    Attributes:
+        score: ``score(lm, kind, rows)`` -> one record per row (``id``, the scores, ``prediction``).
+        unit: what a row is, for the progress bar ("sentence", "pair", "item").
+        per_item: sentences scored per row (for the sentences-per-second figure).
+        kinds: the model kinds the benchmark scores ("causal", "masked").
+        model_type: ``--model-type`` ("auto": from the config's architectures).
+        chat_scoring: whether ``score`` scores a chat run in the chat template.
+        describe: ``describe(lm, kind)``: what the model's description adds (StereoSet's NSP head).
+    """
+
+    score: Callable
+    unit: str = "item"
+    per_item: int = 1
+    kinds: tuple = ("causal",)
+    model_type: str = "auto"
+    chat_scoring: bool = False
+    describe: Callable | None = None
+
+
+def answer(spec: ModelSpec, rows: list[dict], request: Scoring, *, out, benchmark: str, run_config: dict, batch_size: int,
+           seed: int, progress: bool, label: str) -> tuple:
+    """Score ``rows`` as ``request`` says in run directory ``out`` (resumable: :func:`load_and_score`;
+    ``run_config`` with ``batch_size`` is the run's identity; ``seed`` is not used: scoring draws nothing).
+
+    Returns:
+        ``(records, model, placement, timing)``: the per-row records, the model's description (with
+        its kind), where it ran and the timing; all None on processes other than the main one.
+    """
+    from ..run_result import model_description
+
+    lm, kind, _, records, timing, placement = load_and_score(
+        request.score, rows, out=out, benchmark=benchmark, run_config={**run_config, "batch_size": batch_size}, model=spec,
+        model_type=request.model_type, kinds=request.kinds, show_progress=progress, label=label, unit=request.unit,
+        chat_scoring=request.chat_scoring)
+    if records is None:
+        return None, None, None, None
+    extra = request.describe(lm, kind) if request.describe is not None else {}
+    return records, model_description(lm, type=kind, **extra), placement, scoring_timing(timing, request.per_item)
 
 
 def finished_scores(out: Path, rows: list) -> list | None:

@@ -53,7 +53,8 @@ import re
 import string
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -268,6 +269,28 @@ def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: 
                 "prediction": parse_choice(generated["continuation"], choices, order)}
                for item_id, choices, order, generated in zip(ids, options, orders, generations)]
     return records, loaded or {"name": checked.model}, checked.recorded(), {"generation_seconds": time.perf_counter() - started}
+
+
+@dataclass(frozen=True)
+class Questions:
+    """A benchmark's generative multiple-choice request: per item its id, its prompt (the lettered
+    options already in it), its options' texts and the option shown at each letter; ``config``: what
+    the run's identity adds (the wording)."""
+
+    ids: Sequence[str]
+    prompts: Sequence[str]
+    options: Sequence[Sequence[str]]
+    orders: Sequence[Sequence[int]]
+    config: Mapping = field(default_factory=dict)
+
+
+def answer(spec, rows: list[dict], request: Questions, *, out, benchmark: str, run_config: dict, batch_size: int, seed: int,
+           progress: bool, label: str) -> tuple:
+    """Ask ``request``'s questions in run directory ``out`` (resumable) and read the replies:
+    :func:`generate_choices` with ``run_config`` and the request's ``config`` as the run's identity."""
+    return generate_choices(spec, request.ids, request.prompts, request.options, request.orders, out=out,
+                            benchmark=benchmark, run_options={**run_config, **request.config}, batch_size=batch_size,
+                            seed=seed, progress=progress, label=label)
 
 
 def with_answers(result, records: list[dict]):
