@@ -318,6 +318,11 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     assert "limit must be an integer >= 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match="--decision applies to --protocol likelihood"):
         run_bbq(protocol="generate", decision="mean", out=tmp_path / "r")
+    # refused by the protocol, before any model is checked or loaded
+    with pytest.raises(ValueError, match="--chat: bbq's likelihood scoring runs on raw text; run it with --protocol generate"):
+        run_bbq(model=ModelSpec("no/such-model", chat=True), out=tmp_path / "r")
+    with pytest.raises(ValueError, match=r"protocol must be one of \['likelihood', 'generate'\], got 'choose'"):
+        run_bbq(protocol="choose", out=tmp_path / "r")
     with pytest.raises(ValueError, match=r"predictions\[1\] is 3; expected an answer index 0, 1 or 2"):
         bbq_scores([0, 3], **_metadata([bbq_data.read_category("Age", data_dir)[0]] * 2))
     with pytest.raises(ValueError, match=r"context_conditions\[0\] is 'vague'"):

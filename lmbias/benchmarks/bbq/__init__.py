@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
+from ...protocols import PROTOCOLS, add_protocol_arguments, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, any_case, model_named
 from .data import CATEGORIES
-from .task import DECISIONS, PROTOCOLS
+from .task import DECISIONS
 
 METRICS = (
     MetricSpec("bias_amb", "s_AMB", "", 0.0, None, 1,
@@ -36,10 +37,15 @@ def records(results: dict) -> Iterable[dict]:
             interval = (block.get(f"ci_{context}") or {}).get("accuracy" if spec.id.startswith("accuracy") else spec.id)
             yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, protocol=protocol,
                                    count=block[f"counts_{context}"]["items"], ci=interval)
-        if protocol == "generate":
+        if get_protocol(protocol).reads_replies:
             answered = sum(block[f"counts_{c}"]["items"] + block[f"counts_{c}"]["invalid"] for c in ("ambig", "disambig"))
             yield BENCHMARK.record("invalid_rate", 100 * block["invalid"] / answered if answered else None, domain=domain,
                                    protocol=protocol, count=answered)
+
+
+HOW = {"likelihood": "likelihood, the answer with the highest {rule} log-probability",
+       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
+RULES = {"sum": "summed", "mean": "per-token"}  # --decision's rule, in the summary's words
 
 
 def summary(results: dict, out) -> str:
@@ -50,8 +56,7 @@ def summary(results: dict, out) -> str:
              "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
-    how = (f"likelihood, the answer with the highest {'summed' if config['decision'] == 'sum' else 'per-token'} "
-           "log-probability" if config["protocol"] == "likelihood" else "generated answers to lettered options")
+    how = HOW[config["protocol"]].format(rule=RULES.get(config.get("decision")))
     header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
               f"results in {out}/results.json")
     note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
@@ -60,14 +65,16 @@ def summary(results: dict, out) -> str:
     return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
 
 
+DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",
+             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
+
+
 def add_arguments(parser) -> None:
     """``lmbias run bbq``'s own options."""
     parser.add_argument("--categories", nargs="+", type=any_case(CATEGORIES), choices=list(CATEGORIES), default=list(CATEGORIES),
                         help="BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
                              "gender_identity is Gender_identity)")
-    parser.add_argument("--protocol", choices=PROTOCOLS, default="likelihood",
-                        help="likelihood: the three answers scored as continuations of the question; generate: "
-                             "lettered options, the answer generated and read (for models without log-probabilities)")
+    add_protocol_arguments(parser, DESCRIBED)
     parser.add_argument("--decision", choices=DECISIONS, default="sum",
                         help="likelihood: choose the answer by summed log-probability (its probability as a string) or "
                              "by log-probability per token; both are in results.json")
@@ -98,6 +105,6 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments, defaults={"batch_size": 16},
-    variants=(Variant("protocol", "BBQ protocol", ("likelihood", "generate")),),
+    variants=(Variant("protocol", "BBQ protocol", PROTOCOLS),),
     overall_note="BBQ's overall cells pool every item of the categories run; the paper reports per category.",
 )
