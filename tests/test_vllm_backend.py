@@ -127,10 +127,11 @@ def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
 def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_path):
     """Winogender's candidates and HolisticBias's sentences scored from vLLM's prompt log-probabilities
     equal the hf backend's within 1e-4 per token, with the same decisions."""
+    from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.holistic_bias.task import run_holistic_bias
-    from lmbias.benchmarks.winogender.task import run_winogender
+    from lmbias.benchmarks.winogender.task import TASK
 
-    for name, run in (("winogender", lambda spec, out: run_winogender(model=spec, out=out, limit=3, progress=False)),
+    for name, run in (("winogender", lambda spec, out: run_task(TASK, model=spec, out=out, limit=3, progress=False)),
                       ("holistic_bias", lambda spec, out: run_holistic_bias(model=spec, out=out, axes=["nonce"], templates=2,
                                                                             nouns=4, progress=False))):
         outs = {}

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import protocols
 from ..lm import likelihood
 from ..protocols import choice
 from ..protocols.choice import Questions
@@ -36,6 +35,7 @@ PROMPT_FIELDS = ("sentence", "pronoun")
 PROMPTS = {"likelihood": REFERENT_PROMPT, "generate": LETTERED_PROMPT}
 DESCRIBED = {"likelihood": "the two people scored as continuations of \"<sentence> ‘He’ refers to the\"",
              "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
+TEMPLATE_HELP = "{sentence}, {pronoun} and {options} (the lettered lines)"  # --prompt-template's placeholders, for its help
 DECISIONS = {"likelihood": "sum"}  # how a protocol's answer is decided, where there is a choice: the summed log-probability
 ROW_KEYS = ("id", "sentence", "pronoun", "candidates", "label")
 
@@ -75,12 +75,6 @@ def option_texts(row: dict) -> list[str]:
     return [candidate if candidate == "someone" else f"the {candidate}" for candidate in row["candidates"]]
 
 
-def check_protocol(protocol: str, prompt_template: str | None) -> str:
-    """The prompt a ``protocol`` run uses: :data:`REFERENT_PROMPT`, or ``prompt_template`` (checked) or
-    :data:`LETTERED_PROMPT` for ``generate``."""
-    return protocols.check_protocol(protocol, prompt_template, prompts=PROMPTS, fields=PROMPT_FIELDS)
-
-
 def request(protocol: str, rows: list[dict], *, prompt: str, benchmark: str, batch_size: int, seed: int):
     """What ``protocol`` is asked for ``rows``: the two people scored after :data:`REFERENT_PROMPT`
     (:func:`score_referents`), or the lettered question in ``prompt``, one option order per pair (a
@@ -99,22 +93,3 @@ def request(protocol: str, rows: list[dict], *, prompt: str, benchmark: str, bat
         return Questions([row["id"] for row in rows], prompts, options, orders, config={"prompt": prompt})
 
     return {"likelihood": scoring, "generate": questions}[protocol]()
-
-
-def answer_run(spec, rows: list[dict], *, protocol: str, prompt: str, out, benchmark: str, display_name: str,
-               run_config: dict, batch_size: int, seed: int, progress: bool) -> tuple:
-    """Each row's answer under ``protocol`` in run directory ``out`` (resumable): per row ``id`` and
-    ``prediction`` (None: an invalid reply), with the likelihood protocol's scores.
-
-    Returns:
-        ``(records, model, placement, timing)``, all None on processes other than the main one.
-    """
-    used = protocols.get_protocol(protocol)
-    return used.answer(spec, rows, request(protocol, rows, prompt=prompt, benchmark=benchmark, batch_size=batch_size, seed=seed),
-                       out=out, benchmark=benchmark, run_config=run_config, batch_size=batch_size, seed=seed,
-                       progress=progress, label=f"{display_name}: {used.verb}")
-
-
-def add_protocol_arguments(parser) -> None:
-    """``--protocol`` and ``--prompt-template``, for ``lmbias run winogender`` and ``winobias``."""
-    protocols.add_protocol_arguments(parser, DESCRIBED, template_fields="{sentence}, {pronoun} and {options} (the lettered lines)")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
-from ..coreference import add_protocol_arguments
-from .data import SPLITS, TYPES
+from .data import SPLITS
+from .task import TASK
 
 METRICS = (
     MetricSpec("gap", "Pro - anti gap", "pp", 0.0, None, 1,
@@ -66,28 +65,6 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run winobias``'s own options."""
-    parser.add_argument("--split", choices=SPLITS, default="test", help="the test half (default) or the dev half")
-    parser.add_argument("--types", nargs="+", type=int, choices=list(TYPES), default=list(TYPES),
-                        help="sentence types to run (1: semantic cues only; 2: syntactic cues too)")
-    parser.add_argument("--limit", type=int, metavar="N", help="N counts pro / anti sentence pairs per type (of 396): the first N of "
-                                                  "each type, so 2 x N sentences per type")
-    parser.add_argument("--bootstrap", type=int, default=1000,
-                        help="bootstrap resamples of the pairs for the intervals (default 1000; 0: none)")
-    add_protocol_arguments(parser)
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run winobias``: :func:`lmbias.benchmarks.winobias.task.run_winobias` with the parsed options."""
-    from .task import run_winobias
-
-    return run_winobias(model=model, out=options.out, split=options.split, types=options.types,
-                        limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template,
-                        batch_size=options.batch_size, bootstrap=options.bootstrap, seed=options.seed,
-                        progress=options.progress, data_dir=options.data_dir)
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's WinoBias section (:func:`lmbias.benchmarks.winobias.report.winobias`)."""
     from .report import winobias
@@ -99,9 +76,9 @@ BENCHMARK = Benchmark(
     name="winobias", display_name="WinoBias",
     description="WinoBias: coreference accuracy on pro- and anti-stereotypical sentences and their gap",
     dataset="winobias", hub_dataset=HubDataset("uclanlp/wino_bias", "WinoBias", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments,
+    add_arguments=TASK.add_arguments,
     variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),
     overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
 )

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
-from ..coreference import add_protocol_arguments
-from .data import GENDERS
+from .task import TASK
 
 METRICS = (
     MetricSpec("accuracy", "Accuracy", "%", 100.0, True, 1,
@@ -88,24 +86,6 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run winogender``'s own options."""
-    parser.add_argument("--genders", nargs="+", choices=list(GENDERS), default=list(GENDERS),
-                        help="pronoun genders to run (default all three)")
-    parser.add_argument("--limit", type=int, metavar="N", help="N counts sentence frames (an occupation, a participant and an answer; "
-                                                  "of 240): the first N, each with its --genders pronouns (up to 3 x N sentences)")
-    add_protocol_arguments(parser)
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run winogender``: :func:`lmbias.benchmarks.winogender.task.run_winogender` with the parsed options."""
-    from .task import run_winogender
-
-    return run_winogender(model=model, out=options.out, genders=options.genders, limit=options.limit,
-                          protocol=options.protocol, prompt_template=options.prompt_template, batch_size=options.batch_size,
-                          seed=options.seed, progress=options.progress, data_dir=options.data_dir)
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's Winogender section (:func:`lmbias.benchmarks.winogender.report.winogender`)."""
     from .report import winogender
@@ -117,9 +97,9 @@ BENCHMARK = Benchmark(
     name="winogender", display_name="Winogender",
     description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with the share of women",
     dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments,
+    add_arguments=TASK.add_arguments,
     variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),
     overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
 )

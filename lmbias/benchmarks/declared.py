@@ -1,0 +1,221 @@
+"""A benchmark as a declaration, and the one generic run that carries it out.
+
+A benchmark that asks its items through the protocols (:mod:`lmbias.protocols`) declares a
+:class:`Task`: its own options (:class:`Option`, each declared once: type, choices, range, default,
+help, and whether it changes the answers), the protocols it supports and their default wordings,
+its items, how an item becomes a protocol's request, its measure (a pure function of the answers and
+the items' metadata) and what results.json records of its data. :func:`run_task` does the rest, the
+same for every such benchmark: check every option (one line naming the option), select the items,
+ask the protocol (resumable, locked run folder, progress), apply the measure, label a partial run,
+and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The one declaration
+feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
+configuration recorded in results.json, and the folder's identity that a resume compares.
+
+A benchmark whose run does not fit (generation with classifiers, SEAT's embeddings) keeps its own
+``run`` and says so in its module docstring.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..checks import check_choice, check_choices, check_scalar
+from ..errors import InputError
+from ..lm.spec import ModelSpec
+from ..protocols import add_protocol_arguments, check_protocol, get_protocol
+from ..run_lock import holds_run_directory
+from ..run_result import RunResult, coverage
+
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a benchmark, declared once.
+
+    Attributes:
+        name: the Python name (``limit``); the command line's ``--limit`` (underscores as dashes).
+        help: the ``--help`` text.
+        default: its value when not given (a list for ``many``).
+        type: the type of a value (``int``, ``str``); the command line converts to it.
+        choices: the values allowed (each element's, with ``many``).
+        many: a non-empty list of distinct values (``--genders male female``).
+        minimum, maximum: the range of an ``int`` (None: unbounded).
+        expected: what the error says is expected (default: from the range).
+        metavar: the value's name in ``--help``.
+        identity: whether it changes the model's answers, so that a run folder's configuration holds it
+            and a resume with another value is refused (``--bootstrap`` changes only the intervals: False).
+        narrows: whether a value other than the default covers less than the whole benchmark, so that
+            the run is labelled partial with the option as given (``--limit 8``).
+    """
+
+    name: str
+    help: str
+    default: Any = None
+    type: type = str
+    choices: tuple | None = None
+    many: bool = False
+    minimum: int | None = None
+    maximum: int | None = None
+    expected: str | None = None
+    metavar: str | None = None
+    identity: bool = True
+    narrows: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag (``--prompt-template``)."""
+        return "--" + self.name.replace("_", "-")
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        """Add the option to a command-line parser."""
+        settings: dict = {"default": list(self.default) if self.many and self.default is not None else self.default,
+                          "help": self.help}
+        if self.type is not str:
+            settings["type"] = self.type
+        if self.choices is not None:
+            settings["choices"] = list(self.choices)
+        if self.many:
+            settings["nargs"] = "+"
+        if self.metavar:
+            settings["metavar"] = self.metavar
+        parser.add_argument(self.flag, **settings)
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked (a one-line :class:`~lmbias.errors.InputError` naming the option and what
+        was expected) and converted: a list for ``many``."""
+        if value is None and self.default is None:
+            return None
+        if self.many:
+            return [self.type(v) for v in check_choices(value, list(self.choices), self.name)] if self.choices is not None \
+                else list(value)
+        if self.choices is not None:
+            return check_choice(value, list(self.choices), self.name)
+        if self.type is int:
+            check_scalar(value, self.name, minimum=self.minimum, maximum=self.maximum, expected=self.expected)
+        return value
+
+    def narrowed(self, value: Any) -> bool:
+        """Whether ``value`` covers less than the whole benchmark (``narrows`` and not the default)."""
+        if not self.narrows or value is None:
+            return False
+        return set(value) != set(self.default) if self.many else value != self.default
+
+    def given(self, value: Any) -> str:
+        """How the option reads on a command line with ``value`` (``--types 1``)."""
+        return f"{self.flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}"
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a benchmark declares for :func:`run_task`.
+
+    Attributes:
+        name, display_name: the benchmark's id and the name people read (progress bars).
+        options: its own options, in ``--help`` order (:class:`Option`).
+        protocols: each protocol it supports -> what that protocol does here (``--protocol``'s help);
+            the first is the default.
+        prompts: each protocol's default wording (None: none, or chosen per item).
+        prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
+            ``template_help`` how its help names them (None: no ``--prompt-template``).
+        items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
+            with the run's ``prompt``, ``batch_size``, ``seed`` and ``benchmark``).
+        request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
+        measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
+        data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
+        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label.
+        config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule).
+        defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
+    """
+
+    name: str
+    display_name: str
+    options: tuple
+    protocols: Mapping[str, str]
+    items: Callable[[dict, Any], list]
+    request: Callable[[str, list, dict], Any]
+    measure: Callable[[list, list, dict, Any], dict]
+    data: Callable[[list, dict, Any], dict]
+    counted: Callable[[list, dict], dict]
+    prompts: Mapping[str, str | None] = field(default_factory=dict)
+    prompt_fields: tuple = ()
+    template_help: str | None = None
+    config: Callable[[str, dict], dict] = lambda protocol, options: {}
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` and
+        (where a protocol takes one) ``--prompt-template``."""
+        for option in self.options:
+            option.add_to(parser)
+        add_protocol_arguments(parser, self.protocols, template_fields=self.template_help)
+
+    def run(self, options: argparse.Namespace, model: ModelSpec):
+        """``lmbias run NAME``: :func:`run_task` with the parsed options."""
+        own = {option.name: getattr(options, option.name) for option in self.options}
+        return run_task(self, model=model, out=options.out, protocol=options.protocol,
+                        prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
+                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, **own)
+
+    def checked(self, given: Mapping[str, Any]) -> dict:
+        """Every own option's value: given (checked) or its default; an unknown one is refused."""
+        names = [option.name for option in self.options]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise InputError(f"{self.name} has no option {unknown[0]!r}; its options: {', '.join(names)}")
+        return {option.name: option.check(given.get(option.name, option.default)) for option in self.options}
+
+
+@holds_run_directory
+def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol: str | None = None,
+             prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
+             **given) -> RunResult | None:
+    """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
+    resumes) and the run is returned.
+
+    Args:
+        task: the benchmark's :class:`Task`.
+        model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
+        protocol: one of ``task.protocols`` (default: the first); prompt_template: the wording of a
+            protocol that takes one.
+        batch_size: items per forward pass or generation batch; seed: the option orders' and
+            bootstrap's seed; progress: a progress bar.
+        **given: the benchmark's own options (``limit=8``).
+
+    Returns:
+        The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
+    """
+    spec = ModelSpec.of(model)
+    options = task.checked(given)
+    protocol = next(iter(task.protocols)) if protocol is None else protocol
+    check_choice(protocol, list(task.protocols), "protocol")
+    used = get_protocol(protocol)
+    prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
+    used.refuse_chat(spec, task.name)  # before any model is checked or loaded
+    check_scalar(batch_size, "batch_size", minimum=1)
+    check_scalar(seed, "seed", minimum=0)
+    settings = {**options, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name}
+    rows = task.items(settings, data_dir)
+    identity = {"protocol": protocol, **{option.name: options[option.name] for option in task.options if option.identity}}
+    records, described, placement, timing = used.answer(
+        spec, rows, task.request(protocol, rows, settings), out=out, benchmark=task.name, run_config=identity,
+        batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}")
+    if records is None:
+        return None
+    narrowed = " ".join(option.given(options[option.name]) for option in task.options if option.narrowed(options[option.name]))
+    result = RunResult(
+        benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
+        config={"protocol": protocol, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
+                **task.config(protocol, options), **placement},
+        results=task.measure(records, rows, settings, data_dir),
+        partial=coverage(task.counted(rows, settings), narrowed or "short data files"),
+        timing=timing,
+    )
+    return used.finish(out, result, records)
+
+
+def option_names(options: Sequence[Option]) -> list:
+    """The Python names of ``options``."""
+    return [option.name for option in options]
