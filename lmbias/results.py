@@ -22,6 +22,7 @@ from pathlib import Path
 from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
 from .files import read_json
+from .lm.spec import display_name_of
 from .render.text import first_line
 from .resources import REGISTRY
 from .run_result import SCHEMA_VERSION
@@ -276,7 +277,8 @@ def _unfinished_run(path: Path) -> Run:
     else:
         progress = f"{done:,} of {config['rows']:,} items scored" if isinstance(config.get("rows"), int) else f"{done:,} items scored"
     missing = [f"results.json: the run did not finish ({progress}); rerun the same command to resume it"]
-    label = model_label(config["model"], path) if "model" in config else path.name
+    label = model_label(display_name_of(config["model"]) if isinstance(config["model"], str) else config["model"], path) \
+        if "model" in config else path.name  # an unfinished run records the model as given: shown by its display name
     return Run(path, benchmark, protocol_label(label, {}, config), None, missing)
 
 
