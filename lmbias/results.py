@@ -23,6 +23,7 @@ from .benchmarks import benchmarks, get_benchmark, names
 from .errors import InputError
 from .files import read_json
 from .lm.spec import display_name_of
+from .protocols import PROTOCOLS, get_protocol
 from .render.text import first_line
 from .resources import REGISTRY
 from .run_result import SCHEMA_VERSION
@@ -294,7 +295,8 @@ def protocol_tags(model: dict, config: dict) -> list:
     (``--chat``: the prompts in the model's chat template) and "generate" (``--protocol generate``:
     multiple choice answered in text), each named as the option that asks for it."""
     chat = model.get("chat") or config.get("chat")
-    return [*(["chat"] if chat else []), *(["generate"] if config.get("protocol") == "generate" else [])]
+    protocol = config.get("protocol")
+    return [*(["chat"] if chat else []), *([protocol] if protocol in PROTOCOLS and get_protocol(protocol).reads_replies else [])]
 
 
 def protocol_description(model: dict, config: dict) -> str:
@@ -311,11 +313,15 @@ def protocol_description(model: dict, config: dict) -> str:
             words.append(f"instruction {config['instruction']!r}")
     else:
         words = ["raw text"]
-    if config.get("protocol") == "generate":
-        words.append("generative multiple choice (--protocol generate: the answer read from the reply)")
-    elif config.get("protocol") == "likelihood" or "rows" in config or "model_type" in config:
-        words.append("likelihood")
+    if config.get("protocol") in PROTOCOL_WORDS:
+        words.append(PROTOCOL_WORDS[config["protocol"]])
+    elif "rows" in config or "model_type" in config:  # a likelihood run written before runs recorded their protocol
+        words.append(PROTOCOL_WORDS["likelihood"])
     return "; ".join(words)
+
+
+PROTOCOL_WORDS = {"likelihood": "likelihood",
+                  "generate": "generative multiple choice (--protocol generate: the answer read from the reply)"}
 
 
 def protocol_label(label: str, model: dict, config: dict) -> str:
