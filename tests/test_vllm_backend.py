@@ -110,12 +110,13 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
 def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
     """BBQ's answers scored from vLLM's prompt log-probabilities equal the hf backend's shared-prefix
     scores within 1e-4 per token, with the same decisions."""
-    from lmbias.benchmarks.bbq.task import run_bbq
+    from lmbias.benchmarks.bbq.task import TASK
+    from lmbias.benchmarks.declared import run_task
 
     outs = {}
     for backend, spec in (("hf", HF), ("vllm", VLLM)):
         outs[backend] = tmp_path / backend
-        save_run(run_bbq(model=spec, out=outs[backend], categories=["Religion"], limit=4, progress=False))
+        save_run(run_task(TASK, model=spec, out=outs[backend], categories=["Religion"], limit=4, progress=False))
     vl, hf = _scores(outs["vllm"]), _scores(outs["hf"])
     assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == 16
     for x, y in zip(vl, hf):

@@ -41,6 +41,9 @@ class Option:
         help: the ``--help`` text.
         default: its value when not given (a list for ``many``).
         type: the type of a value (``int``, ``str``); the command line converts to it.
+        parse: how the command line reads one value, where not plainly as ``type`` (an argparse ``type``
+            callable, e.g. :func:`~lmbias.benchmarks.base.any_case`: ``--categories ses`` reads as ``SES``);
+            the Python call's values are checked as given.
         choices: the values allowed (each element's, with ``many``).
         many: a non-empty list of distinct values (``--genders male female``).
         minimum, maximum: the range of an ``int`` (None: unbounded).
@@ -62,6 +65,7 @@ class Option:
     maximum: int | None = None
     expected: str | None = None
     metavar: str | None = None
+    parse: Callable[[str], Any] | None = None
     identity: bool = True
     narrows: bool = False
 
@@ -74,8 +78,8 @@ class Option:
         """Add the option to a command-line parser."""
         settings: dict = {"default": list(self.default) if self.many and self.default is not None else self.default,
                           "help": self.help}
-        if self.type is not str:
-            settings["type"] = self.type
+        if self.parse is not None or self.type is not str:
+            settings["type"] = self.parse or self.type
         if self.choices is not None:
             settings["choices"] = list(self.choices)
         if self.many:
@@ -120,14 +124,19 @@ class Task:
             the first is the default.
         prompts: each protocol's default wording (None: none, or chosen per item).
         prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
-            ``template_help`` how its help names them (None: no ``--prompt-template``).
+            ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
+            call refuses one).
         items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
-            with the run's ``prompt``, ``batch_size``, ``seed`` and ``benchmark``).
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed`` and ``benchmark``).
         request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
         counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label.
-        config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule).
+        config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule),
+            or sets anew for a key it already has (an option that does not apply to the protocol: None).
+        check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
+            does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
+            model is checked or loaded.
         defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
     """
 
@@ -144,6 +153,7 @@ class Task:
     prompt_fields: tuple = ()
     template_help: str | None = None
     config: Callable[[str, dict], dict] = lambda protocol, options: {}
+    check: Callable[[str, dict], None] = lambda protocol, options: None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` and
@@ -192,11 +202,14 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     protocol = next(iter(task.protocols)) if protocol is None else protocol
     check_choice(protocol, list(task.protocols), "protocol")
     used = get_protocol(protocol)
+    if prompt_template is not None and task.template_help is None:
+        raise InputError(f"{task.name} takes no prompt_template (--prompt-template): its questions' wording is fixed")
     prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
+    task.check(protocol, options)
     used.refuse_chat(spec, task.name)  # before any model is checked or loaded
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
-    settings = {**options, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name}
+    settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name}
     rows = task.items(settings, data_dir)
     identity = {"protocol": protocol, **{option.name: options[option.name] for option in task.options if option.identity}}
     records, described, placement, timing = used.answer(
@@ -204,7 +217,10 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}")
     if records is None:
         return None
-    narrowed = " ".join(option.given(options[option.name]) for option in task.options if option.narrowed(options[option.name]))
+    # the partial label names the sizes of a sample (--limit 8) before the selections (--types 1), as the
+    # benchmarks' own labels did: "--limit 8 --types 1"
+    narrowed = " ".join(option.given(options[option.name]) for option in sorted(task.options, key=lambda option: option.many)
+                        if option.narrowed(options[option.name]))
     result = RunResult(
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
         config={"protocol": protocol, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
-from ...protocols import PROTOCOLS, add_protocol_arguments, get_protocol
+from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, any_case, model_named
-from .data import CATEGORIES
-from .task import DECISIONS
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from .task import TASK
 
 METRICS = (
     MetricSpec("bias_amb", "s_AMB", "", 0.0, None, 1,
@@ -65,33 +63,6 @@ def summary(results: dict, out) -> str:
     return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
 
 
-DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",
-             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
-
-
-def add_arguments(parser) -> None:
-    """``lmbias run bbq``'s own options."""
-    parser.add_argument("--categories", nargs="+", type=any_case(CATEGORIES), choices=list(CATEGORIES), default=list(CATEGORIES),
-                        help="BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
-                             "gender_identity is Gender_identity)")
-    add_protocol_arguments(parser, DESCRIBED)
-    parser.add_argument("--decision", choices=DECISIONS, default="sum",
-                        help="likelihood: choose the answer by summed log-probability (its probability as a string) or "
-                             "by log-probability per token; both are in results.json")
-    parser.add_argument("--limit", type=int, metavar="N", help="N counts items (questions) per category, context condition and question "
-                                                  "polarity: the first N of each, so up to 4 x N items per category")
-    parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run bbq``: :func:`lmbias.benchmarks.bbq.task.run_bbq` with the parsed options."""
-    from .task import run_bbq
-
-    return run_bbq(model=model, out=options.out, categories=options.categories,
-                   protocol=options.protocol, decision=options.decision, limit=options.limit, batch_size=options.batch_size,
-                   bootstrap=options.bootstrap, seed=options.seed, progress=options.progress, data_dir=options.data_dir)
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's BBQ section (:func:`lmbias.benchmarks.bbq.report.bbq`)."""
     from .report import bbq
@@ -102,9 +73,9 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="bbq", display_name="BBQ", description="BBQ: accuracy and bias scores (s_AMB, s_DIS) per category",
     dataset="bbq", hub_dataset=HubDataset("oskarvanderwal/bbq", "BBQ", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments, defaults={"batch_size": 16},
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
     variants=(Variant("protocol", "BBQ protocol", PROTOCOLS),),
     overall_note="BBQ's overall cells pool every item of the categories run; the paper reports per category.",
 )

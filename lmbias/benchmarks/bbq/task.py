@@ -1,4 +1,5 @@
-"""BBQ (Parrish et al. 2022) answered by a language model, two ways:
+"""BBQ (Parrish et al. 2022) answered by a language model, declared for the generic run
+(:data:`TASK`, run by :func:`lmbias.benchmarks.declared.run_task`), two ways:
 
 * ``likelihood`` (default; hf, vllm, and servers that return prompt log-probabilities): each item's
   prompt (:data:`PROMPT`: the context, then "Q: <question>" and "A:", the wording of
@@ -15,7 +16,9 @@
   is invalid, counted and reported beside the scores, never taken as wrong or unknown.
 
 The unknown answer is each item's own (its ``answer_info`` label), never a position; the scores are
-:func:`lmbias.benchmarks.bbq.measure.bbq_scores`.
+:func:`lmbias.benchmarks.bbq.measure.bbq_scores` (:func:`measure`). A run's identity (the folder's
+config.json) is its protocol, ``--categories`` and ``--limit``: ``--decision`` and ``--bootstrap`` change
+what is computed from the same answers, so that a rerun with another of them scores nothing again.
 """
 
 from __future__ import annotations
@@ -26,15 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from ...checks import check_choice, check_choices, check_scalar
 from ...errors import InputError
 from ...lm import likelihood
-from ...lm.spec import ModelSpec
 from ...protocols import choice, get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import Scoring, check_limit, check_rows
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
+from ...protocols.likelihood import Scoring, check_rows
+from ..base import any_case
+from ..declared import Option, Task
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
 from .measure import bbq_scores
 
@@ -142,75 +143,62 @@ def aggregate_bbq(rows: Sequence[dict], predictions: Sequence[int | None], *, bo
                       subgroups=[subgroup(r) for r in rows], bootstrap=bootstrap, seed=seed)
 
 
-@holds_run_directory
-def run_bbq(
-    *,
-    model: ModelSpec | str | None = None,
-    out="runs/bbq",
-    categories: Sequence[str] = tuple(CATEGORIES),
-    protocol: str = "likelihood",
-    decision: str = "sum",
-    limit: int | None = None,
-    batch_size: int = 32,
-    bootstrap: int = 0,
-    seed: int = 0,
-    progress: bool = True,
-    data_dir=None,
-) -> RunResult | None:
-    """BBQ with a model; writes its answers to ``out`` as it goes (a rerun resumes) and returns the run.
+def decisions(protocol: str) -> tuple:
+    """The decision rules a ``protocol`` run records: both (:data:`DECISIONS`) where answers are scored,
+    none where a reply is read (it is the item's one answer)."""
+    return () if get_protocol(protocol).reads_replies else DECISIONS
 
-    Args:
-        model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
-        categories: the category files to run (default all 11).
-        protocol: "likelihood" (the three answers scored as continuations) or "generate" (lettered
-            options, the answer generated greedily); see the module docstring.
-        decision: with "likelihood", the answer chosen by summed ("sum") or per-token ("mean") log-probability.
-        limit: at most this many items per category, context condition and polarity (a quick look;
-            the run is marked partial).
-        batch_size: items per forward pass (likelihood) or prompts per generation batch.
-        bootstrap, seed: percentile intervals from this many resamples (0: none); the seed also
-            shuffles the lettered options.
 
-    Returns:
-        The run (:class:`~lmbias.run_result.RunResult`, for :func:`lmbias.benchmarks.save_run`) on the
-        main process, None on the others.
-    """
-    spec = ModelSpec.of(model)
-    categories = check_choices(categories, list(CATEGORIES), "categories")
-    used = get_protocol(protocol)
-    check_choice(decision, DECISIONS, "decision")
-    if decision != "sum" and used.reads_replies:
+def check(protocol: str, options: dict) -> None:
+    """``--decision`` other than the default is refused where the protocol reads a reply."""
+    if options["decision"] != "sum" and not decisions(protocol):
         raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
-    used.refuse_chat(spec, "bbq")  # before any model is checked or loaded
-    check_limit(limit)
-    check_scalar(batch_size, "batch_size", minimum=1)
-    check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
-    check_scalar(seed, "seed", minimum=0)
-    rows = select_rows(categories, limit, data_dir)
-    records, described, placement, timing = used.answer(
-        spec, rows, request(protocol, rows, batch_size=batch_size, seed=seed), out=out, benchmark="bbq",
-        run_config={"protocol": protocol, "categories": list(categories), "limit": limit}, batch_size=batch_size, seed=seed,
-        progress=progress, label=f"BBQ: {used.verb}")
-    if records is None:
-        return None
-    # a read reply is the item's one answer; scored answers are chosen by each rule, all of them recorded
-    decisions = () if used.reads_replies else DECISIONS
-    predictions = ({name: [r[f"prediction_{name}"] for r in records] for name in decisions} if decisions
-                   else {decision: [r["prediction"] for r in records]})
-    results = {name: aggregate_bbq(rows, answers, bootstrap=bootstrap, seed=seed) for name, answers in predictions.items()}
-    chosen = results[decision]
-    reason = " ".join(part for part in (f"--limit {limit}" if limit else "",
-                                        f"--categories {' '.join(categories)}" if len(categories) < len(CATEGORIES) else "") if part)
-    result = RunResult(
-        benchmark="bbq", out=str(out), model=described,
-        data={"dataset": "bbq", "split": "test", "revision": BBQ_COMMIT, "citation": SPEC.citation, "categories": list(categories),
-              "counts": {"items": len(rows), **{c: sum(r["category"] == c for r in rows) for c in categories}}},
-        config={"protocol": protocol, "decision": decision if decisions else None, "categories": list(categories),
-                "limit": limit, "batch_size": batch_size, "bootstrap": bootstrap, "seed": seed, "dtype": spec.dtype,
-                "prompt": PROMPTS[protocol], **SETTINGS.get(protocol, {}), **placement},
-        results={**chosen, **({"by_decision": {name: {key: block[key] for key in ("categories", "overall")}
-                                               for name, block in results.items()}} if decisions else {})},
-        partial=coverage({"items": (len(rows), SPEC.expected_rows())}, reason or "short data files"),
-        timing=timing,
-    )
-    return used.finish(out, result, records)
+
+
+def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
+    """:func:`aggregate_bbq` of the answers chosen by ``--decision``; a scored run also keeps each
+    rule's categories and overall under ``by_decision``."""
+    rules = decisions(settings["protocol"])
+    predictions = ({name: [r[f"prediction_{name}"] for r in records] for name in rules} if rules
+                   else {settings["decision"]: [r["prediction"] for r in records]})
+    results = {name: aggregate_bbq(rows, answers, bootstrap=settings["bootstrap"], seed=settings["seed"])
+               for name, answers in predictions.items()}
+    return {**results[settings["decision"]],
+            **({"by_decision": {name: {key: block[key] for key in ("categories", "overall")} for name, block in results.items()}}
+               if rules else {})}
+
+
+def data(rows: list[dict], options: dict, data_dir) -> dict:
+    """results.json's ``data``: the split, the revision, the citation, the categories and the counts per category."""
+    categories = options["categories"]
+    return {"dataset": "bbq", "split": "test", "revision": BBQ_COMMIT, "citation": SPEC.citation, "categories": list(categories),
+            "counts": {"items": len(rows), **{c: sum(r["category"] == c for r in rows) for c in categories}}}
+
+
+DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",
+             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
+
+TASK = Task(
+    name="bbq", display_name="BBQ",
+    options=(
+        Option("categories", "BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
+                             "gender_identity is Gender_identity)", default=tuple(CATEGORIES), choices=tuple(CATEGORIES),
+               many=True, parse=any_case(CATEGORIES), narrows=True),
+        Option("decision", "likelihood: choose the answer by summed log-probability (its probability as a string) or by "
+                           "log-probability per token; both are in results.json", default="sum", choices=DECISIONS,
+               identity=False),
+        Option("limit", "N counts items (questions) per category, context condition and question polarity: the first N "
+                        "of each, so up to 4 x N items per category", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
+               expected="an integer >= 0 (0: no intervals)", identity=False),
+    ),
+    protocols=DESCRIBED, prompts=PROMPTS, check=check,
+    items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
+    request=lambda protocol, rows, settings: request(protocol, rows, batch_size=settings["batch_size"], seed=settings["seed"]),
+    measure=measure, data=data,
+    counted=lambda rows, options: {"items": (len(rows), SPEC.expected_rows())},
+    # the decision rule only where answers are scored; generate's token budget (after the prompt, as before)
+    config=lambda protocol, options: {"decision": options["decision"] if decisions(protocol) else None,
+                                      **SETTINGS.get(protocol, {})},
+)
