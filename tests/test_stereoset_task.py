@@ -438,3 +438,45 @@ def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tm
 def test_a_full_run_is_not_partial(causal_dir, tmp_path):
     result = save_run(cp.run_crows_pairs(model=ModelSpec(causal_dir, device="cpu"), out=tmp_path / "full", batch_size=64))
     assert result["partial"] == {} and result["data"]["counts"]["pairs"] == 1508
+
+
+def test_a_generative_run_with_a_task_left_wholly_out_says_n_a_and_why(data_dir, tmp_path, monkeypatch, capsys):
+    """The --limit 3 run of the embedded model (before the fix: results.json written, then exit 1 with
+    KeyError 'intrasentence' in the summary): a chat server hedges every intrasentence question ("A or
+    B": invalid) and answers every intersentence one with the letter of the sentence it ranks higher,
+    stereotype over anti-stereotype over unrelated. The run finishes; intrasentence is n/a with the
+    reason, in the summary and the report; intersentence (2 items, each comparison won by the first of
+    the pair) has LMS 100, SS 100, ICAT 100 * min(100, 0) / 50 = 0."""
+    from test_choice_replies import ChatServer, _shown
+    from test_server_faults import KEY
+
+    inter = [row for row in lmbias.load_rows("stereoset", data_dir=data_dir) if row["task"] == "intersentence"][:2]
+    rank = {row[option]: k for row in inter for k, option in enumerate(OPTIONS)}
+
+    def reply(prompt):
+        shown = _shown(prompt)
+        if prompt.startswith("Which of these two sentences is more plausible?"):  # intrasentence's wording
+            return "A or B"
+        return min(shown, key=lambda letter: rank[shown[letter]])
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server, out = ChatServer(reply), tmp_path / "run"
+    try:
+        assert main(["run", "stereoset", "--backend", "openai-chat", "--model", "served", "--base-url", server.url,
+                     "--protocol", "generate", "--limit", "2", "--no-progress", "--out", str(out)]) == 0
+    finally:
+        server.close()
+    assert len(server.seen) == 12 and sum(answer == "A or B" for answer in server.seen.values()) == 6
+    printed = capsys.readouterr().out
+    assert "| intrasentence | overall | n/a | n/a | n/a | 0 |" in printed
+    assert "| intersentence | overall | 100.0 | 100.0 | 0.0 | 2 |" in printed
+    assert "| all | overall | 100.0 | 100.0 | 0.0 | 2 |" in printed
+    why = "no item of the 2 has three replies that name a sentence"
+    assert f"\nintrasentence: n/a, {why} (all left out of the scores; the replies are in answers.jsonl)\n" in printed
+    assert "12 questions, 6 replies naming no sentence (50.0 %, 2 items left out, not counted)" in printed
+    results = json.loads((out / "results.json").read_text())
+    assert "intrasentence" not in results["results"] and results["results"]["items_left_out"] == 2
+    assert {r["task"] for r in results["records"]} == {"intersentence", "both"}
+    assert [r["value"] for r in results["records"] if r["metric"] == "invalid_rate"] == [50.0]
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    assert f"intrasentence n/a, {why}" in (tmp_path / "report" / "report.html").read_text()

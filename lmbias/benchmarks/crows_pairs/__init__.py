@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
+from ...protocols import PROTOCOLS, get_protocol
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
-from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
-from ..sentence_choice import PROTOCOLS
+from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary, protocol_of, record_protocol
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
@@ -20,13 +20,12 @@ METRICS = (
 def records(results: dict) -> Iterable[dict]:
     """The metric score overall, then per bias type; a generative run's invalid-reply rate. A generative
     run's records name their protocol."""
-    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
-    named = {"protocol": protocol} if protocol == "generate" else {}  # likelihood records keep their ids on the Hub
+    body, named = results["results"], record_protocol(results)
     yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"],
                            **named)
     for bias_type, block in body["bias_types"].items():
         yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], **named)
-    if protocol == "generate":
+    if get_protocol(protocol_of(results)).reads_replies:
         yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], **named)
 
 

@@ -24,13 +24,16 @@ from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
 from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
-from ...protocols import choice
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
+from ...protocols import get_protocol
+from ...protocols.choice import Questions
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_limit, check_rows
 from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage, model_description
+from ...run_result import RunResult, coverage
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
+from ..likelihood import ordered
 from .measure import crows_pairs_scores
 
 
@@ -113,6 +116,54 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
     )
 
 
+# --------------------------------------------------------------------------- what each protocol is asked, and its answers read
+
+CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
+# what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
+IDENTITY = {"likelihood": ("limit", "batch_size"), "generate": ("limit",)}
+# results.json's config: these keys (each protocol has some of them) in this order, then where the model ran
+CONFIG_ORDER = ("protocol", "prompt", "limit", "batch_size", "seed", "dtype", "processes", "score", "decimals")
+
+
+def request(protocol: str, rows: list[dict], *, model_type: str, template: str | None, batch_size: int, seed: int):
+    """What ``protocol`` is asked for ``rows``: both sentences of each pair scored (:func:`score_crows_pairs`),
+    or each pair asked as a two-way question in ``template``'s wording (None:
+    :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`)."""
+    def scoring() -> Scoring:
+        return Scoring(lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), unit="pair",
+                       per_item=2, kinds=KINDS, model_type=model_type, chat_scoring=CHAT_SCORING)
+
+    def questions() -> Questions:
+        return sentence_choice.questions(
+            [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None, "continuation": False}
+             for row in rows], template=template, benchmark="crows_pairs", seed=seed)
+
+    return {"likelihood": scoring, "generate": questions}[protocol]()
+
+
+def read(protocol: str, rows: list[dict], records: list[dict], model: dict, *, template: str | None, seed: int,
+         out) -> tuple[dict, dict]:
+    """``protocol``'s records of ``rows`` read (``model``: the model's description): what results.json's
+    config adds (how a sentence was scored; the wording) and the metric (:func:`aggregate_crows_pairs`),
+    from the scores, or from the answers: the chosen sentence scores 1, the other 0, over the validly
+    answered pairs."""
+    def scores() -> tuple[dict, dict]:
+        score = SCORE_DESCRIPTIONS["chat" if "chat" in model else model["type"], "crows_pairs"]
+        return {"processes": process_state().num_processes, "score": score, "decimals": 3}, aggregate_crows_pairs(records)
+
+    def answers() -> tuple[dict, dict]:
+        scored = [{"id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
+                   "sent_more_score": float(record["prediction"] == 0), "sent_less_score": float(record["prediction"] == 1)}
+                  for row, record in zip(rows, records) if record["prediction"] is not None]
+        if not scored:
+            raise InputError(f"--protocol generate: none of the {len(rows)} replies names a sentence (see "
+                             f"{out}/generations.jsonl); try another --prompt-template, or a larger model")
+        return ({"prompt": template or sentence_choice.SENTENCE_PROMPT, "seed": seed},
+                {**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)})
+
+    return {"likelihood": scores, "generate": answers}[protocol]()
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -147,8 +198,10 @@ def run_crows_pairs(
     check_choice(model_type, MODEL_TYPES, "model_type")
     check_limit(limit)
     template = sentence_choice.check_protocol(protocol, prompt_template, model_type=model_type)
+    used = get_protocol(protocol)
+    used.refuse_chat(spec, "crows_pairs", chat_scoring=CHAT_SCORING)  # before any model is checked or loaded
     if model_type == "masked":
-        refuse_chat_likelihood(spec, "crows_pairs", model_type)  # before any model is checked or loaded
+        refuse_chat_likelihood(spec, "crows_pairs", model_type)  # a masked LM has no chat template
     everything = load_rows("crows_pairs", data_dir=data_dir)
     rows = everything[:limit]
     resource = get_resource("crows_pairs")
@@ -156,55 +209,15 @@ def run_crows_pairs(
     partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
     data = {"dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
             "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)}}
-    if protocol == "generate":
-        return _run_generate(spec, rows, template, out=out, batch_size=batch_size, seed=seed, limit=limit, progress=progress,
-                             data=data, partial=partial)
-    lm, kind, state, records, timing, placement = load_and_score(
-        lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), rows,
-        out=out, benchmark="crows_pairs", run_config={"limit": limit, "batch_size": batch_size},
-        model=spec, model_type=model_type, show_progress=progress, label="CrowS-Pairs: scoring", unit="pair",
-        chat_scoring=True,
-    )
+    settings = {"limit": limit, "batch_size": batch_size}
+    records, described, placement, timing = used.answer(
+        spec, rows, request(protocol, rows, model_type=model_type, template=template, batch_size=batch_size, seed=seed),
+        out=out, benchmark="crows_pairs", run_config={key: settings[key] for key in IDENTITY[protocol]},
+        batch_size=batch_size, seed=seed, progress=progress, label=f"CrowS-Pairs: {used.verb}")
     if records is None:
         return None
-    score = SCORE_DESCRIPTIONS["chat" if lm.chat is not None else kind, "crows_pairs"]
-    return with_scores(out, RunResult(
-        benchmark="crows_pairs",
-        model=model_description(lm, type=kind),
-        data=data,
-        config={
-            "protocol": "likelihood", "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
-            "processes": state.num_processes, "score": score, "decimals": 3,
-            **placement,
-        },
-        timing=scoring_timing(timing, 2),
-        results=aggregate_crows_pairs(records),
-        partial=partial,
-    ), records)
-
-
-def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, out, batch_size: int, seed: int,
-                  limit: int | None, progress: bool, data: dict, partial: dict) -> RunResult | None:
-    """The generative protocol: each pair asked as a question; the chosen sentence scores 1, the
-    other 0, and the metric is computed from those scores over the validly answered pairs."""
-    questions = [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None,
-                  "continuation": False} for row in rows]
-    records, described, placement, timing = sentence_choice.ask(
-        spec, questions, template=template, out=out, benchmark="crows_pairs", run_config={"limit": limit},
-        batch_size=batch_size, seed=seed, progress=progress, label="CrowS-Pairs: answering")
-    if records is None:
-        return None
-    scored = [{"id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
-               "sent_more_score": float(record["prediction"] == 0), "sent_less_score": float(record["prediction"] == 1)}
-              for row, record in zip(rows, records) if record["prediction"] is not None]
-    if not scored:
-        raise InputError(f"--protocol generate: none of the {len(rows)} replies names a sentence (see "
-                         f"{out}/generations.jsonl); try another --prompt-template, or a larger model")
-    result = RunResult(
-        benchmark="crows_pairs", out=str(out), model=described, data=data,
-        config={"protocol": "generate", "prompt": template or sentence_choice.SENTENCE_PROMPT, "limit": limit,
-                "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, **placement},
-        timing=timing, partial=partial,
-        results={**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)},
-    )
-    return choice.with_answers(result, records)
+    added, results = read(protocol, rows, records, described, template=template, seed=seed, out=out)
+    config = {"protocol": protocol, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, **added}
+    result = RunResult(benchmark="crows_pairs", out=str(out), model=described, data=data,
+                       config={**ordered(config, CONFIG_ORDER), **placement}, timing=timing, results=results, partial=partial)
+    return used.finish(out, result, records)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lm.spec import ModelSpec
+from ...protocols import PROTOCOLS, get_protocol
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
-from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary
-from ..sentence_choice import PROTOCOLS
+from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
 from .measure import MASKED_SCORES, TASKS
 
 METRICS = (
@@ -23,8 +23,7 @@ SCORED = METRICS[:3]
 def records(results: dict) -> Iterable[dict]:
     """LMS / SS / ICAT per task and domain, and for both tasks pooled (task "both", domain "overall");
     a generative run's invalid-reply rate. A generative run's records name their protocol."""
-    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
-    named = {"protocol": protocol} if protocol == "generate" else {}  # likelihood records keep their ids on the Hub
+    body, named = results["results"], record_protocol(results)
     for task in TASKS:
         for domain, block in body.get(task, {}).items():
             for spec in SCORED:
@@ -34,18 +33,26 @@ def records(results: dict) -> Iterable[dict]:
     for spec in SCORED:
         yield BENCHMARK.record(spec.id, overall[spec.id], domain="overall", task="both", count=overall["count"],
                                ci=overall.get("ci", {}).get(spec.id), **named)
-    if protocol == "generate":
+    if get_protocol(protocol_of(results)).reads_replies:
         yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", task="both", count=body["answers"],
                                **named)
 
 
 def summary(results: dict, out) -> str:
-    """LMS / SS / ICAT and count per task and domain (with ICAT's bootstrap interval when computed)."""
+    """LMS / SS / ICAT and count per task and domain (with ICAT's bootstrap interval when computed); a
+    task run without a result (a generative run whose every item of it had an invalid reply) is n/a,
+    with a line that says why."""
     body = results["results"]
-    rows = [{"task": task, "domain": domain, **_cells(block)}
-            for task in results["config"]["tasks"] for domain, block in body[task].items()]
+    rows, notes = [], []
+    for task in results["config"]["tasks"]:
+        if task in body:
+            rows += [{"task": task, "domain": domain, **_cells(block)} for domain, block in body[task].items()]
+        else:
+            rows.append({"task": task, "domain": "overall", "LMS": "n/a", "SS": "n/a", "ICAT": "n/a", "count": 0})
+            notes.append(f"{task}: n/a, {no_result(results, results['data']['counts'].get(task, 0), 'three replies')}")
     rows.append({"task": "all", "domain": "overall", **_cells(body["overall"])})
-    return likelihood_summary(results, f"{results['data']['counts']['sentences']:,} sentences", rows, out)
+    text = likelihood_summary(results, f"{results['data']['counts']['sentences']:,} sentences", rows, out)
+    return "\n".join([text, "", *notes]) if notes else text
 
 
 def _cells(block: dict) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...render import html, plots
 from ...render.common import Figures, misses_note, number, with_ci
 from ...stats import pareto_front
+from ..likelihood import no_result
 
 STEREOSET_METRICS = (("lms", "LMS", 100), ("ss", "SS", 50), ("icat", "ICAT", 100))
 TASKS = ("intrasentence", "intersentence")
@@ -16,6 +17,7 @@ def stereoset(runs, labels, figures: Figures) -> list:
     bodies = [run.results["results"] for run in runs]
     tasks = [t for t in TASKS if any(t in body for body in bodies)]
     parts = [html.tag("h2", "StereoSet: stereotypical associations (Nadeem et al. 2021)")]
+    parts += [html.note(f"{label}: {task} n/a, {why}.") for run, label in zip(runs, labels) for task, why in _no_results(run.results)]
     if not tasks:
         return parts + [html.note("No StereoSet task results in these runs.")]
     domains = list(dict.fromkeys(d for body in bodies for t in tasks for d in body.get(t, {}) if d != "overall")) + ["overall"]
@@ -67,6 +69,14 @@ def stereoset(runs, labels, figures: Figures) -> list:
                                       for t, v in chosen],
                                      f"{label}: {title}, of {len(targets)} targets"))
     return parts + [html.tag("div", *tables, class_="row")]
+
+
+def _no_results(results: dict) -> list[tuple[str, str]]:
+    """The tasks a run ran that have no result (a generative run that left every item of one out), each
+    with why."""
+    counts = results.get("data", {}).get("counts", {})
+    return [(task, no_result(results, counts.get(task, 0), "three replies"))
+            for task in results.get("config", {}).get("tasks", []) if task not in results["results"]]
 
 
 def _trade_off(runs, labels, bodies, figures: Figures) -> list:

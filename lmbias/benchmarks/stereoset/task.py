@@ -55,13 +55,16 @@ from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed
 from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
-from ...protocols import choice
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, check_limit, check_rows, load_and_score, scoring_timing, with_scores
+from ...protocols import get_protocol
+from ...protocols.choice import Questions
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_limit, check_rows
 from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage, model_description
+from ...run_result import RunResult, coverage
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
+from ..likelihood import ordered
 from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
@@ -236,6 +239,87 @@ def aggregate_stereoset(records: Sequence[dict], *, bootstrap: int = 0, confiden
     )
 
 
+# --------------------------------------------------------------------------- the generate protocol's questions
+
+
+COMPARISONS = (("stereotype", "anti_stereotype"), ("stereotype", "unrelated"), ("anti_stereotype", "unrelated"))
+
+
+def comparison_questions(rows: Sequence[dict]) -> list[dict]:
+    """The three two-way questions of each item (:data:`COMPARISONS`), for
+    :func:`lmbias.benchmarks.sentence_choice.questions`: ids ``<item>/<first>-<second>``."""
+    return [{"id": f"{row['id']}/{first}-{second}", "sentences": [row[first], row[second]], "context": row["context"],
+             "continuation": row["task"] == "intersentence"} for row in rows for first, second in COMPARISONS]
+
+
+def aggregate_answers(rows: Sequence[dict], answers: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95,
+                      seed: int = 0) -> dict:
+    """LMS / SS / ICAT from the answers to :func:`comparison_questions` (in their order; ``prediction``
+    0: the first sentence, 1: the second, None: invalid), over the items whose three answers are all
+    valid; with ``invalid`` (replies naming no sentence), ``answers`` and ``items_left_out``. A task
+    none of whose items has three valid answers has no entry (the summary shows it as n/a)."""
+    wins = np.array([answer["prediction"] == 0 for answer in answers]).reshape(len(rows), len(COMPARISONS))
+    valid = np.array([answer["prediction"] is not None for answer in answers]).reshape(len(rows), len(COMPARISONS)).all(axis=1)
+    if not valid.any():
+        raise InputError(f"--protocol generate: no item of the {len(rows)} has three replies that name a sentence; try "
+                         "another --prompt-template, or a larger model")
+    kept = [row for row, ok in zip(rows, valid) if ok]
+    result = stereoset_comparison_scores(*wins[valid].T, targets=[row["target"] for row in kept],
+                                         bias_types=[row["bias_type"] for row in kept], tasks=[row["task"] for row in kept],
+                                         bootstrap=bootstrap, confidence=confidence, seed=seed)
+    return {**result, **sentence_choice.invalid_count(answers), "items_left_out": int((~valid).sum())}
+
+
+# --------------------------------------------------------------------------- what each protocol is asked, and its answers read
+
+CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
+# what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
+IDENTITY = {"likelihood": ("tasks", "limit", "batch_size", "bootstrap", "confidence", "seed", "masked_score"),
+            "generate": ("tasks", "limit")}
+# results.json's config: these keys (each protocol has some of them) in this order, then where the model ran
+CONFIG_ORDER = ("protocol", "prompt", "comparisons", "tasks", "limit", "batch_size", "dtype", "processes", "bootstrap",
+                "confidence", "seed", "scores", "masked_score")
+
+
+def request(protocol: str, rows: list[dict], *, tasks: Sequence[str], model_type: str, masked_score: str,
+            template: str | None, batch_size: int, seed: int):
+    """What ``protocol`` is asked for ``rows``: each item's three options scored (:func:`score_stereoset`),
+    or its three comparisons asked as two-way questions (:func:`comparison_questions`, in ``template``'s
+    wording; None: the default ones)."""
+    def scoring() -> Scoring:
+        return Scoring(lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size,
+                                                               masked_score=masked_score),
+                       unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=model_type, chat_scoring=CHAT_SCORING,
+                       describe=lambda lm, kind: {"nsp_head": has_nsp_head(lm) if kind == "masked" else None})
+
+    def questions() -> Questions:
+        return sentence_choice.questions(comparison_questions(rows), template=template, benchmark="stereoset", seed=seed)
+
+    return {"likelihood": scoring, "generate": questions}[protocol]()
+
+
+def read(protocol: str, rows: list[dict], records: list[dict], model: dict, *, tasks: Sequence[str], masked_score: str,
+         template: str | None, bootstrap: int, confidence: float, seed: int) -> tuple[dict, dict]:
+    """``protocol``'s records of ``rows`` read (``model``: the model's description): what results.json's
+    config adds (how each task was scored; the wording and the comparisons asked) and the results,
+    LMS / SS / ICAT from the scores (:func:`aggregate_stereoset`) or from the answers (:func:`aggregate_answers`)."""
+    def scores() -> tuple[dict, dict]:
+        kind, scorer = model["type"], "chat" if "chat" in model else model["type"]
+        added = {"processes": process_state().num_processes,
+                 "scores": {task: SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
+                            for task in tasks},
+                 **({"masked_score": masked_score} if kind == "masked" else {})}
+        return added, aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed)
+
+    def answers() -> tuple[dict, dict]:
+        added = {"prompt": template or {"intrasentence": sentence_choice.SENTENCE_PROMPT,
+                                        "intersentence": sentence_choice.CONTINUATION_PROMPT},
+                 "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS]}
+        return added, aggregate_answers(rows, records, bootstrap=bootstrap, confidence=confidence, seed=seed)
+
+    return {"likelihood": scores, "generate": answers}[protocol]()
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -291,8 +375,10 @@ def run_stereoset(
     check_limit(limit)
     check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
     template = sentence_choice.check_protocol(protocol, prompt_template, ("context",), model_type)
+    used = get_protocol(protocol)
+    used.refuse_chat(spec, "stereoset", chat_scoring=CHAT_SCORING)  # before any model is checked or loaded
     if model_type == "masked":
-        refuse_chat_likelihood(spec, "stereoset", model_type)  # before any model is checked or loaded
+        refuse_chat_likelihood(spec, "stereoset", model_type)  # a masked LM has no chat template
     everything = load_rows("stereoset", data_dir=data_dir)
     rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
     resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
@@ -302,84 +388,21 @@ def run_stereoset(
     data = {"dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
             "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
             "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)}}
-    if protocol == "generate":
-        return _run_generate(spec, rows, template, out=out, tasks=tasks, limit=limit, batch_size=batch_size, seed=seed,
-                             bootstrap=bootstrap, confidence=confidence, progress=progress, data=data, partial=partial)
-    lm, kind, state, records, timing, placement = load_and_score(
-        lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size, masked_score=masked_score),
-        rows,
-        out=out, benchmark="stereoset", run_config={"tasks": list(tasks), "limit": limit, "batch_size": batch_size,
-                                                    "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-                                                    "masked_score": masked_score},
-        model=spec, model_type=model_type, show_progress=progress, label="StereoSet: scoring", unit="item",
-        chat_scoring=True,
-    )
+    settings = {"tasks": list(tasks), "limit": limit, "batch_size": batch_size, "bootstrap": bootstrap,
+                "confidence": confidence, "seed": seed, "masked_score": masked_score}
+    records, described, placement, timing = used.answer(
+        spec, rows, request(protocol, rows, tasks=tasks, model_type=model_type, masked_score=masked_score, template=template,
+                            batch_size=batch_size, seed=seed),
+        out=out, benchmark="stereoset", run_config={key: settings[key] for key in IDENTITY[protocol]}, batch_size=batch_size,
+        seed=seed, progress=progress, label=f"StereoSet: {used.verb}")
     if records is None:
         return None
-    scorer = "chat" if lm.chat is not None else kind
-    return with_scores(out, RunResult(
-        benchmark="stereoset",
-        model=model_description(lm, type=kind, nsp_head=has_nsp_head(lm) if kind == "masked" else None),
-        data=data,
-        config={
-            "protocol": "likelihood", "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
-            "processes": state.num_processes, "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-            "scores": {task: SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
-                       for task in tasks},
-            **({"masked_score": masked_score} if kind == "masked" else {}),
-            **placement,
-        },
-        timing=scoring_timing(timing, 3),
-        skipped={task: "not run" for task in TASKS if task not in tasks},
-        partial=partial,
-        results=aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed),
-    ), records)
-
-
-COMPARISONS = (("stereotype", "anti_stereotype"), ("stereotype", "unrelated"), ("anti_stereotype", "unrelated"))
-
-
-def comparison_questions(rows: Sequence[dict]) -> list[dict]:
-    """The three two-way questions of each item (:data:`COMPARISONS`), for
-    :func:`lmbias.benchmarks.sentence_choice.ask`: ids ``<item>/<first>-<second>``."""
-    return [{"id": f"{row['id']}/{first}-{second}", "sentences": [row[first], row[second]], "context": row["context"],
-             "continuation": row["task"] == "intersentence"} for row in rows for first, second in COMPARISONS]
-
-
-def aggregate_answers(rows: Sequence[dict], answers: Sequence[dict], *, bootstrap: int = 0, confidence: float = 0.95,
-                      seed: int = 0) -> dict:
-    """LMS / SS / ICAT from the answers to :func:`comparison_questions` (in their order; ``prediction``
-    0: the first sentence, 1: the second, None: invalid), over the items whose three answers are all
-    valid; with ``invalid`` (replies naming no sentence), ``answers`` and ``items_left_out``."""
-    wins = np.array([answer["prediction"] == 0 for answer in answers]).reshape(len(rows), len(COMPARISONS))
-    valid = np.array([answer["prediction"] is not None for answer in answers]).reshape(len(rows), len(COMPARISONS)).all(axis=1)
-    if not valid.any():
-        raise InputError(f"--protocol generate: no item of the {len(rows)} has three replies that name a sentence; try "
-                         "another --prompt-template, or a larger model")
-    kept = [row for row, ok in zip(rows, valid) if ok]
-    result = stereoset_comparison_scores(*wins[valid].T, targets=[row["target"] for row in kept],
-                                         bias_types=[row["bias_type"] for row in kept], tasks=[row["task"] for row in kept],
-                                         bootstrap=bootstrap, confidence=confidence, seed=seed)
-    return {**result, **sentence_choice.invalid_count(answers), "items_left_out": int((~valid).sum())}
-
-
-def _run_generate(spec: ModelSpec, rows: list[dict], template: str | None, *, out, tasks: list, limit: int | None,
-                  batch_size: int, seed: int, bootstrap: int, confidence: float, progress: bool, data: dict,
-                  partial: dict) -> RunResult | None:
-    """The generative protocol of :func:`run_stereoset`."""
-    answers, described, placement, timing = sentence_choice.ask(
-        spec, comparison_questions(rows), template=template, out=out, benchmark="stereoset",
-        run_config={"tasks": list(tasks), "limit": limit}, batch_size=batch_size, seed=seed, progress=progress,
-        label="StereoSet: answering")
-    if answers is None:
-        return None
-    prompt = template or {"intrasentence": sentence_choice.SENTENCE_PROMPT, "intersentence": sentence_choice.CONTINUATION_PROMPT}
+    added, results = read(protocol, rows, records, described, tasks=tasks, masked_score=masked_score, template=template,
+                          bootstrap=bootstrap, confidence=confidence, seed=seed)
+    config = {"protocol": protocol, "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
+              "bootstrap": bootstrap, "confidence": confidence, "seed": seed, **added}
     result = RunResult(
-        benchmark="stereoset", out=str(out), model=described, data=data,
-        config={"protocol": "generate", "prompt": prompt, "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS],
-                "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, "bootstrap": bootstrap,
-                "confidence": confidence, "seed": seed, **placement},
-        timing=timing, skipped={task: "not run" for task in TASKS if task not in tasks}, partial=partial,
-        results=aggregate_answers(rows, answers, bootstrap=bootstrap, confidence=confidence, seed=seed),
+        benchmark="stereoset", out=str(out), model=described, data=data, config={**ordered(config, CONFIG_ORDER), **placement},
+        timing=timing, skipped={task: "not run" for task in TASKS if task not in tasks}, partial=partial, results=results,
     )
-    return choice.with_answers(result, answers)
+    return used.finish(out, result, records)
