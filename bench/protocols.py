@@ -24,10 +24,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from functools import partial
 from pathlib import Path
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import COMPARISONS, run_stereoset
 from lmbias.lm.spec import ModelSpec
 
@@ -83,7 +85,7 @@ def main() -> None:
     for name, (chat, protocol) in PROTOCOLS.items():
         spec = ModelSpec(chat=chat)
         slug = name.replace(", ", "-")
-        for benchmark, run, limit, read in (("CrowS-Pairs", run_crows_pairs, args.crows_pairs, crows_decisions),
+        for benchmark, run, limit, read in (("CrowS-Pairs", partial(run_task, CROWS_PAIRS), args.crows_pairs, crows_decisions),
                                             ("StereoSet", run_stereoset, args.stereoset, stereoset_decisions)):
             out = root / f"{benchmark.lower()}-{slug}"
             if not (out / "results.json").is_file():

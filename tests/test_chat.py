@@ -17,7 +17,8 @@ from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bold.task import run_bold
-from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.measure import stereoset_comparison_scores, stereoset_scores
 from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions, run_stereoset
 from lmbias.cli import main
@@ -38,6 +39,10 @@ TEMPLATE = ("{{ bos_token }}{% for m in messages %}{{ m['role'] }} : {{ m['conte
 NO_SYSTEM = "{% if messages[0]['role'] == 'system' %}{{ raise_exception('no system role') }}{% endif %}" + TEMPLATE
 BOLD = {"domains": ["gender"], "per_group": 2, "preset": "greedy", "max_new_tokens": 4, "progress": False,
         "scoring": {"metrics": ["sentiment"]}}
+
+def run_crows_pairs(**options):
+    """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(CROWS_PAIRS, **options)
 
 
 def _chat_model(folder, template=TEMPLATE):

@@ -9,7 +9,8 @@ import pytest
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.counterfactual.task import run_counterfactual
-from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
@@ -23,6 +24,10 @@ SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
 SERVED = "smollm2"
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
 VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
+
+def run_crows_pairs(**options):
+    """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(CROWS_PAIRS, **options)
 
 
 def _served(url: str) -> ModelSpec:

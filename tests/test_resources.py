@@ -440,6 +440,7 @@ def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):
 def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_path, monkeypatch):
     """80 of 4,229 StereoSet items, 5 of 1,508 CrowS-Pairs pairs: partial, though each file was read whole."""
     from lmbias.benchmarks.crows_pairs import task as crows_pairs
+    from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.stereoset import task as stereoset
 
     from tiny_lm import save_tiny_causal_lm
@@ -453,7 +454,7 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
     result = save_run(stereoset.run_stereoset(model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
-    result = save_run(crows_pairs.run_crows_pairs(model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local))
+    result = save_run(run_task(crows_pairs.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local))
     assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bold.task import run_bold
-from lmbias.benchmarks.crows_pairs.task import run_crows_pairs
+from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import run_stereoset
 from lmbias.cli import main
 from lmbias.data import load_rows
@@ -31,6 +32,10 @@ pytestmark = pytest.mark.vllm
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
 VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
 HF = ModelSpec(dtype="float32")
+
+def run_crows_pairs(**options):
+    """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(CROWS_PAIRS, **options)
 
 
 @pytest.fixture(autouse=True)

@@ -127,16 +127,25 @@ class Task:
             ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
             call refuses one).
         items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
-            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed`` and ``benchmark``).
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark`` and ``out``).
         request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
         counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label.
+        shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
+            (default: "short data files").
         config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule),
             or sets anew for a key it already has (an option that does not apply to the protocol: None).
         check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
             does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
             model is checked or loaded.
+        identity: ``identity(protocol, settings)``: the run's identity that config.json holds and a resume
+            compares, besides the model (None: the protocol and every option declared ``identity``).
+        recorded: ``recorded(config, settings, model)``: results.json's ``config`` as the benchmark writes it,
+            from the generic one (``model``: the model's description; None: as it is).
+        chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
+        refuse: ``refuse(spec, options)``: a model the options cannot run (raises
+            :class:`~lmbias.errors.InputError`), before it is checked or loaded.
         defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
     """
 
@@ -154,6 +163,11 @@ class Task:
     template_help: str | None = None
     config: Callable[[str, dict], dict] = lambda protocol, options: {}
     check: Callable[[str, dict], None] = lambda protocol, options: None
+    identity: Callable[[str, dict], dict] | None = None
+    recorded: Callable[[dict, dict, dict], dict] | None = None
+    chat_scoring: bool = False
+    shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
+    refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` and
@@ -206,12 +220,15 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         raise InputError(f"{task.name} takes no prompt_template (--prompt-template): its questions' wording is fixed")
     prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
     task.check(protocol, options)
-    used.refuse_chat(spec, task.name)  # before any model is checked or loaded
+    used.refuse_chat(spec, task.name, chat_scoring=task.chat_scoring)  # before any model is checked or loaded
+    task.refuse(spec, options)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
-    settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name}
+    settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
+                "out": out}
     rows = task.items(settings, data_dir)
-    identity = {"protocol": protocol, **{option.name: options[option.name] for option in task.options if option.identity}}
+    identity = {"protocol": protocol, **{option.name: options[option.name] for option in task.options if option.identity}} \
+        if task.identity is None else task.identity(protocol, settings)
     records, described, placement, timing = used.answer(
         spec, rows, task.request(protocol, rows, settings), out=out, benchmark=task.name, run_config=identity,
         batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}")
@@ -221,12 +238,13 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     # benchmarks' own labels did: "--limit 8 --types 1"
     narrowed = " ".join(option.given(options[option.name]) for option in sorted(task.options, key=lambda option: option.many)
                         if option.narrowed(options[option.name]))
+    config = {"protocol": protocol, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
+              **task.config(protocol, options)}
     result = RunResult(
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
-        config={"protocol": protocol, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
-                **task.config(protocol, options), **placement},
+        config={**(config if task.recorded is None else task.recorded(config, settings, described)), **placement},
         results=task.measure(records, rows, settings, data_dir),
-        partial=coverage(task.counted(rows, settings), narrowed or "short data files"),
+        partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
         timing=timing,
     )
     return used.finish(out, result, records)

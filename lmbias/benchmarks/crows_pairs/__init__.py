@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
 from ...protocols import PROTOCOLS, get_protocol
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
-from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary, protocol_of, record_protocol
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..likelihood import invalid_rate, likelihood_summary, protocol_of, record_protocol
+from .task import TASK
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
@@ -45,23 +45,6 @@ def _cells(block: dict) -> dict:
             "antistereo": cell(block["antistereo_score"]), "count": block["count"]}
 
 
-def run(options, model: ModelSpec):
-    """``lmbias run crows_pairs``: :func:`lmbias.benchmarks.crows_pairs.task.run_crows_pairs` with the parsed options."""
-    from .task import run_crows_pairs
-
-    return run_crows_pairs(
-        model=model, model_type=options.model_type, out=options.out, batch_size=options.batch_size,
-        limit=options.limit, protocol=options.protocol, prompt_template=options.prompt_template, seed=options.seed,
-        progress=options.progress, data_dir=options.data_dir,
-    )
-
-
-def add_arguments(parser) -> None:
-    """``lmbias run crows_pairs``'s own options: the likelihood benchmarks' (--limit counts pairs here)."""
-    add_likelihood_arguments(parser)
-    set_help(parser, "--limit", "N counts sentence pairs (of 1,508): the first N", "N")
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's CrowS-Pairs section (:func:`lmbias.benchmarks.crows_pairs.report.crows_pairs`)."""
     from .report import crows_pairs
@@ -72,9 +55,9 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments,
+    add_arguments=TASK.add_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.",
     variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),

@@ -1,7 +1,8 @@
 """CrowS-Pairs (Nangia et al. 2020) scored with a language model: each pair's two sentences get a
 score (causal LM: log-likelihood; masked LM: pseudo-log-likelihood of the tokens both share), and
 the metric (:func:`lmbias.benchmarks.crows_pairs.measure.crows_pairs_scores`) is the share of pairs where the
-more stereotypical sentence scores higher. :func:`run_crows_pairs` writes ``<out>/results.json``
+more stereotypical sentence scores higher. It is declared for the generic run
+(:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`), which writes ``<out>/results.json``
 and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 In a chat run (``--chat``) a causal LM's score is the sentence's log-likelihood as the assistant's
@@ -28,11 +29,10 @@ from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_limit, check_rows
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_rows
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
+from ..declared import Option, Task
 from ..likelihood import ordered
 from .measure import crows_pairs_scores
 
@@ -116,7 +116,7 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
     )
 
 
-# --------------------------------------------------------------------------- what each protocol is asked, and its answers read
+# --------------------------------------------------------------------------- the declaration
 
 CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
 # what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
@@ -125,99 +125,103 @@ IDENTITY = {"likelihood": ("limit", "batch_size"), "generate": ("limit",)}
 CONFIG_ORDER = ("protocol", "prompt", "limit", "batch_size", "seed", "dtype", "processes", "score", "decimals")
 
 
-def request(protocol: str, rows: list[dict], *, model_type: str, template: str | None, batch_size: int, seed: int):
+def request(protocol: str, rows: list[dict], settings: dict):
     """What ``protocol`` is asked for ``rows``: both sentences of each pair scored (:func:`score_crows_pairs`),
-    or each pair asked as a two-way question in ``template``'s wording (None:
+    or each pair asked as a two-way question in the ``--prompt-template`` wording (None:
     :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`)."""
+    batch_size = settings["batch_size"]
+
     def scoring() -> Scoring:
         return Scoring(lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), unit="pair",
-                       per_item=2, kinds=KINDS, model_type=model_type, chat_scoring=CHAT_SCORING)
+                       per_item=2, kinds=KINDS, model_type=settings["model_type"], chat_scoring=CHAT_SCORING)
 
     def questions() -> Questions:
         return sentence_choice.questions(
             [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None, "continuation": False}
-             for row in rows], template=template, benchmark="crows_pairs", seed=seed)
+             for row in rows], template=settings["prompt"], benchmark="crows_pairs", seed=settings["seed"])
 
     return {"likelihood": scoring, "generate": questions}[protocol]()
 
 
-def read(protocol: str, rows: list[dict], records: list[dict], model: dict, *, template: str | None, seed: int,
-         out) -> tuple[dict, dict]:
-    """``protocol``'s records of ``rows`` read (``model``: the model's description): what results.json's
-    config adds (how a sentence was scored; the wording) and the metric (:func:`aggregate_crows_pairs`),
-    from the scores, or from the answers: the chosen sentence scores 1, the other 0, over the validly
-    answered pairs."""
-    def scores() -> tuple[dict, dict]:
+def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
+    """The metric (:func:`aggregate_crows_pairs`) from the scores, or from the answers: the chosen sentence
+    scores 1, the other 0, over the validly answered pairs."""
+    if not get_protocol(settings["protocol"]).reads_replies:
+        return aggregate_crows_pairs(records)
+    scored = [{"id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
+               "sent_more_score": float(record["prediction"] == 0), "sent_less_score": float(record["prediction"] == 1)}
+              for row, record in zip(rows, records) if record["prediction"] is not None]
+    if not scored:
+        raise InputError(f"--protocol generate: none of the {len(rows)} replies names a sentence (see "
+                         f"{settings['out']}/generations.jsonl); try another --prompt-template, or a larger model")
+    return {**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)}
+
+
+def recorded(config: dict, settings: dict, model: dict) -> dict:
+    """results.json's config: how a sentence was scored (likelihood) or the wording and seed (generate),
+    in :data:`CONFIG_ORDER`; ``--model-type`` is not recorded (the model's description names its type)."""
+    base = {key: config[key] for key in ("protocol", "limit", "batch_size", "dtype")}
+    if get_protocol(settings["protocol"]).reads_replies:
+        added = {"prompt": settings["prompt"] or sentence_choice.SENTENCE_PROMPT, "seed": settings["seed"]}
+    else:
         score = SCORE_DESCRIPTIONS["chat" if "chat" in model else model["type"], "crows_pairs"]
-        return {"processes": process_state().num_processes, "score": score, "decimals": 3}, aggregate_crows_pairs(records)
-
-    def answers() -> tuple[dict, dict]:
-        scored = [{"id": row["id"], "bias_type": row["bias_type"], "stereo_antistereo": row["stereo_antistereo"],
-                   "sent_more_score": float(record["prediction"] == 0), "sent_less_score": float(record["prediction"] == 1)}
-                  for row, record in zip(rows, records) if record["prediction"] is not None]
-        if not scored:
-            raise InputError(f"--protocol generate: none of the {len(rows)} replies names a sentence (see "
-                             f"{out}/generations.jsonl); try another --prompt-template, or a larger model")
-        return ({"prompt": template or sentence_choice.SENTENCE_PROMPT, "seed": seed},
-                {**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)})
-
-    return {"likelihood": scores, "generate": answers}[protocol]()
+        added = {"processes": process_state().num_processes, "score": score, "decimals": 3}
+    return ordered({**base, **added}, CONFIG_ORDER)
 
 
-# --------------------------------------------------------------------------- run
+def refuse(spec: ModelSpec, options: dict) -> None:
+    """A masked LM has no chat template."""
+    if options["model_type"] == "masked":
+        refuse_chat_likelihood(spec, "crows_pairs", options["model_type"])
 
 
-@holds_run_directory
-def run_crows_pairs(
-    *,
-    model: ModelSpec | str | None = None,
-    model_type: str = "auto",
-    out="runs/crows_pairs",
-    batch_size: int = 32,
-    limit: int | None = None,
-    progress: bool = True,
-    data_dir=None,
-    protocol: str = "likelihood",
-    prompt_template: str | None = None,
-    seed: int = 0,
-) -> RunResult | None:
-    """Score CrowS-Pairs with a model (its scores saved in ``out`` as they are computed).
+def check(protocol: str, options: dict) -> None:
+    """A masked LM does not generate answers."""
+    sentence_choice.check_protocol(protocol, None, model_type=options["model_type"])
 
-    Arguments as :func:`run_stereoset`; ``limit`` keeps the first N pairs. ``protocol``:
-    "likelihood" (the paper's) or "generate" (each pair asked as a question; ``prompt_template``
-    replaces :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`, ``seed`` shuffles the
-    lettered order). Returns the run (a :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``,
-    or ``answers.jsonl`` for a generative run, for :func:`lmbias.benchmarks.save_run`) on rank 0,
-    None on other ranks.
-    """
+
+def items(settings: dict, data_dir) -> list[dict]:
+    """The first ``--limit`` pairs (all by default)."""
     from ...data import load_rows
+
+    return load_rows("crows_pairs", data_dir=data_dir)[: settings["limit"]]
+
+
+def data(rows: list[dict], settings: dict, data_dir) -> dict:
+    """results.json's ``data``: the file, its source and revision, the citation and the counts."""
     from ...resources import get_resource
     from .data import CROWS_PAIRS_COMMIT, SPEC
 
-    spec = ModelSpec.of(model)
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    check_limit(limit)
-    template = sentence_choice.check_protocol(protocol, prompt_template, model_type=model_type)
-    used = get_protocol(protocol)
-    used.refuse_chat(spec, "crows_pairs", chat_scoring=CHAT_SCORING)  # before any model is checked or loaded
-    if model_type == "masked":
-        refuse_chat_likelihood(spec, "crows_pairs", model_type)  # a masked LM has no chat template
-    everything = load_rows("crows_pairs", data_dir=data_dir)
-    rows = everything[:limit]
     resource = get_resource("crows_pairs")
-    reason = f"--limit {limit}" if limit is not None else f"{resource.path} has {len(everything):,}"
-    partial = coverage({"pairs": (len(rows), SPEC.expected_rows())}, reason)
-    data = {"dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
+    return {"dataset": "crows_pairs", "split": "test", "file": resource.path, "source": resource.description,
             "revision": CROWS_PAIRS_COMMIT, "citation": SPEC.citation, "counts": {"pairs": len(rows), "sentences": 2 * len(rows)}}
-    settings = {"limit": limit, "batch_size": batch_size}
-    records, described, placement, timing = used.answer(
-        spec, rows, request(protocol, rows, model_type=model_type, template=template, batch_size=batch_size, seed=seed),
-        out=out, benchmark="crows_pairs", run_config={key: settings[key] for key in IDENTITY[protocol]},
-        batch_size=batch_size, seed=seed, progress=progress, label=f"CrowS-Pairs: {used.verb}")
-    if records is None:
-        return None
-    added, results = read(protocol, rows, records, described, template=template, seed=seed, out=out)
-    config = {"protocol": protocol, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype, **added}
-    result = RunResult(benchmark="crows_pairs", out=str(out), model=described, data=data,
-                       config={**ordered(config, CONFIG_ORDER), **placement}, timing=timing, results=results, partial=partial)
-    return used.finish(out, result, records)
+
+
+def counted(rows: list[dict], settings: dict) -> dict:
+    """The pairs asked of the 1,508."""
+    from .data import SPEC
+
+    return {"pairs": (len(rows), SPEC.expected_rows())}
+
+
+def shortfall(settings: dict, data_dir) -> str:
+    """A short data file: how many pairs it holds."""
+    from ...data import load_rows
+    from ...resources import get_resource
+
+    return f"{get_resource('crows_pairs').path} has {len(load_rows('crows_pairs', data_dir=data_dir)):,}"
+
+
+TASK = Task(
+    name="crows_pairs", display_name="CrowS-Pairs",
+    options=(
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+        Option("limit", "N counts sentence pairs (of 1,508): the first N", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+    ),
+    protocols=sentence_choice.DESCRIBED, template_help="{options} (the lettered lines)",
+    items=items, request=request, measure=measure, data=data, counted=counted,
+    check=check, identity=lambda protocol, settings: {key: settings[key] for key in IDENTITY[protocol]},
+    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
+)
