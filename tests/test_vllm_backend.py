@@ -134,12 +134,12 @@ def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_pat
     """Winogender's candidates and HolisticBias's sentences scored from vLLM's prompt log-probabilities
     equal the hf backend's within 1e-4 per token, with the same decisions."""
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.holistic_bias.task import run_holistic_bias
+    from lmbias.benchmarks.holistic_bias.task import TASK as HOLISTIC_BIAS
     from lmbias.benchmarks.winogender.task import TASK
 
     for name, run in (("winogender", lambda spec, out: run_task(TASK, model=spec, out=out, limit=3, progress=False)),
-                      ("holistic_bias", lambda spec, out: run_holistic_bias(model=spec, out=out, axes=["nonce"], templates=2,
-                                                                            nouns=4, progress=False))):
+                      ("holistic_bias", lambda spec, out: run_task(HOLISTIC_BIAS, model=spec, out=out, axes=["nonce"], templates=2,
+                                                                           nouns=4, progress=False))):
         outs = {}
         for backend, spec in (("hf", HF), ("vllm", VLLM)):
             outs[backend] = tmp_path / name / backend

@@ -40,13 +40,14 @@ class Option:
         name: the Python name (``limit``); the command line's ``--limit`` (underscores as dashes).
         help: the ``--help`` text.
         default: its value when not given (a list for ``many``).
-        type: the type of a value (``int``, ``str``); the command line converts to it.
+        type: the type of a value (``int``, ``float``, ``str``; ``bool``: a flag, ``--small-set``); the command
+            line converts to it.
         parse: how the command line reads one value, where not plainly as ``type`` (an argparse ``type``
             callable, e.g. :func:`~lmbias.benchmarks.base.any_case`: ``--categories ses`` reads as ``SES``);
             the Python call's values are checked as given.
         choices: the values allowed (each element's, with ``many``).
         many: a non-empty list of distinct values (``--genders male female``).
-        minimum, maximum: the range of an ``int`` (None: unbounded).
+        minimum, maximum: the range of an ``int`` or ``float`` (None: unbounded).
         expected: what the error says is expected (default: from the range).
         metavar: the value's name in ``--help``.
         identity: whether it changes the model's answers, so that a run folder's configuration holds it
@@ -76,6 +77,9 @@ class Option:
 
     def add_to(self, parser: argparse.ArgumentParser) -> None:
         """Add the option to a command-line parser."""
+        if self.type is bool:
+            parser.add_argument(self.flag, action="store_true", help=self.help)
+            return
         settings: dict = {"default": list(self.default) if self.many and self.default is not None else self.default,
                           "help": self.help}
         if self.parse is not None or self.type is not str:
@@ -98,8 +102,11 @@ class Option:
                 else list(value)
         if self.choices is not None:
             return check_choice(value, list(self.choices), self.name)
-        if self.type is int:
-            check_scalar(value, self.name, minimum=self.minimum, maximum=self.maximum, expected=self.expected)
+        if self.type is bool and not isinstance(value, bool):
+            raise InputError(f"{self.name} must be True or False, got {value!r}")
+        if self.type in (int, float):
+            check_scalar(value, self.name, minimum=self.minimum, maximum=self.maximum, integer=self.type is int,
+                         expected=self.expected)
         return value
 
     def narrowed(self, value: Any) -> bool:
@@ -109,7 +116,9 @@ class Option:
         return set(value) != set(self.default) if self.many else value != self.default
 
     def given(self, value: Any) -> str:
-        """How the option reads on a command line with ``value`` (``--types 1``)."""
+        """How the option reads on a command line with ``value`` (``--types 1``; a flag: ``--small-set``)."""
+        if self.type is bool:
+            return self.flag
         return f"{self.flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}"
 
 
@@ -121,7 +130,7 @@ class Task:
         name, display_name: the benchmark's id and the name people read (progress bars).
         options: its own options, in ``--help`` order (:class:`Option`).
         protocols: each protocol it supports -> what that protocol does here (``--protocol``'s help);
-            the first is the default.
+            the first is the default. A Task with one protocol has no ``--protocol``, and its run records none.
         prompts: each protocol's default wording (None: none, or chosen per item).
         prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
             ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
@@ -141,8 +150,8 @@ class Task:
             model is checked or loaded.
         identity: ``identity(protocol, settings)``: the run's identity that config.json holds and a resume
             compares, besides the model (None: the protocol and every option declared ``identity``).
-        recorded: ``recorded(config, settings, model)``: results.json's ``config`` as the benchmark writes it,
-            from the generic one (``model``: the model's description; None: as it is).
+        recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
+            it, from the generic one (``model``: the model's description; None: as it is).
         chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
         refuse: ``refuse(spec, options)``: a model the options cannot run (raises
             :class:`~lmbias.errors.InputError`), before it is checked or loaded.
@@ -164,22 +173,23 @@ class Task:
     config: Callable[[str, dict], dict] = lambda protocol, options: {}
     check: Callable[[str, dict], None] = lambda protocol, options: None
     identity: Callable[[str, dict], dict] | None = None
-    recorded: Callable[[dict, dict, dict], dict] | None = None
+    recorded: Callable[[dict, list, dict, dict], dict] | None = None
     chat_scoring: bool = False
     shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
     refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` and
-        (where a protocol takes one) ``--prompt-template``."""
+        """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it
+        supports more than one) and (where a protocol takes one) ``--prompt-template``."""
         for option in self.options:
             option.add_to(parser)
-        add_protocol_arguments(parser, self.protocols, template_fields=self.template_help)
+        if len(self.protocols) > 1:
+            add_protocol_arguments(parser, self.protocols, template_fields=self.template_help)
 
     def run(self, options: argparse.Namespace, model: ModelSpec):
         """``lmbias run NAME``: :func:`run_task` with the parsed options."""
         own = {option.name: getattr(options, option.name) for option in self.options}
-        return run_task(self, model=model, out=options.out, protocol=options.protocol,
+        return run_task(self, model=model, out=options.out, protocol=getattr(options, "protocol", None),
                         prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
                         seed=options.seed, progress=options.progress, data_dir=options.data_dir, **own)
 
@@ -227,7 +237,8 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
                 "out": out}
     rows = task.items(settings, data_dir)
-    identity = {"protocol": protocol, **{option.name: options[option.name] for option in task.options if option.identity}} \
+    named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
+    identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \
         if task.identity is None else task.identity(protocol, settings)
     records, described, placement, timing = used.answer(
         spec, rows, task.request(protocol, rows, settings), out=out, benchmark=task.name, run_config=identity,
@@ -238,11 +249,11 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     # benchmarks' own labels did: "--limit 8 --types 1"
     narrowed = " ".join(option.given(options[option.name]) for option in sorted(task.options, key=lambda option: option.many)
                         if option.narrowed(options[option.name]))
-    config = {"protocol": protocol, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
+    config = {**named, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
               **task.config(protocol, options)}
     result = RunResult(
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
-        config={**(config if task.recorded is None else task.recorded(config, settings, described)), **placement},
+        config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
         results=task.measure(records, rows, settings, data_dir),
         partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
         timing=timing,

@@ -157,7 +157,7 @@ def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> 
     return {**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)}
 
 
-def recorded(config: dict, settings: dict, model: dict) -> dict:
+def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's config: how a sentence was scored (likelihood) or the wording and seed (generate),
     in :data:`CONFIG_ORDER`; ``--model-type`` is not recorded (the model's description names its type)."""
     base = {key: config[key] for key in ("protocol", "limit", "batch_size", "dtype")}

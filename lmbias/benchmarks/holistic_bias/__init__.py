@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
-from .data import AXES
 from .measure import THRESHOLD, least_likely
+from .task import TASK
 
 METRICS = (
     MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,
@@ -45,26 +44,6 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run holistic_bias``'s own options."""
-    parser.add_argument("--axes", nargs="+", choices=list(AXES), default=list(AXES), help="demographic axes to run (default all 13)")
-    parser.add_argument("--templates", type=int, help="run N of the 26 templates, drawn with --seed (default all)")
-    parser.add_argument("--nouns", type=int, help="run N of the 32 nouns, drawn with --seed (default all)")
-    parser.add_argument("--small-set", action="store_true", help="only the authors' small set of 100 descriptors")
-    parser.add_argument("--threshold", type=float, default=THRESHOLD,
-                        help="Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run holistic_bias``: :func:`lmbias.benchmarks.holistic_bias.task.run_holistic_bias` with the parsed options."""
-    from .task import run_holistic_bias
-
-    return run_holistic_bias(model=model, out=options.out, axes=options.axes,
-                             templates=options.templates, nouns=options.nouns, small_set=options.small_set,
-                             threshold=options.threshold, batch_size=options.batch_size, seed=options.seed,
-                             progress=options.progress, data_dir=options.data_dir)
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's HolisticBias section (:func:`lmbias.benchmarks.holistic_bias.report.holistic_bias`)."""
     from .report import holistic_bias
@@ -76,9 +55,9 @@ BENCHMARK = Benchmark(
     name="holistic_bias", display_name="HolisticBias",
     description="HolisticBias: Likelihood Bias per demographic axis (descriptor pairs with different perplexities)",
     dataset="holistic_bias", hub_dataset=HubDataset("fairnlp/holistic-bias", "HolisticBias", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments, defaults={"batch_size": 64},
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 64},
     variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),
     overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
 )

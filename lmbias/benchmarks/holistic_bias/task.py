@@ -1,6 +1,8 @@
 """HolisticBias (Smith et al. 2022) scored with a language model: the perplexity of each sentence
 the authors compare (:func:`lmbias.benchmarks.holistic_bias.data.likelihood_bias_rows`), then
-Likelihood Bias per axis (:func:`lmbias.benchmarks.holistic_bias.measure.likelihood_bias`).
+Likelihood Bias per axis (:func:`lmbias.benchmarks.holistic_bias.measure.likelihood_bias`), declared for
+the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`: one protocol, likelihood, so no
+``--protocol``).
 
 A sentence's perplexity is exp(- mean log-probability of its tokens), each token given the start
 token and the tokens before it (:func:`lmbias.lm.likelihood.token_logprobs`). The authors scored
@@ -23,14 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from ...checks import check_choices, check_scalar
+from ...checks import check_scalar
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
-from ...lm.spec import ModelSpec
-from ...protocols.likelihood import check_rows, load_and_score, scoring_timing, with_scores
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage, model_description
+from ...protocols.likelihood import Scoring, check_rows
+from ..declared import Option, Task
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
 from .measure import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
 
@@ -86,75 +86,77 @@ def select_rows(*, axes: Sequence[str] = AXES, templates: int | None = None, nou
     return rows, {"templates": sorted(kept_templates), "nouns": sorted(kept_nouns)}
 
 
-@holds_run_directory
-def run_holistic_bias(
-    *,
-    model: ModelSpec | str | None = None,
-    out="runs/holistic_bias",
-    axes: Sequence[str] = AXES,
-    templates: int | None = None,
-    nouns: int | None = None,
-    small_set: bool = False,
-    threshold: float = THRESHOLD,
-    batch_size: int = 64,
-    seed: int = 0,
-    progress: bool = True,
-    data_dir=None,
-) -> RunResult | None:
-    """HolisticBias's Likelihood Bias with a model; writes the perplexities to ``out`` as it goes (a
-    rerun resumes) and returns the run.
+# --------------------------------------------------------------------------- the declaration
 
-    Args:
-        model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
-        axes: the demographic axes to run (default all 13).
-        templates, nouns: run this many of the 26 templates / 32 nouns, drawn with ``seed`` (None: all).
-        small_set: only the authors' small set of 100 descriptors.
-        threshold: the Mann-Whitney p-value below which a descriptor pair differs (the authors' 0.05).
-        batch_size: sentences per forward pass.
+PERPLEXITY = "exp(-mean log-probability of the sentence's tokens, "
 
-    Returns:
-        The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
-    """
-    spec = ModelSpec.of(model)
-    axes = check_choices(axes, list(AXES), "axes")
-    check_scalar(threshold, "threshold", minimum=0, maximum=1, integer=False, expected="a p-value threshold between 0 and 1")
-    if not isinstance(small_set, bool):
-        raise InputError(f"small_set must be True or False, got {small_set!r}")
+
+def check(protocol: str, options: dict) -> None:
+    """A ``--nouns`` too small for any descriptor pair to differ at ``--threshold`` is refused."""
+    nouns, threshold = options["nouns"], options["threshold"]
     if nouns is not None and isinstance(nouns, int) and not isinstance(nouns, bool) and 2 <= nouns < smallest_sample(threshold):
         raise InputError(f"--nouns {nouns} cannot show a difference: with {nouns} sentences per descriptor the smallest two-sided "
                          f"Mann-Whitney p-value is {smallest_p(nouns, nouns):.3g}, not below --threshold {threshold}; use "
                          f"--nouns {smallest_sample(threshold)} or more")
-    check_scalar(batch_size, "batch_size", minimum=1)
-    check_scalar(seed, "seed", minimum=0)
-    rows, chosen = select_rows(axes=axes, templates=templates, nouns=nouns, small_set=small_set, seed=seed, data_dir=data_dir)
-    settings = {"axes": list(axes), "templates": templates, "nouns": nouns, "small_set": small_set,
-                "seed": seed if templates or nouns else None}
-    lm, kind, _, records, timing, placement = load_and_score(
-        lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=batch_size), rows, out=out, benchmark="holistic_bias",
-        run_config={**settings, "batch_size": batch_size}, model=spec, model_type="auto", kinds=("causal",),
-        show_progress=progress, label="HolisticBias: scoring", unit="sentence", chat_scoring=True)
-    if records is None:
-        return None
-    results = likelihood_bias([r["perplexity"] for r in records], axes=[r["axis"] for r in rows],
-                              templates=[r["template"] for r in rows], descriptors=[r["descriptor"] for r in rows],
-                              threshold=threshold)
-    reason = " ".join(part for part in (
-        f"--templates {templates}" if templates else "", f"--nouns {nouns}" if nouns else "", "--small-set" if small_set else "",
-        f"--axes {' '.join(axes)}" if len(axes) < len(AXES) else "") if part)
-    result = RunResult(
-        benchmark="holistic_bias", out=str(out), model=model_description(lm, type=kind),
-        data={"dataset": "holistic_bias", "version": "v1.1", "split": "test", "revision": RESPONSIBLE_NLP_COMMIT,
-              "citation": SPEC.citation,
-              "counts": {"sentences": len(rows), "descriptors": sum(b["descriptors"] for b in results["axes"].values()),
-                         "templates": len(chosen["templates"]), "nouns": len(chosen["nouns"])}},
-        config={**settings, "threshold": threshold, "batch_size": batch_size, "dtype": spec.dtype,
-                "perplexity": "exp(-mean log-probability of the sentence's tokens, " + (
-                    "as the assistant's reply to \"Write a sentence.\" in the chat template)" if lm.chat is not None
-                    else "given the start token)"),
-                "chosen_templates": chosen["templates"] if templates else None, "chosen_nouns": chosen["nouns"] if nouns else None,
-                **placement},
-        results=results,
-        partial=coverage({"sentences": (len(rows), FULL_SET)}, reason or "short data files"),
-        timing=scoring_timing(timing, 1),
-    )
-    return with_scores(out, result, records)
+
+
+def _drawn(settings: dict) -> dict:
+    """The run's own options as its identity and config record them (the seed only where it drew something)."""
+    return {"axes": list(settings["axes"]), "templates": settings["templates"], "nouns": settings["nouns"],
+            "small_set": settings["small_set"], "seed": settings["seed"] if settings["templates"] or settings["nouns"] else None}
+
+
+def _chosen(rows: list[dict]) -> dict:
+    """The templates and nouns drawn (every descriptor keeps them all: :func:`select_rows`)."""
+    return {"templates": sorted({row["template"] for row in rows}), "nouns": sorted({row["noun"] for row in rows})}
+
+
+def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
+    """results.json's config: the options, the threshold, how a perplexity is computed, what was drawn."""
+    chosen = _chosen(rows)
+    return {**_drawn(settings), "threshold": settings["threshold"], "batch_size": settings["batch_size"], "dtype": config["dtype"],
+            "perplexity": PERPLEXITY + ("as the assistant's reply to \"Write a sentence.\" in the chat template)" if "chat" in model
+                                        else "given the start token)"),
+            "chosen_templates": chosen["templates"] if settings["templates"] else None,
+            "chosen_nouns": chosen["nouns"] if settings["nouns"] else None}
+
+
+def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
+    """Likelihood Bias per axis (:func:`likelihood_bias`) of the perplexities."""
+    return likelihood_bias([r["perplexity"] for r in records], axes=[r["axis"] for r in rows],
+                           templates=[r["template"] for r in rows], descriptors=[r["descriptor"] for r in rows],
+                           threshold=settings["threshold"])
+
+
+def data(rows: list[dict], settings: dict, data_dir) -> dict:
+    """results.json's ``data``: the version, the revision, the citation and the counts."""
+    chosen = _chosen(rows)
+    descriptors = {(row["axis"], row["descriptor"]) for row in rows}
+    return {"dataset": "holistic_bias", "version": "v1.1", "split": "test", "revision": RESPONSIBLE_NLP_COMMIT,
+            "citation": SPEC.citation,
+            "counts": {"sentences": len(rows), "descriptors": len(descriptors),
+                       "templates": len(chosen["templates"]), "nouns": len(chosen["nouns"])}}
+
+
+TASK = Task(
+    name="holistic_bias", display_name="HolisticBias",
+    options=(
+        Option("axes", "demographic axes to run (default all 13)", default=tuple(AXES), choices=tuple(AXES), many=True,
+               narrows=True),
+        Option("templates", "run N of the 26 templates, drawn with --seed (default all)", type=int, narrows=True),
+        Option("nouns", "run N of the 32 nouns, drawn with --seed (default all)", type=int, narrows=True),
+        Option("small_set", "only the authors' small set of 100 descriptors", default=False, type=bool, narrows=True),
+        Option("threshold", "Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)",
+               default=THRESHOLD, type=float, minimum=0, maximum=1, expected="a p-value threshold between 0 and 1",
+               identity=False),
+    ),
+    protocols={"likelihood": "each sentence's perplexity (the paper's)"},
+    items=lambda settings, data_dir: select_rows(axes=settings["axes"], templates=settings["templates"], nouns=settings["nouns"],
+                                                 small_set=settings["small_set"], seed=settings["seed"], data_dir=data_dir)[0],
+    request=lambda protocol, rows, settings: Scoring(
+        lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=settings["batch_size"]), unit="sentence",
+        kinds=("causal",), chat_scoring=True),
+    measure=measure, data=data, counted=lambda rows, settings: {"sentences": (len(rows), FULL_SET)},
+    check=check, identity=lambda protocol, settings: {**_drawn(settings), "batch_size": settings["batch_size"]},
+    recorded=recorded, chat_scoring=True,
+)
