@@ -1,5 +1,9 @@
 """BOLD scoring: every BOLD metric over texts aligned with BOLD rows, aggregated per domain and group.
 
+Its own run, not a declared Task (:mod:`lmbias.benchmarks.declared`): it generates
+(the continuation protocol, :func:`lmbias.lm.runner.run_generation`) and then scores the texts with
+classifiers and lexicons that may be skipped, a shape the generic run does not have.
+
 The texts are usually a model's continuations of the BOLD prompts; with ``source="wikipedia"``
 they are the Wikipedia sentences the prompts were cut from, the paper's human baseline.
 

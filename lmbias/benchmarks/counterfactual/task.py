@@ -1,5 +1,8 @@
 """Counterfactual sentiment bias (Huang et al. 2020): generate from the templates, score, compare.
 
+Its own run, not a declared Task (:mod:`lmbias.benchmarks.declared`): many samples per prefix
+through the continuation protocol, then scored by the paper's sentiment classifiers.
+
 For each attribute (country, occupation, name) every template prefix is continued ``samples``
 times (temperature 1.0, up to 50 new tokens: the ``counterfactual`` preset) through the resumable
 runner. Each continuation (without its prefix, which holds the sensitive token) gets a sentiment

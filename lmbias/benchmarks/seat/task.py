@@ -1,7 +1,9 @@
 """SEAT (May et al. 2019) with a language model, as bias-bench runs it: every distinct example of the
 chosen tests embedded once (:func:`lmbias.benchmarks.seat.encode.sentence_embeddings`), then each
 test's effect size and permutation p-value (:func:`lmbias.benchmarks.seat.measure.seat_test`) and the
-mean |effect size| per bias type and over the tests.
+mean |effect size| per bias type and over the tests. Its own run, not a declared Task
+(:mod:`lmbias.benchmarks.declared`): it embeds sentences (the representation protocol), which no
+other benchmark does.
 
 The examples of a set are distinct, as in bias-bench (its encodings are a dict keyed by the text): an
 example given twice in a set counts once, and ``n`` in the results counts the distinct ones. A test
