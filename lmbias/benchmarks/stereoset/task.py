@@ -28,7 +28,8 @@ an NSP head on GPT-2, noting that the conditional log-probability used here gave
 intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
-:func:`blank_fillers`. :func:`run_stereoset` (its own run, not yet a declared Task; CrowS-Pairs's is :data:`lmbias.benchmarks.crows_pairs.task.TASK`) loads a model, scores the
+:func:`blank_fillers`. :func:`run_stereoset` (its own run, not yet a declared Task; CrowS-Pairs's
+is :data:`lmbias.benchmarks.crows_pairs.task.TASK`) loads a model, scores the
 dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
 ``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
 ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
