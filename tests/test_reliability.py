@@ -146,7 +146,9 @@ def test_sigint_stops_cleanly_and_the_same_command_resumes(embedded_model, tmp_p
     out = tmp_path / "run"
     command = [sys.executable, "-m", "lmbias", "run", "bold", "--per-group", "1", "--batch-size", "2", "--max-new-tokens", "8",
                "--metrics", "sentiment", "--no-progress", "--out", str(out)]
-    process = subprocess.Popen(command, env=embedded_model.env(), stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    # SIG_DFL in the child: a shell's background job (`make test &`) ignores SIGINT, and a child would inherit that
+    process = subprocess.Popen(command, env=embedded_model.env(), stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     shard = out / "shard-0.jsonl"
     deadline = time.time() + 240
     while not (shard.is_file() and shard.read_text().count("\n") >= 2) and time.time() < deadline:
