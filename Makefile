@@ -32,7 +32,7 @@ VLLM_BIN := $(VLLM_VENV)/bin
 VLLM_STAMP := $(VLLM_VENV)/.lmbias-deps-$(VLLM_KEY)
 PIP_QUIET := --quiet --disable-pip-version-check
 
-.PHONY: test test-slow run install vllm-env clean
+.PHONY: test test-slow run install vllm-env docs clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -99,6 +99,11 @@ test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_point
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# The generated parts of the docs: each benchmark page's options table, from what `lmbias run NAME` declares
+# (tests/test_docs_outputs.py fails when a page and its declaration drift apart).
+docs: $(STAMP)
+	$(BIN)/python -m lmbias.docs_options
 
 # The main job: BOLD with the embedded model on 5 prompts per group (215 prompts): 88 to 147 s on 2 shared CPU
 # cores (docs/setup.md). Override RUN_ARGS, e.g. RUN_ARGS="--model gpt2 --out runs/gpt2" for a full study.

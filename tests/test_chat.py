@@ -20,7 +20,8 @@ from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.measure import stereoset_comparison_scores, stereoset_scores
-from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions, run_stereoset
+from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions
+from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
 from lmbias.cli import main
 from lmbias.hub.model_index import eval_results_of, result_key
 from lmbias.leaderboard.data import leaderboard_data
@@ -43,6 +44,11 @@ BOLD = {"domains": ["gender"], "per_group": 2, "preset": "greedy", "max_new_toke
 def run_crows_pairs(**options):
     """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
     return run_task(CROWS_PAIRS, **options)
+
+
+def run_stereoset(**options):
+    """StereoSet's declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(STEREOSET, **options)
 
 
 def _chat_model(folder, template=TEMPLATE):

@@ -56,20 +56,30 @@ def test_the_anonymisation_examples_run_as_shown():
     assert (result.failed, result.attempted) == (0, 3)
 
 
-def own_options(benchmark: str) -> list:
-    """The long names of ``lmbias run BENCHMARK``'s own options (the help's first group), --out aside."""
-    from lmbias.cli import _subparser, build_parser
+def test_each_benchmark_page_shows_the_options_table_its_declaration_generates(capsys):
+    from lmbias import docs_options
 
-    parser = _subparser(build_parser(), "run", benchmark)
-    group = next(group for group in parser._action_groups if group.title == "options")
-    return sorted(max(action.option_strings, key=len) for action in group._group_actions
-                  if action.option_strings and max(action.option_strings, key=len) not in ("--help", "--out"))
+    assert len(docs_options.pages(DOCS)) >= 9
+    assert docs_options.main(["--check", "--docs", str(DOCS)]) == 0, capsys.readouterr().err
 
 
-def test_each_benchmark_page_lists_its_own_options():
-    pages = sorted((DOCS / "benchmarks").glob("*.md"))
-    assert len(pages) >= 9
-    for page in pages:
-        section = page.read_text().split("## Options", 1)[1].split("\n## ", 1)[0]
-        listed = sorted(re.findall(r"^\| `(--[\w-]+)", section, re.M))
-        assert listed == own_options(page.stem), page.name
+def test_an_options_table_that_drifted_from_the_declaration_fails_the_check_and_make_docs_rewrites_it(tmp_path, capsys):
+    import shutil
+
+    from lmbias import docs_options
+
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS / "benchmarks", docs / "benchmarks")
+    page = docs / "benchmarks" / "stereoset.md"
+    original = page.read_text()
+    row = "| `--confidence CONFIDENCE` | the intervals' confidence level (default: 0.95) |"
+    assert row in original  # the hand-computed row of a float option with a default
+    page.write_text(original.replace(row, row.replace("0.95", "0.9")))
+    assert docs_options.main(["--check", "--docs", str(docs)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{page}: its options table differs from `lmbias run stereoset --help` (run make docs)"]
+    assert docs_options.main(["--docs", str(docs)]) == 0
+    assert page.read_text() == original
+    (docs / "benchmarks" / "seat.md").write_text("# SEAT\n\nno options heading\n")
+    assert docs_options.main(["--check", "--docs", str(docs)]) == 1
+    assert "seat.md: no table under a '## Options' heading" in capsys.readouterr().err

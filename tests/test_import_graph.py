@@ -8,7 +8,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lmbias"
 
 # The layers, top to bottom (README, Architecture): a module imports only from its own layer or below.
 LAYERS = (
-    ("lmbias.cli", "lmbias.__main__", "lmbias.evaluate_adapter", "lmbias.modules", "lmbias"),  # lmbias: the public API
+    # lmbias: the public API
+    ("lmbias.cli", "lmbias.__main__", "lmbias.evaluate_adapter", "lmbias.modules", "lmbias.docs_options", "lmbias"),
     ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results"),
     ("lmbias.suite",),
     ("lmbias.benchmarks",),

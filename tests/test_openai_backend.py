@@ -11,7 +11,7 @@ from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.counterfactual.task import run_counterfactual
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
-from lmbias.benchmarks.stereoset.task import run_stereoset
+from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
 from lmbias.cli import main
 from lmbias.lm.backends.openai import ServerError, connect
 from lmbias.lm.gguf import embedded_model_dir
@@ -28,6 +28,11 @@ VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
 def run_crows_pairs(**options):
     """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
     return run_task(CROWS_PAIRS, **options)
+
+
+def run_stereoset(**options):
+    """StereoSet's declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(STEREOSET, **options)
 
 
 def _served(url: str) -> ModelSpec:

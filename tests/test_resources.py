@@ -452,7 +452,7 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     csv = copy_resource("crows_pairs", data_dir, local)
     csv.write_text("".join(csv.read_text().splitlines(keepends=True)[:6]))  # the header and 5 pairs
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
-    result = save_run(stereoset.run_stereoset(model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
+    result = save_run(run_task(stereoset.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
     result = save_run(run_task(crows_pairs.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local))
     assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}

@@ -297,7 +297,7 @@ def test_crows_causal_score_is_the_sentence_log_likelihood(causal):
 
 def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, inter):
     out = tmp_path / "run"
-    result = save_run(ss.run_stereoset(model=ModelSpec(causal_dir, device="cpu"), out=out, limit=3, batch_size=4, bootstrap=50))
+    result = save_run(run_task(ss.TASK, model=ModelSpec(causal_dir, device="cpu"), out=out, limit=3, batch_size=4, bootstrap=50))
     on_disk = json.loads((out / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(result))
     assert set(on_disk) == {"schema_version", "benchmark", "model", "data", "config", "timing", "results", "outputs", "skipped",
@@ -367,7 +367,7 @@ def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
     folder = tmp_path_factory.mktemp("bert-folder")
     bert(folder, transformers.BertForPreTraining)
     assert loading.detect_model_type(str(folder)) == "masked"
-    result = save_run(ss.run_stereoset(model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "bert", limit=2))
+    result = save_run(run_task(ss.TASK, model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "bert", limit=2))
     assert result["model"]["type"] == "masked" and result["model"]["nsp_head"] is True
     assert result["config"]["scores"]["intersentence"].startswith("next-sentence-prediction probability")
     assert result["config"]["masked_score"] == "mean-probability"
@@ -393,9 +393,9 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys, intra):
     with pytest.raises(ValueError, match="none of the 1 rows is of tasks"):
         ss.score_stereoset(causal, intra[:1], tasks=["intersentence"])
     with pytest.raises(ValueError, match="model_type must be one of"):
-        save_run(ss.run_stereoset(model=causal_dir, model_type="encoder", out=tmp_path / "a"))
+        save_run(run_task(ss.TASK, model=causal_dir, model_type="encoder", out=tmp_path / "a"))
     with pytest.raises(ValueError, match="bootstrap must be an integer >= 0"):
-        save_run(ss.run_stereoset(model=causal_dir, bootstrap=-1, out=tmp_path / "a"))
+        save_run(run_task(ss.TASK, model=causal_dir, bootstrap=-1, out=tmp_path / "a"))
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
         save_run(run_task(cp.TASK, model=causal_dir, limit=0, out=tmp_path / "b"))
     with pytest.raises(ValueError, match="--model-type masked needs --model"):

@@ -16,7 +16,7 @@ from lmbias.benchmarks import save_run
 from lmbias.benchmarks.bold.task import run_bold
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
-from lmbias.benchmarks.stereoset.task import run_stereoset
+from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
 from lmbias.cli import main
 from lmbias.data import load_rows
 from lmbias.lm.backends.vllm import _CLIENT_THREADS, CPU_KV_CACHE_GIB, load_vllm, shutdown_engines
@@ -36,6 +36,11 @@ HF = ModelSpec(dtype="float32")
 def run_crows_pairs(**options):
     """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
     return run_task(CROWS_PAIRS, **options)
+
+
+def run_stereoset(**options):
+    """StereoSet's declared run, named (the tests name folders after ``run.__name__``)."""
+    return run_task(STEREOSET, **options)
 
 
 @pytest.fixture(autouse=True)

@@ -178,14 +178,6 @@ def any_case(choices) -> Callable[[str], str]:
     return convert
 
 
-def set_help(parser: argparse.ArgumentParser, flag: str, text: str, metavar: str | None = None) -> None:
-    """Replace the help (and the metavar) of option ``flag`` that a shared helper added (e.g.
-    ``--limit``: what N counts differs per benchmark)."""
-    action = parser._option_string_actions[flag]
-    action.help = text
-    action.metavar = metavar or action.metavar
-
-
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     """A benchmark without options of its own."""
 

@@ -152,6 +152,8 @@ class Task:
             compares, besides the model (None: the protocol and every option declared ``identity``).
         recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
             it, from the generic one (``model``: the model's description; None: as it is).
+        skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
+            benchmark the options left out (default: none).
         chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
         refuse: ``refuse(spec, options)``: a model the options cannot run (raises
             :class:`~lmbias.errors.InputError`), before it is checked or loaded.
@@ -177,6 +179,7 @@ class Task:
     chat_scoring: bool = False
     shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
     refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
+    skipped: Callable[[dict], dict] = lambda settings: {}
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it
@@ -256,7 +259,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
         results=task.measure(records, rows, settings, data_dir),
         partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
-        timing=timing,
+        timing=timing, skipped=task.skipped(settings),
     )
     return used.finish(out, result, records)
 

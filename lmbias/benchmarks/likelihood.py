@@ -5,22 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..lm.loading import MODEL_TYPES
 from ..protocols import get_protocol
 from ..render.text import markdown_table
 from .base import model_named
-from .sentence_choice import add_protocol_arguments
 
 # whether a protocol's records name it: the likelihood records keep the Hub ids they had before --protocol
 NAMED_IN_RECORDS = {"likelihood": False, "generate": True}
-
-
-def add_likelihood_arguments(parser, fields: str = "") -> None:
-    """``--model-type``, ``--limit``, ``--protocol`` and ``--prompt-template``, the options of every
-    likelihood run (``fields``: the placeholders a template may have besides ``{options}``, for the help)."""
-    parser.add_argument("--model-type", choices=MODEL_TYPES, default="auto", help="default: from the config's architectures")
-    parser.add_argument("--limit", type=int, help="only the first N items (StereoSet: of each task)")
-    add_protocol_arguments(parser, fields)
 
 
 def protocol_of(results: dict) -> str:

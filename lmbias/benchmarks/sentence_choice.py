@@ -74,8 +74,3 @@ def questions(items: Sequence[dict], *, template: str | None, benchmark: str, se
 def invalid_count(records: Sequence[dict]) -> dict:
     """``{"invalid": replies that gave no sentence, "answers": all replies}``."""
     return {"invalid": sum(record["prediction"] is None for record in records), "answers": len(records)}
-
-
-def add_protocol_arguments(parser, fields: str = "") -> None:
-    """``--protocol`` and ``--prompt-template`` for ``lmbias run stereoset`` and ``crows_pairs``."""
-    protocols.add_protocol_arguments(parser, DESCRIBED, template_fields=f"{{options}} (the lettered lines){fields}")

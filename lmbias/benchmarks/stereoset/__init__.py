@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.spec import ModelSpec
 from ...protocols import PROTOCOLS, get_protocol
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, set_help
-from ..likelihood import add_likelihood_arguments, invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
-from .measure import MASKED_SCORES, TASKS
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..likelihood import invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
+from .measure import TASKS
+from .task import TASK
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
@@ -63,31 +63,6 @@ def _cells(block: dict) -> dict:
     return {**cells, "count": block["count"]}
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run stereoset``'s own options."""
-    add_likelihood_arguments(parser, " and {context} (the item's context)")
-    set_help(parser, "--limit", "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per "
-                                "task: the first N of each --tasks task", "N")
-    parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="StereoSet tasks to score")
-    parser.add_argument("--masked-score", choices=MASKED_SCORES, default="mean-probability",
-                        help="a masked LM's intrasentence score: the mean subword probability (the authors' code) or the "
-                             "mean log-probability (the paper's §7.1 wording)")
-    parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for confidence intervals (0: none)")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run stereoset``: :func:`lmbias.benchmarks.stereoset.task.run_stereoset` with the parsed options."""
-    from .task import run_stereoset
-
-    return run_stereoset(
-        model=model, model_type=options.model_type, out=options.out, tasks=options.tasks,
-        batch_size=options.batch_size,
-        bootstrap=options.bootstrap, seed=options.seed, limit=options.limit, masked_score=options.masked_score,
-        progress=options.progress, data_dir=options.data_dir, protocol=options.protocol,
-        prompt_template=options.prompt_template,
-    )
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's StereoSet section (:func:`lmbias.benchmarks.stereoset.report.stereoset`)."""
     from .report import stereoset
@@ -104,9 +79,9 @@ def migrate_v1(results: dict) -> dict:
 BENCHMARK = Benchmark(
     name="stereoset", display_name="StereoSet", description="StereoSet dev set: LMS, SS and ICAT",
     dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments,
+    add_arguments=TASK.add_arguments,
     variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),
               Variant("protocol", "StereoSet protocol", PROTOCOLS)),
     migrate_v1=migrate_v1,

@@ -28,11 +28,11 @@ an NSP head on GPT-2, noting that the conditional log-probability used here gave
 intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
-:func:`blank_fillers`. :func:`run_stereoset` (its own run, not yet a declared Task; CrowS-Pairs's
-is :data:`lmbias.benchmarks.crows_pairs.task.TASK`) loads a model, scores the
-dataset (split across processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items
-``r, r + N, ...``; rank 0 gathers and writes), and write ``<out>/results.json`` and
-``<out>/scores.jsonl`` (schema in docs/results-schema.md).
+:func:`blank_fillers`. The benchmark is declared (:data:`TASK`) for the generic run
+(:func:`lmbias.benchmarks.declared.run_task`), which loads a model, scores the dataset (split across
+processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items ``r, r + N, ...``; rank 0
+gathers and writes), and writes ``<out>/results.json`` and ``<out>/scores.jsonl`` (schema in
+docs/results-schema.md).
 
 In a chat run (``--chat``) a causal LM's option score is the sentence's mean log-probability as the
 assistant's reply in its chat template (:func:`lmbias.lm.likelihood.reply_logprobs`): to
@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ...checks import check_choice, check_choices, check_scalar
+from ...checks import check_choice, check_choices
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed
@@ -60,11 +60,10 @@ from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_limit, check_rows
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
+from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_rows
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
+from ..declared import Option, Task
 from ..likelihood import ordered
 from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
@@ -271,7 +270,7 @@ def aggregate_answers(rows: Sequence[dict], answers: Sequence[dict], *, bootstra
     return {**result, **sentence_choice.invalid_count(answers), "items_left_out": int((~valid).sum())}
 
 
-# --------------------------------------------------------------------------- what each protocol is asked, and its answers read
+# --------------------------------------------------------------------------- the declaration
 
 CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
 # what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
@@ -282,128 +281,135 @@ CONFIG_ORDER = ("protocol", "prompt", "comparisons", "tasks", "limit", "batch_si
                 "confidence", "seed", "scores", "masked_score")
 
 
-def request(protocol: str, rows: list[dict], *, tasks: Sequence[str], model_type: str, masked_score: str,
-            template: str | None, batch_size: int, seed: int):
+def chosen_tasks(settings: dict) -> list[str]:
+    """The run's ``--tasks`` in the dataset's order (intrasentence first), however they were given."""
+    return [task for task in TASKS if task in settings["tasks"]]
+
+
+def items(settings: dict, data_dir) -> list[dict]:
+    """The first ``--limit`` items of each task (all by default), task by task."""
+    from ...data import load_rows
+
+    everything = load_rows("stereoset", data_dir=data_dir)
+    return [row for task in chosen_tasks(settings) for row in [r for r in everything if r["task"] == task][: settings["limit"]]]
+
+
+def request(protocol: str, rows: list[dict], settings: dict):
     """What ``protocol`` is asked for ``rows``: each item's three options scored (:func:`score_stereoset`),
-    or its three comparisons asked as two-way questions (:func:`comparison_questions`, in ``template``'s
-    wording; None: the default ones)."""
+    or its three comparisons asked as two-way questions (:func:`comparison_questions`, in the
+    ``--prompt-template`` wording; None: the default ones)."""
+    tasks, batch_size = chosen_tasks(settings), settings["batch_size"]
+
     def scoring() -> Scoring:
         return Scoring(lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size,
-                                                               masked_score=masked_score),
-                       unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=model_type, chat_scoring=CHAT_SCORING,
+                                                               masked_score=settings["masked_score"]),
+                       unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=settings["model_type"],
+                       chat_scoring=CHAT_SCORING,
                        describe=lambda lm, kind: {"nsp_head": has_nsp_head(lm) if kind == "masked" else None})
 
     def questions() -> Questions:
-        return sentence_choice.questions(comparison_questions(rows), template=template, benchmark="stereoset", seed=seed)
+        return sentence_choice.questions(comparison_questions(rows), template=settings["prompt"], benchmark="stereoset",
+                                         seed=settings["seed"])
 
     return {"likelihood": scoring, "generate": questions}[protocol]()
 
 
-def read(protocol: str, rows: list[dict], records: list[dict], model: dict, *, tasks: Sequence[str], masked_score: str,
-         template: str | None, bootstrap: int, confidence: float, seed: int) -> tuple[dict, dict]:
-    """``protocol``'s records of ``rows`` read (``model``: the model's description): what results.json's
-    config adds (how each task was scored; the wording and the comparisons asked) and the results,
-    LMS / SS / ICAT from the scores (:func:`aggregate_stereoset`) or from the answers (:func:`aggregate_answers`)."""
-    def scores() -> tuple[dict, dict]:
-        kind, scorer = model["type"], "chat" if "chat" in model else model["type"]
+def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
+    """LMS / SS / ICAT from the scores (:func:`aggregate_stereoset`) or from the answers (:func:`aggregate_answers`)."""
+    intervals = {"bootstrap": settings["bootstrap"], "confidence": settings["confidence"], "seed": settings["seed"]}
+    if get_protocol(settings["protocol"]).reads_replies:
+        return aggregate_answers(rows, records, **intervals)
+    return aggregate_stereoset(records, **intervals)
+
+
+def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
+    """results.json's config, in :data:`CONFIG_ORDER`: how each task was scored (likelihood), or the
+    wording and the comparisons asked (generate); ``--model-type`` is not recorded (the model's
+    description names its type)."""
+    tasks = chosen_tasks(settings)
+    base = {"protocol": config["protocol"], "tasks": tasks,
+            **{key: config[key] for key in ("limit", "batch_size", "dtype", "bootstrap", "confidence", "seed")}}
+    if get_protocol(settings["protocol"]).reads_replies:
+        added = {"prompt": settings["prompt"] or {"intrasentence": sentence_choice.SENTENCE_PROMPT,
+                                                  "intersentence": sentence_choice.CONTINUATION_PROMPT},
+                 "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS]}
+    else:
+        kind, scorer, masked_score = model["type"], "chat" if "chat" in model else model["type"], settings["masked_score"]
         added = {"processes": process_state().num_processes,
                  "scores": {task: SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
                             for task in tasks},
                  **({"masked_score": masked_score} if kind == "masked" else {})}
-        return added, aggregate_stereoset(records, bootstrap=bootstrap, confidence=confidence, seed=seed)
-
-    def answers() -> tuple[dict, dict]:
-        added = {"prompt": template or {"intrasentence": sentence_choice.SENTENCE_PROMPT,
-                                        "intersentence": sentence_choice.CONTINUATION_PROMPT},
-                 "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS]}
-        return added, aggregate_answers(rows, records, bootstrap=bootstrap, confidence=confidence, seed=seed)
-
-    return {"likelihood": scores, "generate": answers}[protocol]()
+    return ordered({**base, **added}, CONFIG_ORDER)
 
 
-# --------------------------------------------------------------------------- run
+def identity(protocol: str, settings: dict) -> dict:
+    """What a resume compares besides the model: :data:`IDENTITY`'s options of the protocol."""
+    return {key: chosen_tasks(settings) if key == "tasks" else settings[key] for key in IDENTITY[protocol]}
 
 
-@holds_run_directory
-def run_stereoset(
-    *,
-    model: ModelSpec | str | None = None,
-    model_type: str = "auto",
-    out="runs/stereoset",
-    tasks: Sequence[str] = TASKS,
-    batch_size: int = 32,
-    bootstrap: int = 0,
-    confidence: float = 0.95,
-    seed: int = 0,
-    limit: int | None = None,
-    masked_score: str = "mean-probability",
-    progress: bool = True,
-    data_dir=None,
-    protocol: str = "likelihood",
-    prompt_template: str | None = None,
-) -> RunResult | None:
-    """Score the StereoSet dev set with a model and write ``<out>/results.json`` and ``<out>/scores.jsonl``
-    (``answers.jsonl`` for a generative run).
+def refuse(spec: ModelSpec, options: dict) -> None:
+    """A masked LM has no chat template."""
+    if options["model_type"] == "masked":
+        refuse_chat_likelihood(spec, "stereoset", options["model_type"])
 
-    Args:
-        model: the model and where it runs (a :class:`~lmbias.lm.spec.ModelSpec`: revision, dtype,
-            device, device map, backend and its options); or only a Hub id, local folder or ``.gguf``
-            file; None for the embedded causal default. vLLM and servers score causal LMs, from
-            their prompt log-probabilities.
-        model_type: ``"auto"`` (from the config's architectures), ``"causal"`` or ``"masked"``.
-        tasks: ``intrasentence`` and / or ``intersentence``.
-        batch_size: sequences per forward pass.
-        bootstrap, confidence, seed: bootstrap confidence intervals (0: none).
-        limit: only the first ``limit`` items of each task (a quick look).
-        masked_score: a masked LM's intrasentence score (:func:`score_stereoset`).
-        progress: a progress bar over the scored sequences (main process only).
-        protocol: "likelihood" (the paper's) or "generate" (the comparisons asked as questions, see the
-            module docstring; ``seed`` shuffles the lettered order, ``prompt_template`` replaces the
-            wording, with ``{options}`` and ``{context}``).
 
-    Returns:
-        The run (a :class:`~lmbias.run_result.RunResult` with ``scores.jsonl``, for
-        :func:`lmbias.benchmarks.save_run`; schema in docs/results-schema.md) on rank 0; None on other ranks.
-    """
-    from ...data import load_rows
+def check(protocol: str, options: dict) -> None:
+    """A masked LM does not generate answers."""
+    sentence_choice.check_protocol(protocol, None, model_type=options["model_type"])
+
+
+def _resource(data_dir):
     from ...resources import locate_first
+
+    return locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)[0]
+
+
+def data(rows: list[dict], settings: dict, data_dir) -> dict:
+    """results.json's ``data``: the file (the dev set, else its flat copy), its source and revision (the
+    flat copy's is not known), the citation and the counts per task."""
     from .data import SPEC, STEREOSET_COMMIT
 
-    spec = ModelSpec.of(model)
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    check_choice(masked_score, MASKED_SCORES, "masked_score")
-    tasks = _check_tasks(tasks)
-    check_limit(limit)
-    check_scalar(bootstrap, "bootstrap", minimum=0, expected="an integer >= 0 (0: no intervals)")
-    template = sentence_choice.check_protocol(protocol, prompt_template, ("context",), model_type)
-    used = get_protocol(protocol)
-    used.refuse_chat(spec, "stereoset", chat_scoring=CHAT_SCORING)  # before any model is checked or loaded
-    if model_type == "masked":
-        refuse_chat_likelihood(spec, "stereoset", model_type)  # a masked LM has no chat template
-    everything = load_rows("stereoset", data_dir=data_dir)
-    rows = [row for task in tasks for row in [r for r in everything if r["task"] == task][:limit]]
-    resource, _ = locate_first(["stereoset/dev", "stereoset/dev_flat"], data_dir)
-    counts = {task: sum(row["task"] == task for row in rows) for task in tasks}
-    options = ([f"--limit {limit}"] if limit else []) + ([f"--tasks {' '.join(tasks)}"] if len(tasks) < len(TASKS) else [])
-    partial = coverage({"items": (len(rows), SPEC.expected_rows())}, " ".join(options) or f"{resource.path} has {len(everything):,}")
-    data = {"dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
+    resource = _resource(data_dir)
+    counts = {task: sum(row["task"] == task for row in rows) for task in chosen_tasks(settings)}
+    return {"dataset": "stereoset", "split": "dev", "file": resource.path, "source": resource.description,
             "revision": STEREOSET_COMMIT if resource.name == "stereoset/dev" else None,
             "citation": SPEC.citation, "counts": {**counts, "sentences": 3 * len(rows)}}
-    settings = {"tasks": list(tasks), "limit": limit, "batch_size": batch_size, "bootstrap": bootstrap,
-                "confidence": confidence, "seed": seed, "masked_score": masked_score}
-    records, described, placement, timing = used.answer(
-        spec, rows, request(protocol, rows, tasks=tasks, model_type=model_type, masked_score=masked_score, template=template,
-                            batch_size=batch_size, seed=seed),
-        out=out, benchmark="stereoset", run_config={key: settings[key] for key in IDENTITY[protocol]}, batch_size=batch_size,
-        seed=seed, progress=progress, label=f"StereoSet: {used.verb}")
-    if records is None:
-        return None
-    added, results = read(protocol, rows, records, described, tasks=tasks, masked_score=masked_score, template=template,
-                          bootstrap=bootstrap, confidence=confidence, seed=seed)
-    config = {"protocol": protocol, "tasks": tasks, "limit": limit, "batch_size": batch_size, "dtype": spec.dtype,
-              "bootstrap": bootstrap, "confidence": confidence, "seed": seed, **added}
-    result = RunResult(
-        benchmark="stereoset", out=str(out), model=described, data=data, config={**ordered(config, CONFIG_ORDER), **placement},
-        timing=timing, skipped={task: "not run" for task in TASKS if task not in tasks}, partial=partial, results=results,
-    )
-    return used.finish(out, result, records)
+
+
+def counted(rows: list[dict], settings: dict) -> dict:
+    """The items asked of the dev set's."""
+    from .data import SPEC
+
+    return {"items": (len(rows), SPEC.expected_rows())}
+
+
+def shortfall(settings: dict, data_dir) -> str:
+    """A short data file: how many items it holds."""
+    from ...data import load_rows
+
+    return f"{_resource(data_dir).path} has {len(load_rows('stereoset', data_dir=data_dir)):,}"
+
+
+TASK = Task(
+    name="stereoset", display_name="StereoSet",
+    options=(
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+        Option("limit", "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task: "
+                        "the first N of each --tasks task", type=int, minimum=1, expected="an integer >= 1", metavar="N",
+               narrows=True),
+        Option("tasks", "StereoSet tasks to score", default=TASKS, choices=TASKS, many=True, narrows=True),
+        Option("masked_score", "a masked LM's intrasentence score: the mean subword probability (the authors' code) or "
+                               "the mean log-probability (the paper's §7.1 wording)", default="mean-probability",
+               choices=MASKED_SCORES),
+        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
+               expected="an integer >= 0 (0: no intervals)"),
+        Option("confidence", "the intervals' confidence level", default=0.95, type=float, minimum=0, maximum=1,
+               expected="a number between 0 and 1"),
+    ),
+    protocols=sentence_choice.DESCRIBED, prompt_fields=("context",),
+    template_help="{options} (the lettered lines) and {context} (the item's context)",
+    items=items, request=request, measure=measure, data=data, counted=counted, check=check, identity=identity,
+    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
+    skipped=lambda settings: {task: "not run" for task in TASKS if task not in settings["tasks"]},
+)
