@@ -5,6 +5,7 @@ Nothing here reads data at import time: a missing data folder makes the tests th
 set-up with one clear message, and collection (``pytest --collect-only``) always works.
 """
 
+import fcntl
 import os
 import time
 from dataclasses import dataclass
@@ -54,7 +55,10 @@ def _fetch_reference_data(config) -> None:
 
     _fetch_done = True
     start = time.perf_counter()
-    fetched, missing = fetch_data_dir(_FETCH_FOLDER, offline=_USER_OFFLINE)
+    _FETCH_FOLDER.mkdir(parents=True, exist_ok=True)
+    with open(_FETCH_FOLDER / ".fetch.lock", "w") as lock:  # pytest-xdist's workers fetch one at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        fetched, missing = fetch_data_dir(_FETCH_FOLDER, offline=_USER_OFFLINE)
     mirror = os.environ.get("LMBIAS_MIRROR", "").strip()
     line = (f"reference data: no LMBIAS_DATA_DIR or {REPO.parent / 'shared' / 'data'}, so {_FETCH_FOLDER} holds the tests' "
             f"files: {len(fetched)} fetched now from {f'LMBIAS_MIRROR={mirror}' if mirror else 'their public sources'} "
