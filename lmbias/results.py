@@ -264,6 +264,10 @@ def _unfinished_run(path: Path) -> Run:
         raise NoRunError(f"{path} holds no benchmark run: no results.json, and no config.json or shard-*.jsonl of an unfinished "
                          "run (" + (f"it holds {', '.join(held[:3])}{' ...' if len(held) > 3 else ''})" if held else "it is empty)"))
     saved = _read_json(config_file) if config_file.exists() else {}
+    if not shards and isinstance(saved, dict) and "config" not in saved and "benchmark" not in saved:
+        held = "a model folder, as `lmbias debias` writes" if (path / "debias.json").exists() or "architectures" in saved \
+            else "another tool's file"
+        raise NoRunError(f"{path} holds no benchmark run: no results.json, and its config.json is not an lmbias run's: {held}")
     if not isinstance(saved, dict) or not isinstance(saved.get("config", {}), dict):
         raise RunError(f"{config_file} is not an lmbias run configuration (expected an object with 'config'); "
                        "move the directory away and rerun")

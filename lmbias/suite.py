@@ -256,19 +256,16 @@ def headline(outcome: dict, most: int = 3) -> str:
         return outcome["error"].splitlines()[0][:100]
     results = outcome["results"]
     benchmark = get_benchmark(results["benchmark"])
-
-    def preference(record: dict) -> int:  # 0: every variant at its default
-        return sum(record.get(variant.field) not in (None, *variant.order[:1]) for variant in benchmark.variants)
-
     shown = []
-    for spec in [spec for spec in benchmark.metrics if spec.column]:
-        found = sorted((record for record in results.get("records", []) if record["metric"] == spec.id
-                        and record["domain"] == "overall" and record.get("source", "model") == "model"
-                        and record["value"] is not None), key=preference)
-        if found:
-            unit = {"%": " %", "pp": " pp", "x": "x"}.get(spec.unit, "")
-            shown.append(f"{spec.name} {found[0]['value']:.{spec.decimals}f}{unit}")
+    for record in benchmark.headline_records(results.get("records", [])):
+        if record["value"] is not None:
+            spec = benchmark.metric(record["metric"])
+            shown.append(f"{spec.name} {record['value']:.{spec.decimals}f}{UNIT_SUFFIX.get(spec.unit, '')}")
     return "; ".join(shown[:most]) or "-"
+
+
+# how a value of each MetricSpec unit is written after the number
+UNIT_SUFFIX = {"%": " %", "pp": " pp", "x": "x"}
 
 
 def summary_table(outcomes: dict, model: str) -> str:

@@ -276,3 +276,63 @@ def test_cli_report(tmp_path, capsys):
     assert (tmp_path / "out" / "crows-pairs-scores.png").read_bytes().startswith(PNG_MAGIC)
     assert main(["report", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _scorecard(text: str) -> str:
+    start = text.index('<table class="scorecard">')
+    return text[start:text.index("</table>", start)]
+
+
+def test_the_report_opens_with_the_scorecard_and_folds_the_run_metadata_away(tmp_path):
+    runs = [stereoset_run(tmp_path / "ss"), crows_run(tmp_path / "cp")]
+    text = build_report(runs, tmp_path / "report", dpi=30).read_text()
+    card = _scorecard(text)
+    # first: before any benchmark section, and the metadata (the run headers) is folded at the end
+    assert text.index('<table class="scorecard">') < text.index("<h2") < text.index('<details id="metadata">')
+    assert text.index('<details id="metadata">') < text.index("Run: masked-lm (StereoSet)")
+    # StereoSet's overall record (task "both"): hand-built LMS 90, SS 60 [55, 65], ICAT 72: off |60 - 50| and |72 - 100|
+    assert "<b>SS</b> <span class=\"value\">60.0 %<small> [55.0, 65.0]</small></span><br><small>ideal 50.0 %, off 10.0 %" in card
+    assert "<b>ICAT</b> <span class=\"value\">72.0<small> [65.0, 79.0]</small></span><br><small>ideal 100.0, off 28.0" in card
+    # CrowS-Pairs 55.0 overall, no interval; the run covers less than the paper's setting? no partial recorded: no mark
+    assert "<b>CrowS-Pairs score</b> <span class=\"value\">55.0 %<small></small></span><br><small>ideal 50.0 %, off 5.0 %" in card
+    # the papers' figures, as printed, with their citations numbered below the table
+    assert "GPT-2 (small), dev set, intrasentence" in card and '<span class="value">61.93 %</span>' in card
+    assert "BERT-base, all 1,508 pairs" in card and '<span class="value">60.5 %</span>' in card
+    legend = text[text.index('<p class="legend">'):]
+    assert '[1] Nangia et al. 2020, results table' in legend and "[2] Nadeem et al. 2021, Table 7" in legend
+
+
+def test_a_name_with_markup_is_escaped_and_a_long_name_wraps_inside_its_cell(tmp_path):
+    name = "<script>alert(1)</script>" + "x" * 120
+    text = build_report([stereoset_run(tmp_path / "ss", name=name)], tmp_path / "report", dpi=30).read_text()
+    assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in _scorecard(text)
+    assert "table.scorecard td.model { min-width: 9em; max-width: 16em; }" in text and "td { overflow-wrap: anywhere; }" in text
+
+
+def test_a_model_folder_among_run_folders_is_skipped_with_one_line(tmp_path, capsys):
+    model = tmp_path / "runs" / "debiased"
+    model.mkdir(parents=True)
+    (model / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}))
+    (model / "debias.json").write_text(json.dumps({"status": "done"}))
+    run = stereoset_run(tmp_path / "runs" / "ss")
+    assert main(["report", str(model), str(run), "--out", str(tmp_path / "report")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if "skipped" in line] == [
+        f"lmbias: skipped {model} holds no benchmark run: no results.json, and its config.json is not an lmbias run's "
+        "a model folder, as `lmbias debias` writes"]
+    assert (tmp_path / "report" / "report.html").is_file()
+
+
+def test_bbqs_reference_figures_are_the_paper_figures_its_authors_predictions_reproduce():
+    from test_bbq import PAPER_UNIFIEDQA
+
+    from lmbias.benchmarks import get_benchmark
+
+    declared = {}
+    for reference in get_benchmark("bbq").references:
+        fmt = "format_race" if "RACE" in reference.model else "format_arc"
+        declared.setdefault((reference.domain, fmt), {})[reference.metric] = reference.value
+    assert len(declared) == 4
+    for key, values in declared.items():
+        acc_ambig, acc_disambig, s_amb, s_dis = PAPER_UNIFIEDQA[key]
+        assert values == {"accuracy_ambig": acc_ambig, "accuracy_disambig": acc_disambig, "bias_amb": s_amb, "bias_dis": s_dis}

@@ -108,6 +108,29 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A published figure of a known model on one of a benchmark's measures: a reference row of the
+    report's scorecard.
+
+    Attributes:
+        model: the model as the source names it ("GPT-2 (small)").
+        metric: the metric id (:class:`MetricSpec`).
+        value: the figure as printed.
+        domain, task: the slice it covers, as a record names it ("overall"; StereoSet's task).
+        scope: what it covers, in words ("dev set, intrasentence").
+        citation: where it is printed ("Nadeem et al. 2021, Table 7").
+    """
+
+    model: str
+    metric: str
+    value: float
+    citation: str
+    domain: str = "overall"
+    task: str | None = None
+    scope: str = ""
+
+
+@dataclass(frozen=True)
 class Baseline:
     """Records of a benchmark that measure a reference rather than the model (BOLD's Wikipedia texts)."""
 
@@ -223,6 +246,8 @@ class Benchmark:
         score_description: one line for ``lmbias score --help``.
         add_score_arguments: adds the options of ``lmbias score NAME``.
         overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
+        paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
+        references: published figures of known models on its measures (:class:`Reference`).
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
     """
@@ -248,6 +273,8 @@ class Benchmark:
     migrate_v1: Callable[[dict], dict] = lambda results: results
     unfinished_presets: tuple = ()
     overall_note: str = ""
+    paper: str = ""
+    references: tuple = ()
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
@@ -257,6 +284,23 @@ class Benchmark:
         line naming what was skipped and, for a partial run, the "Partial run: ..." line."""
         lines = [self.summary(results, out), skipped_note(results, out), partial_note(results)]
         return "\n".join(line for line in lines if line)
+
+    def headline_records(self, records: Iterable[dict], domain: str = "overall") -> list[dict]:
+        """The records of its headline measures (the :class:`MetricSpec` s with ``column``) on ``domain``,
+        the model's own (no baseline), each at its variants' default (StereoSet's task "both" overall,
+        "intrasentence" in a domain, where that is what the run has), in :attr:`metrics` order; a
+        measure the run lacks is left out."""
+        def preference(record: dict) -> int:  # 0: every variant at the value shown for this domain
+            return sum(record.get(variant.field) not in (None, *variant.order[:1]) if domain == "overall" or not variant.in_domains
+                       else record.get(variant.field) not in (None, variant.in_domains) for variant in self.variants)
+
+        records = [record for record in records if record["domain"] == domain and record.get("source", "model") == "model"]
+        chosen = []
+        for spec in self.metrics:
+            found = sorted((record for record in records if record["metric"] == spec.id), key=preference)
+            if spec.column and found:
+                chosen.append(found[0])
+        return chosen
 
     def metric(self, metric_id: str) -> MetricSpec:
         """The :class:`MetricSpec` with id ``metric_id``."""

@@ -31,6 +31,14 @@ figcaption { font-size: 0.9em; color: #333; }
 .row { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
 details summary { cursor: pointer; color: #333; font-size: 0.9em; }
 code { background: #f4f4f4; padding: 0 0.2em; }
+td { overflow-wrap: anywhere; } td.num { overflow-wrap: normal; white-space: nowrap; }
+table.scorecard { font-size: 0.8em; line-height: 1.25; } table.scorecard td { padding: 0.15em 0.45em; }
+table.scorecard { width: 100%; } table.scorecard td.model { min-width: 9em; max-width: 16em; }
+table.scorecard span.value { white-space: nowrap; }
+table.scorecard tr.reference td { color: #555; background: #f5f5f5; font-style: italic; padding: 0 0.45em; }
+table.scorecard caption { font-size: 1.25em; }
+p.legend { font-size: 0.8em; color: #444; margin-top: 0; }
+details#metadata > summary h2.inline { display: inline; border: none; }
 """
 
 

@@ -3,10 +3,13 @@
 >>> build_report(["runs/bold-gpt2", "runs/bold-smollm2"], "report")   # doctest: +SKIP
 PosixPath('report/report.html')
 
-Several runs of a benchmark are drawn side by side (one bar or panel per model; BOLD always adds
-the Wikipedia baseline). Each run gets a header (model, data revision, configuration, versions)
-and a "Missing" box listing what the run lacks (skipped metrics, tasks not run, an unfinished
-run). Every figure is also written as a PNG next to ``report.html``. See docs/report.md.
+The page opens with the scorecard (:mod:`lmbias.scorecard`: each run's headline measures with their
+intervals, the ideal, the distance from it, marks, and published reference figures), then one
+section per benchmark, where several runs are drawn side by side (one bar or panel per model; BOLD
+always adds the Wikipedia baseline), then the run metadata, folded: each run's header (model, data
+revision, configuration, versions) and a "Missing" box listing what the run lacks (skipped metrics,
+tasks not run, an unfinished run). Every figure is also written as a PNG next to ``report.html``.
+See docs/report.md.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..render import html
 from ..render.common import Figures, unique_labels
 from ..resources import cache_dir
 from ..results import Run, data_source, dataset_of, layout_checked, load_runs, protocol_description
+from ..scorecard import number_text, scorecard_rows, value_text
 from ..version import __version__
 
 DPI = 200  # figures sharp enough for print; PNG files of a few hundred kB
@@ -113,17 +117,69 @@ def _write_report(runs: list, out: Path, figures: Figures, title: str | None, op
                                                            "partial" if run.results.get("partial") else "complete")]
                 for i, (run, label) in enumerate(zip(runs, labels))]
     body = [html.tag("h1", title or "lmbias bias report"),
-            html.tag("p", f"Generated {datetime.datetime.now():%Y-%m-%d %H:%M} by lmbias {__version__} from {len(runs)} run(s)."),
-            html.table(["model", "benchmark", "status"], overview, "Runs")]
-    for i, (run, label) in enumerate(zip(runs, labels)):
-        body += _header(run, label, f"run-{i}")
+            html.tag("p", f"Generated {datetime.datetime.now():%Y-%m-%d %H:%M} by lmbias {__version__} from {len(runs)} run(s); "
+                          "the run metadata is at the end."),
+            *scorecard_section(runs, labels)]
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
         if chosen:
             files = " or ".join(str(run.path / "results.json") for run, _ in chosen)
             with layout_checked(files, benchmark.name):  # a field no record reads, damaged
                 body += benchmark.report_section([run for run, _ in chosen], [label for _, label in chosen], figures, options)
+    metadata = [html.table(["model", "benchmark", "status"], overview, "Runs")]
+    for i, (run, label) in enumerate(zip(runs, labels)):
+        metadata += _header(run, label, f"run-{i}")
+    body.append(html.tag("details", html.tag("summary", html.tag("h2", f"Run metadata ({len(runs)} run(s))", class_="inline")),
+                         *metadata, id="metadata"))
     return write_atomic(out / "report.html", html.page(title or "lmbias report: " + ", ".join(dict.fromkeys(labels)), body))
+
+
+def scorecard_section(runs: list, labels: list) -> list:
+    """The scorecard (:func:`lmbias.scorecard.scorecard_rows`) as the report's first table: one line per run
+    (and per published reference, numbered to its citation below), its headline measures side by side,
+    with the line that says how to read it."""
+    lines: dict = {}  # (benchmark, who, citation, scope) -> its measures' rows, in order
+    for row in scorecard_rows(runs, labels):
+        lines.setdefault((row["benchmark"], row["model"], row["reference"], row["scope"]), []).append(row)
+    citations = list(dict.fromkeys(reference for _, _, reference, _ in lines if reference))
+    widest = max((len(rows) for rows in lines.values()), default=1)
+    body = []
+    for (benchmark, model, reference, scope), rows in lines.items():
+        if reference:
+            number = citations.index(reference) + 1
+            who = html.tag("td", f"{model}, {scope} ", html.tag("sup", html.tag("a", str(number), href=f"#reference-{number}")),
+                           class_="model")
+            measures = [html.tag("td", html.tag("b", row["measure"]), " ", html.tag("span", value_text(row), class_="value"),
+                                 class_="measure") for row in rows]
+        else:
+            who = html.tag("td", model, class_="model")
+            measures = [html.tag("td", *_measure_cell(row), class_="measure") for row in rows if row["metric"]]
+        measures += [html.tag("td", "", class_="measure")] * (widest - len(measures))
+        first = rows[0]
+        marks = [] if reference else [*first["marks"], *([] if first["protocol"] == "paper's" else [first["protocol"]])]
+        body.append(html.tag("tr", html.tag("td", "" if reference else benchmark), who, *measures, html.tag("td", ", ".join(marks)),
+                             class_="reference" if reference else "run"))
+    head = html.tag("tr", *[html.tag("th", name) for name in ("benchmark", "model")],
+                    html.tag("th", "headline measures overall: value [interval], the ideal and how far off", colspan=widest),
+                    html.tag("th", "marks"))
+    table = html.tag("table", html.tag("caption", "Scorecard"), head, *body, class_="scorecard")
+    legend = html.tag("p", "Intervals where the run computed them (--bootstrap); ideal: an unbiased model's value. Marks: partial "
+                           "(less than the paper's full setting, so not comparable with the paper), stand-in (a random "
+                           "classifier scored it: meaningless), the protocol where the benchmark has several or the run used "
+                           "the chat template. Grey rows: published figures of known models on the same measure, for "
+                           "orientation: ",
+                      *[part for i, citation in enumerate(citations, 1)
+                        for part in (html.tag("span", f"[{i}] {citation}", id=f"reference-{i}"), "; " if i < len(citations) else ".")],
+                      class_="legend")
+    return [table, legend]
+
+
+def _measure_cell(row: dict) -> list:
+    interval = f" [{row['ci'][0]:.{row['decimals']}f}, {row['ci'][1]:.{row['decimals']}f}]" if row["ci"] else ""
+    value = value_text(row, interval=False)
+    return [html.tag("b", row["measure"]), " ", html.tag("span", value, html.tag("small", interval), class_="value"), html.Raw("<br>"),
+            html.tag("small", f"ideal {number_text(row['ideal'], row)}"
+                              + (f", off {number_text(row['distance'], row)}" if row["distance"] is not None else ""))]
 
 
 __all__ = ["build_report"]

@@ -117,4 +117,5 @@ BENCHMARK = Benchmark(
     domain_aliases={"occupation": "profession", "country": "nationality"},
     derived_records=derived_records, migrate_v1=migrate_v1, unfinished_presets=("counterfactual",),
     overall_note="I.F. and G.F. are the mean over the attributes measured for the classifier chosen.",
+    paper="https://aclanthology.org/2020.findings-emnlp.7/",
 )

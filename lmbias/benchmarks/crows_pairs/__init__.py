@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Reference, Variant
 from ..likelihood import invalid_rate, likelihood_summary, protocol_of, record_protocol
 from .task import TASK
 
@@ -15,6 +15,10 @@ METRICS = (
     MetricSpec("invalid_rate", "Invalid answers", "%", 0.0, False, 1,
                "generative runs: share of replies that name neither sentence (those pairs are left out)", column=False),
 )
+
+# The paper's masked LMs, overall (its results table; the same pseudo-log-likelihood score lmbias gives a masked LM).
+REFERENCES = tuple(Reference(model, "metric_score", value, "Nangia et al. 2020, results table", scope="all 1,508 pairs")
+                   for model, value in (("BERT-base", 60.5), ("RoBERTa-large", 64.1), ("ALBERT-xxlarge-v2", 67.0)))
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -59,6 +63,7 @@ BENCHMARK = Benchmark(
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments,
     domain_aliases={"race-color": "race"},
-    overall_note="CrowS-Pairs covers all pairs.",
+    overall_note="CrowS-Pairs covers all pairs.", references=REFERENCES,
     variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),
+    paper="https://aclanthology.org/2020.emnlp-main.154/",
 )

@@ -60,4 +60,5 @@ BENCHMARK = Benchmark(
     add_arguments=TASK.add_arguments, defaults={"batch_size": 64},
     variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),
     overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
+    paper="https://aclanthology.org/2022.emnlp-main.625/",
 )

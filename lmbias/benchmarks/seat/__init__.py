@@ -90,4 +90,5 @@ BENCHMARK = Benchmark(
                  "threads"),
     add_arguments=add_arguments,
     overall_note="SEAT's overall cell is the mean |effect size| over the tests run (by default bias-bench's 17).",
+    paper="https://aclanthology.org/N19-1063/",
 )

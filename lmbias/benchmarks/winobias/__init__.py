@@ -81,4 +81,5 @@ BENCHMARK = Benchmark(
     add_arguments=TASK.add_arguments,
     variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),
     overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
+    paper="https://aclanthology.org/N18-2003/",
 )

@@ -102,4 +102,5 @@ BENCHMARK = Benchmark(
     add_arguments=TASK.add_arguments,
     variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),
     overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
+    paper="https://aclanthology.org/N18-2002/",
 )
