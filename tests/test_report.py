@@ -318,8 +318,8 @@ def test_a_model_folder_among_run_folders_is_skipped_with_one_line(tmp_path, cap
     assert main(["report", str(model), str(run), "--out", str(tmp_path / "report")]) == 0
     err = capsys.readouterr().err.splitlines()
     assert [line for line in err if "skipped" in line] == [
-        f"lmbias: skipped {model} holds no benchmark run: no results.json, and its config.json is not an lmbias run's "
-        "a model folder, as `lmbias debias` writes"]
+        f"lmbias: skipped {model} holds no benchmark run: no results.json, and its config.json is not an lmbias run's"
+        ": a model folder, as `lmbias debias` writes"]
     assert (tmp_path / "report" / "report.html").is_file()
 
 
