@@ -64,6 +64,12 @@ def scorecard_rows(runs: Sequence[Run], labels: Sequence[str], *, references: bo
             marks = ["partial"] if run.partial else []
             for record in benchmark.headline_records(run.results.get("records", [])):
                 rows.append(_row(run, label, benchmark, record, marks + (["stand-in"] if record.get("stand_in") else [])))
+        if chosen and references and benchmark.baseline is not None:
+            for run, label in chosen[:1]:  # the human baseline of the same prompts (BOLD's Wikipedia), from the first run
+                for record in benchmark.headline_records((run.results or {}).get("records", []), source=benchmark.baseline.source):
+                    rows.append(_row(None, benchmark.baseline.label, benchmark,
+                                     {**record, "reference": benchmark.baseline.description, "scope": f"as in {label}'s run"},
+                                     ["reference"]))
         if chosen and references:
             for reference in benchmark.references:
                 record = {"metric": reference.metric, "value": reference.value, "reference": reference.citation,

@@ -15,7 +15,6 @@ import json
 import re
 import shutil
 import struct
-import tempfile
 import threading
 from pathlib import Path
 
@@ -31,7 +30,8 @@ from lmbias.leaderboard import (
 )
 from lmbias.results import load_run, load_runs, metric_records
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+from browser import browser, chromium, overlapping_headers, page_overflow, screenshot, set_viewport
+
 VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.13.0", "transformers": "5.0"}
 
 
@@ -395,18 +395,6 @@ def test_cli_needs_runs(tmp_path, capsys):
 # --- the page in headless Chromium --------------------------------------------------------------
 
 
-def _browser_missing() -> str:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[dev]')"
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
-    return f"{' and '.join(missing)} not installed (`make test` installs Debian's chromium and chromium-driver)" if missing else ""
-
-
-browser = pytest.mark.skipif(bool(_browser_missing()), reason=_browser_missing() or "browser available")
-
-
 @pytest.fixture(scope="module")
 def server(site):
     """The site served over HTTP on 127.0.0.1 (a free port), in a thread; shut down after the module."""
@@ -425,24 +413,9 @@ def server(site):
 
 @pytest.fixture(scope="module")
 def driver():
-    """One headless Chromium session for the module (flags that keep it off the network)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,1000"):
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="lmbias-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    chrome = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    chrome.implicitly_wait(0)
-    yield chrome
-    chrome.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    """One headless Chromium session for the module."""
+    with chromium() as chrome:
+        yield chrome
 
 
 @pytest.fixture
@@ -576,3 +549,35 @@ def test_benchmarks_sharing_a_variant_field_each_show_their_values(site, driver,
     assert _column(driver, "crows_pairs:metric_score") == ["", "58.0"]
     assert {e.get_attribute("id") for e in driver.find_elements("css selector", "select")} >= {
         "variant-stereoset-protocol", "variant-crows_pairs-protocol", "variant-stereoset-task"}
+
+
+@browser
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_page_fits_its_width_headers_never_overlap_and_every_column_has_a_value(page, width):
+    """At a laptop's 1280 px and a phone's 390 px: the page never scrolls sideways (the table scrolls in its
+    own box), no header's text spills out of its box or into a neighbour's, and each column shown has a
+    value for some model; the screenshot is kept (test-artifacts/screenshots/)."""
+    set_viewport(page, width, 900)
+    try:
+        page.refresh()
+        assert page.find_elements("css selector", "#board tbody tr")
+        assert page_overflow(page) == 0
+        assert overlapping_headers(page, "#board thead th") == []
+        columns = [th.get_attribute("data-col") for th in page.find_elements("css selector", "#board thead th[data-col]")]
+        empty = [column for column in columns if column != "model" and not any(cell.strip() for cell in _column(page, column))]
+        assert len(columns) > 5 and empty == []
+        shot = screenshot(page, f"leaderboard-{width}px")
+        assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
+    finally:
+        page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_only_the_benchmarks_and_controls_some_run_has_are_shown(tmp_path):
+    runs = [_crows(tmp_path / "a-crows", "a", 58.0, {"gender": 58.0}),
+            _stereoset(tmp_path / "a-ss", "a", intra={"gender": (80.0, 60.0)}, overall=(80.0, 60.0))]
+    data = leaderboard_data(load_runs(runs))
+    assert [column["id"] for column in data["columns"]] == ["crows_pairs:metric_score", "stereoset:lms", "stereoset:ss",
+                                                           "stereoset:icat"]
+    assert {(v["benchmark"], v["field"]) for v in data["variants"]} <= {("crows_pairs", "protocol"), ("stereoset", "task"),
+                                                                         ("stereoset", "protocol")}
+    assert set(data["overall_notes"]) <= {"crows_pairs", "stereoset"}

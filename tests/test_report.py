@@ -13,6 +13,8 @@ from lmbias.cli import main
 from lmbias.report import build_report
 from lmbias.results import RunError
 
+from browser import browser, chromium, screenshot, set_viewport
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VERSIONS = {"python": "3.11", "lmbias": "0.1.0", "torch": "2.4.0", "transformers": "4.46.0"}
 
@@ -324,9 +326,9 @@ def test_a_model_folder_among_run_folders_is_skipped_with_one_line(tmp_path, cap
 
 
 def test_bbqs_reference_figures_are_the_paper_figures_its_authors_predictions_reproduce():
-    from test_bbq import PAPER_UNIFIEDQA
-
     from lmbias.benchmarks import get_benchmark
+
+    from test_bbq import PAPER_UNIFIEDQA
 
     declared = {}
     for reference in get_benchmark("bbq").references:
@@ -336,3 +338,15 @@ def test_bbqs_reference_figures_are_the_paper_figures_its_authors_predictions_re
     for key, values in declared.items():
         acc_ambig, acc_disambig, s_amb, s_dis = PAPER_UNIFIEDQA[key]
         assert values == {"accuracy_ambig": acc_ambig, "accuracy_disambig": acc_disambig, "bias_amb": s_amb, "bias_dis": s_dis}
+
+
+@browser
+def test_a_bold_reports_scorecard_and_first_figure_are_on_the_first_screen(tmp_path):
+    text_file = build_report([bold_run(tmp_path / "bold")], tmp_path / "report", dpi=100)
+    with chromium() as driver:
+        set_viewport(driver, 1280, 800)
+        driver.get(text_file.as_uri())
+        bottoms = driver.execute_script("return [document.querySelector('table.scorecard').getBoundingClientRect().bottom, "
+                                        "document.querySelector('figure img').getBoundingClientRect().bottom]")
+        assert 0 < bottoms[0] < bottoms[1] <= 800, bottoms
+        screenshot(driver, "report-bold-1280x800")

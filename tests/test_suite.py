@@ -20,6 +20,7 @@ from lmbias.cli import main
 from lmbias.errors import InputError, RequirementError
 from lmbias.lm.spec import ModelSpec
 
+from browser import browser, chromium, screenshot, set_viewport
 from tiny_lm import save_tiny_causal_lm
 
 SMALL = ["--winogender.limit", "2", "--winobias.limit", "2", "--no-progress", "--threads", "2"]  # threads: the same sums
@@ -190,3 +191,23 @@ def test_plumbing_a_suite_killed_in_its_third_benchmark_resumes_without_losing_o
     timing = json.loads((out / "crows_pairs/results.json").read_text())["timing"]
     assert timing["items_resumed"] >= saved and timing["items_resumed"] + timing["items_scored"] == 48
     assert len((out / "crows_pairs/scores.jsonl").read_text().splitlines()) == 48
+
+
+@browser
+def test_plumbing_a_model_card_suite_reports_its_scorecard_on_one_screen(tmp_path, data_dir, embedded_model_cache):
+    """The `model-card` set on the embedded model (a few items each), then its report in Chromium at 1280 x 800:
+    the scorecard, one line per benchmark with the papers' reference lines, ends within the first screen."""
+    suite = tmp_path / "Smol"
+    assert main(["run", "model-card", "--name", "Smol", "--out", str(suite), "--no-progress", "--threads", "2",
+                 "--bbq.categories", "Age", "--bbq.limit", "1", "--crows_pairs.limit", "4", "--winogender.limit", "2",
+                 "--winobias.limit", "2", "--stereoset.limit", "2"]) == 0
+    assert main(["report", str(suite), "--out", str(tmp_path / "report")]) == 0
+    with chromium() as driver:
+        set_viewport(driver, 1280, 800)
+        driver.get((tmp_path / "report" / "report.html").as_uri())
+        rows = driver.find_elements("css selector", "table.scorecard tr.run")
+        assert [row.find_elements("tag name", "td")[0].text for row in rows] == [
+            "BBQ", "CrowS-Pairs", "StereoSet", "WinoBias", "Winogender"]
+        bottom = driver.execute_script("return document.querySelector('table.scorecard').getBoundingClientRect().bottom")
+        assert bottom <= 800, bottom
+        screenshot(driver, "report-model-card-1280x800")

@@ -285,16 +285,21 @@ class Benchmark:
         lines = [self.summary(results, out), skipped_note(results, out), partial_note(results)]
         return "\n".join(line for line in lines if line)
 
-    def headline_records(self, records: Iterable[dict], domain: str = "overall") -> list[dict]:
+    def headline_records(self, records: Iterable[dict], domain: str = "overall", source: str = "model") -> list[dict]:
         """The records of its headline measures (the :class:`MetricSpec` s with ``column``) on ``domain``,
-        the model's own (no baseline), each at its variants' default (StereoSet's task "both" overall,
-        "intrasentence" in a domain, where that is what the run has), in :attr:`metrics` order; a
-        measure the run lacks is left out."""
+        of ``source`` (the model's own, or a :class:`Baseline` 's), each at its variants' default (StereoSet's
+        task "both" overall, "intrasentence" in a domain, where that is what the run has), in :attr:`metrics`
+        order; overall, a measure with no overall record of its own takes its :attr:`derived_records` one
+        (BOLD's mean over domains); a measure the run lacks is left out."""
         def preference(record: dict) -> int:  # 0: every variant at the value shown for this domain
             return sum(record.get(variant.field) not in (None, *variant.order[:1]) if domain == "overall" or not variant.in_domains
                        else record.get(variant.field) not in (None, variant.in_domains) for variant in self.variants)
 
-        records = [record for record in records if record["domain"] == domain and record.get("source", "model") == "model"]
+        records = list(records)
+        if domain == "overall":
+            native = {record["metric"] for record in records if record["domain"] == "overall"}
+            records += [record for record in self.derived_records(records) if record["metric"] not in native]
+        records = [record for record in records if record["domain"] == domain and record.get("source", "model") == source]
         chosen = []
         for spec in self.metrics:
             found = sorted((record for record in records if record["metric"] == spec.id), key=preference)

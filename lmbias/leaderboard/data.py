@@ -153,18 +153,25 @@ def _baselines(runs: list, records: list) -> list:
     return rows
 
 
-def _columns() -> list:
+def _columns(records: list) -> list:
+    """The table's columns: each benchmark's headline measures (``column``) that some row has a value of
+    overall (a benchmark nobody ran, or a measure no run defines, gets no empty column)."""
+    shown = {(r["benchmark"], r["metric"]) for r in records if r["view"] == "overall" and r["value"] is not None}
     return [{"id": f"{benchmark.name}:{spec.id}", "benchmark": benchmark.name, "benchmark_name": benchmark.display_name,
              "metric": spec.id, "name": spec.name, "ideal": spec.ideal, "unit": spec.unit, "description": spec.description,
-             "digits": spec.decimals} for benchmark in benchmarks() for spec in benchmark.metrics if spec.column]
+             "digits": spec.decimals} for benchmark in benchmarks() for spec in benchmark.metrics
+            if spec.column and (benchmark.name, spec.id) in shown]
 
 
 def _variants(records: list) -> list:
-    """The controls: each benchmark variant with the values its records have (known ones first, in order)."""
+    """The controls: each variant of a benchmark some run has, with the values its records have (known ones
+    first, in order)."""
     variants = []
     for benchmark in benchmarks():
         for variant in benchmark.variants:
             present = {r.get(variant.field) for r in records if r["benchmark"] == benchmark.name} - {None}
+            if not present:
+                continue
             values = [v for v in variant.order if v in present] + sorted(present - set(variant.order))
             variants.append({"field": variant.field, "label": variant.label, "benchmark": benchmark.name,
                              "values": values, "in_domains": variant.in_domains})
@@ -199,12 +206,13 @@ def leaderboard_data(runs: Sequence[Run], *, reports: dict | None = None, source
     views = {r["view"] for r in records} - {"overall"}
     domains = ["overall"] + [d for d in DOMAIN_ORDER if d in views] + sorted(views - set(DOMAIN_ORDER))
     variants = _variants(records)
+    ran = {run.benchmark for run in runs}
     return {
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "lmbias_version": __version__, "source": source, "columns": _columns(), "domains": domains,
+        "lmbias_version": __version__, "source": source, "columns": _columns(records), "domains": domains,
         "variants": variants, **{f"{v['field']}s": v["values"] for v in variants},
         "benchmarks": {b.name: b.display_name for b in benchmarks()},
-        "overall_notes": {b.name: b.overall_note for b in benchmarks() if b.overall_note},
+        "overall_notes": {b.name: b.overall_note for b in benchmarks() if b.overall_note and b.name in ran},
         "rows": rows, "records": records,
         "metrics": {spec.id: {"name": spec.name, "ideal": spec.ideal, "unit": spec.unit, "description": spec.description}
                     for spec in all_metrics().values()},

@@ -14,15 +14,15 @@ from collections.abc import Iterable, Sequence
 from .text import first_line
 
 CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1150px;
        padding: 0 1em; color: #222; line-height: 1.4; }
-h1 { border-bottom: 2px solid #333; } h2 { margin-top: 2.2em; border-bottom: 1px solid #999; }
-h3 { margin-top: 1.6em; }
+h1 { border-bottom: 2px solid #333; font-size: 1.7em; margin: 0.3em 0; } h2 { margin-top: 1.6em; border-bottom: 1px solid #999; }
+h3 { margin-top: 1.2em; } p.generated { font-size: 0.85em; color: #444; margin: 0.3em 0; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 caption { caption-side: top; text-align: left; font-weight: bold; padding: 0.3em 0; }
-figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figure { margin: 0.6em 0; } figure img { max-width: min(100%, 1000px); border: 1px solid #ddd; }
 figcaption { font-size: 0.9em; color: #333; }
 .missing { border: 3px solid #b00020; background: #fff0f0; padding: 0.5em 1em; margin: 0.8em 0; }
 .missing h4 { margin: 0.2em 0; color: #b00020; }
@@ -37,7 +37,7 @@ table.scorecard { width: 100%; } table.scorecard td.model { min-width: 9em; max-
 table.scorecard span.value { white-space: nowrap; }
 table.scorecard tr.reference td { color: #555; background: #f5f5f5; font-style: italic; padding: 0 0.45em; }
 table.scorecard caption { font-size: 1.25em; }
-p.legend { font-size: 0.8em; color: #444; margin-top: 0; }
+p.legend, details.legend { font-size: 0.8em; color: #444; margin: 0; }
 details#metadata > summary h2.inline { display: inline; border: none; }
 """
 

@@ -118,7 +118,7 @@ def _write_report(runs: list, out: Path, figures: Figures, title: str | None, op
                 for i, (run, label) in enumerate(zip(runs, labels))]
     body = [html.tag("h1", title or "lmbias bias report"),
             html.tag("p", f"Generated {datetime.datetime.now():%Y-%m-%d %H:%M} by lmbias {__version__} from {len(runs)} run(s); "
-                          "the run metadata is at the end."),
+                          "the run metadata is at the end.", class_="generated"),
             *scorecard_section(runs, labels)]
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
@@ -163,15 +163,15 @@ def scorecard_section(runs: list, labels: list) -> list:
                     html.tag("th", "headline measures overall: value [interval], the ideal and how far off", colspan=widest),
                     html.tag("th", "marks"))
     table = html.tag("table", html.tag("caption", "Scorecard"), head, *body, class_="scorecard")
-    legend = html.tag("p", "Intervals where the run computed them (--bootstrap); ideal: an unbiased model's value. Marks: partial "
-                           "(less than the paper's full setting, so not comparable with the paper), stand-in (a random "
-                           "classifier scored it: meaningless), the protocol where the benchmark has several or the run used "
-                           "the chat template. Grey rows: published figures of known models on the same measure, for "
-                           "orientation: ",
-                      *[part for i, citation in enumerate(citations, 1)
-                        for part in (html.tag("span", f"[{i}] {citation}", id=f"reference-{i}"), "; " if i < len(citations) else ".")],
-                      class_="legend")
-    return [table, legend]
+    how = html.tag("details", html.tag("summary", "How to read the scorecard"),
+                   "Intervals where the run computed them (--bootstrap); ideal: an unbiased model's value. Marks: partial "
+                   "(less than the paper's full setting, so not comparable with the paper), stand-in (a random classifier "
+                   "scored it: meaningless), the protocol where the benchmark has several or the run used the chat "
+                   "template. Grey rows: published figures of known models on the same measure (or the benchmark's human "
+                   "baseline), for orientation; a different model, so not a target.", class_="legend")
+    cited = html.tag("p", "Grey rows: ", *[part for i, citation in enumerate(citations, 1) for part in (
+        html.tag("span", f"[{i}] {citation}", id=f"reference-{i}"), "; " if i < len(citations) else ".")], class_="legend")
+    return [table, *([cited] if citations else []), how]
 
 
 def _measure_cell(row: dict) -> list:
