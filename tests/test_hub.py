@@ -129,9 +129,27 @@ def runs(tmp_path):
     return [write_run(tmp_path / "runs", copy.deepcopy(results)) for results in RESULTS.values()]
 
 
+# What a card publishes of a run (the bound of its size): each benchmark's headline measures, per domain, at the
+# view's variant: StereoSet's pooled task "both" overall and "intrasentence" in a domain; every other record stays
+# in results.json.
+HEADLINE = {"bold": {"negative_sentiment_gap", "toxicity_gap", "gender_polarity_ratio"}, "stereoset": {"lms", "ss", "icat"},
+            "crows_pairs": {"metric_score"}, "counterfactual": {"individual_fairness", "group_fairness"}}
+
+
+TASK_ORDER = {"overall": ("both", "intrasentence", "intersentence"), "domain": ("intrasentence", "intersentence")}
+
+
 def model_records(run_dir):
     run = load_run(run_dir)
-    return [r for r in metric_records(run) if r["source"] == "model" and r["value"] is not None]
+    kept = {}
+    for r in metric_records(run):
+        if r["source"] == "model" and r["metric"] in HEADLINE[run.benchmark]:
+            order = TASK_ORDER["overall" if r["domain"] == "overall" else "domain"]
+            rank = order.index(r["task"]) if r.get("task") else 0
+            if (r["metric"], r["domain"]) not in kept or rank < kept[r["metric"], r["domain"]][0]:
+                kept[r["metric"], r["domain"]] = (rank, r)
+    chosen = {id(r) for _, r in kept.values() if r["value"] is not None}
+    return [r for r in metric_records(run) if id(r) in chosen]
 
 
 def find(results, run, record):
@@ -208,7 +226,8 @@ def test_dry_run_card_round_trips_every_value(runs, tmp_path, capsys):
     for run_dir in runs:
         run = load_run(run_dir)
         expected += [(run, r) for r in model_records(run_dir)]
-    assert len(results) == len(expected) == 4 + 15 + 3 + 4
+    # BOLD 4; StereoSet 3 measures x (gender, race, overall), not its 15 task x domain records; CrowS-Pairs 3; counterfactual 2
+    assert len(results) == len(expected) == 4 + 9 + 3 + 2
     for run, record in expected:
         result = find(results, run, record)
         dataset = dataset_of(run)
@@ -510,3 +529,41 @@ def test_metric_dir_is_a_pushable_space(folder):
     assert f'evaluate.load("{folder.name}.py")' in app and "launch_gradio_widget(module)" in app
     assert (folder / f"{folder.name}.py").is_file()
     assert "lmbias" in (folder / "requirements.txt").read_text().split()
+
+
+def test_the_card_shows_a_readable_table_and_holds_the_headline_measures_per_domain_only(runs, tmp_path):
+    out = tmp_path / "out"
+    push(runs, REPO_ID, dry_run=True, out=out, echo=lambda *_: None)
+    card = ModelCard.load(out / "README.md")
+    # the bound: per run, the benchmark's headline measures x the domains it has
+    bound = 0
+    for run_dir in runs:
+        run = load_run(run_dir)
+        domains = {r["domain"] for r in metric_records(run) if r["source"] == "model"}
+        bound += len(HEADLINE[run.benchmark]) * len(domains)
+    # BOLD 3 x (gender, race, profession), StereoSet 3 x (gender, race, overall), CrowS-Pairs 1 x 3, counterfactual 2 x (country)
+    assert len(card.data.eval_results) == 18 <= bound == 3 * 3 + 3 * 3 + 1 * 3 + 2 * 1
+    table = card.text.split("| benchmark | measure | value | interval | ideal | protocol | partial |", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| [")]
+    # the overall rows: StereoSet's pooled task, hand-written 84.75 / 53.5 in the run above, linked to the paper
+    assert "| [StereoSet](https://aclanthology.org/2021.acl-long.416/) | SS (both) | 53.5 |" in table
+    score = CROWS["results"]["overall"]["metric_score"]
+    assert f"| [CrowS-Pairs](https://aclanthology.org/2020.emnlp-main.154/) | CrowS-Pairs score | {score:.1f} |  | 50.0 |" in table
+    assert len(rows) == sum(1 for r in card.data.eval_results if r.dataset_config == "overall")
+    # .eval_results/ was written (BOLD and StereoSet read Hub datasets) and the card says so
+    assert "`.eval_results/`" in card.text and (out / ".eval_results").is_dir()
+
+
+def test_a_card_never_names_a_folder_the_push_did_not_write(runs, tmp_path):
+    out = tmp_path / "out"
+    crows = [run for run in runs if load_run(run).benchmark == "crows_pairs"]
+    push(crows, REPO_ID, dry_run=True, out=out, echo=lambda *_: None)
+    text = (out / "README.md").read_text()
+    assert not (out / ".eval_results").exists() and ".eval_results" not in text
+    # a second push replaces the section, keeping the owner's text around it
+    card = ModelCard.load(out / "README.md")
+    card.text = card.text + "\nOwner's words.\n"
+    from lmbias.hub.model_index import SECTION_START, merged_card
+
+    again = merged_card(card, REPO_ID, [], eval_results_written=False)
+    assert again.text.count(SECTION_START) == 1 and again.text.rstrip().endswith("Owner's words.")

@@ -29,19 +29,32 @@ import json
 
 from huggingface_hub import EvalResult, ModelCard
 
-from ..benchmarks import benchmarks
+from ..benchmarks import benchmarks, get_benchmark
 from ..results import Run, dataset_of, metric_records
 from ..version import __version__
 
 TASK_NAMES = {"text-generation": "Text Generation", "fill-mask": "Fill-Mask"}
 
 
+# why a record is not in the card: it is in results.json (and the results dataset) all the same
+NOT_HEADLINE = "not a headline measure of its domain (results.json has it)"
+
+
 def model_records(run: Run) -> tuple[list, list]:
-    """The run's records to publish (the model's, with a value) and those left out, with why."""
+    """The run's records to publish and those left out, with why. Published: the benchmark's headline
+    measures (:meth:`lmbias.benchmarks.base.Benchmark.headline_records`) on each domain the run has, the
+    model's, with a value; so a run gives at most (headline measures) x (domains) results, whatever else
+    its records break down (StereoSet's targets and tasks, a classifier not the default)."""
+    benchmark = get_benchmark(run.benchmark)
+    records = metric_records(run)
+    headline = {id(record) for domain in dict.fromkeys(r["domain"] for r in records)
+                for record in benchmark.headline_records(records, domain)}
     keep, left_out = [], []
-    for record in metric_records(run):
+    for record in records:
         if record["source"] != "model":
             left_out.append((record, f"{record['source'].capitalize()} baseline (a reference, not the model)"))
+        elif id(record) not in headline:
+            left_out.append((record, NOT_HEADLINE))
         elif record["value"] is None or record["value"] != record["value"]:  # null or NaN
             left_out.append((record, "undefined for this run"))
         else:
@@ -126,12 +139,60 @@ def merge_eval_results(existing: list, new: list) -> list:
     return [r for r in existing if not (is_lmbias(r) and result_key(r) in keys)] + list(new)
 
 
-def merged_card(card: ModelCard | None, repo_id: str, results: list) -> ModelCard:
+# the card's section lmbias writes (and replaces on each push); the text around it is the owner's
+SECTION_START = "<!-- lmbias results: start (written by `lmbias push`, replaced on each push) -->"
+SECTION_END = "<!-- lmbias results: end -->"
+
+
+def results_table(results: list) -> str:
+    """The card's readable table of the lmbias results in a model-index (this push's and earlier ones'): one row
+    per benchmark, measure and protocol overall, with the value, its interval, the ideal, the protocol and
+    whether the run was partial; each benchmark linked to its paper."""
+    by_dataset = {benchmark.hub_dataset.name: benchmark for benchmark in benchmarks()}
+    lines = ["| benchmark | measure | value | interval | ideal | protocol | partial |", "|---|---|---|---|---|---|---|"]
+    for result in results:
+        benchmark = by_dataset.get(result.dataset_name)
+        if not is_lmbias(result) or result.dataset_config != "overall" or benchmark is None:
+            continue
+        args, spec = result.metric_args, benchmark.metric(result.metric_type)
+        digits = spec.decimals
+        interval = f"[{args['ci_low']:.{digits}f}, {args['ci_high']:.{digits}f}]" if "ci_low" in args and "ci_high" in args else ""
+        protocol = str(args.get("protocol", "paper's"))
+        slice_ = [part for part in (result.metric_config or "").split("/") if part and part != protocol]  # the task, split ...
+        measure = spec.name + (f" ({'/'.join(slice_)})" if slice_ else "")
+        cells = [f"[{benchmark.display_name}]({benchmark.paper})" if benchmark.paper else benchmark.display_name, measure,
+                 f"{result.metric_value:.{digits}f}", interval, f"{spec.ideal:.{digits}f}", protocol,
+                 args.get("partial", "no")]
+        lines.append("| " + " | ".join(str(cell).replace("|", "\\|").replace("\n", " ") for cell in cells) + " |")
+    return "\n".join(lines)
+
+
+def results_section(results: list, eval_results_written: bool) -> str:
+    """The card's lmbias section: the table (:func:`results_table`) and where the numbers are; it names the
+    ``.eval_results/`` folder only when this push wrote it."""
+    where = ("the model-index in this card's metadata holds them per domain too"
+             + ("; `.eval_results/` holds them in the Hub's evaluation-results format" if eval_results_written else ""))
+    return "\n".join([SECTION_START, "## Bias evaluation (lmbias)", "",
+                      "Headline measures overall, as measured by lmbias "
+                      f"{__version__}; {where}. Ideal: an unbiased model's value. A partial run covers less than the "
+                      "benchmark's full setting, so its numbers are not comparable with the paper's.", "",
+                      results_table(results), SECTION_END])
+
+
+def merged_card(card: ModelCard | None, repo_id: str, results: list, *, eval_results_written: bool = False) -> ModelCard:
     """``card`` (None: a new, minimal card tagged ``lmbias``) with ``results`` merged into its
-    model-index; every other metadata field and the card's text are kept."""
+    model-index and its lmbias section (:func:`results_section`) written or replaced; every other
+    metadata field and the rest of the card's text are kept."""
     if card is None:
-        card = ModelCard(f"---\ntags:\n- lmbias\n---\n\n# {repo_id}\n\nBias evaluation results written by lmbias "
-                         "(`lmbias push`): see the model-index in this card's metadata and the `.eval_results/` folder.\n")
+        card = ModelCard(f"---\ntags:\n- lmbias\n---\n\n# {repo_id}\n")
     card.data.eval_results = merge_eval_results(card.data.eval_results or [], results)
     card.data.model_name = card.data.model_name or repo_id.split("/")[-1]
+    section = results_section(card.data.eval_results, eval_results_written)
+    text = card.text
+    if SECTION_START in text and SECTION_END in text.split(SECTION_START, 1)[1]:
+        before, rest = text.split(SECTION_START, 1)
+        text = before + section + rest.split(SECTION_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    card.text = text
     return card

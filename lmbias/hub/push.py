@@ -25,7 +25,7 @@ from ..errors import InputError, LmbiasError
 from ..files import output_folder, write_atomic
 from ..results import Run, data_source, first_line, load_runs, model_of
 from . import eval_results as eval_yaml
-from .model_index import eval_results_of, merged_card, model_records
+from .model_index import NOT_HEADLINE, eval_results_of, merged_card, model_records
 
 HUB = "https://huggingface.co"
 
@@ -123,7 +123,7 @@ def plan(runs: list, repo_id: str, results_dataset: str | None = None, card=None
                          f"data from {data_source(run)['text']}, not from the Hub (the model-index in README.md records "
                          "that source)")
         notes += _left_out(run)
-    card = merged_card(card, repo_id, results)
+    card = merged_card(card, repo_id, results, eval_results_written=bool(files))
     return Plan(repo_id, {"README.md": str(card).encode(), **files}, results_dataset, dataset_files, notes)
 
 
@@ -132,7 +132,11 @@ def _left_out(run: Run) -> list:
     baseline = [r["source"] for r, _ in left_out if r["source"] != "model"]
     notes = [f"{run.benchmark}: {len(baseline)} {baseline[0].capitalize()}-baseline results left out (a reference, not the model)"
              ] if baseline else []
-    notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out if r["source"] == "model"]
+    further = sum(why == NOT_HEADLINE for _, why in left_out)
+    notes += [f"{run.benchmark}: {further} further records (other breakdowns of its measures) are in its results.json, not "
+              "the card: the card holds the headline measures per domain"] if further else []
+    notes += [f"{run.benchmark}: {r['metric']}/{r['domain']} left out: {why}" for r, why in left_out
+              if r["source"] == "model" and why != NOT_HEADLINE]
     return notes + [f"{run.benchmark}: not measured: {first_line(line)}" for line in run.missing]
 
 
