@@ -10,6 +10,7 @@ Commands:
     lmbias push RUN_DIR [RUN_DIR ...] --repo-id ORG/MODEL [--dry-run [--out DIR]] [--results-dataset ORG/NAME]
     lmbias leaderboard [RUN_DIR ...] --out SITE_DIR [--hub-dataset ORG/NAME | --results-dir DIR]
     lmbias report RUN_DIR [RUN_DIR ...] --out REPORT_DIR [--compare DOMAIN:A:B ...]   self-contained HTML report
+    lmbias compare RUN_A RUN_B [--out DIR] [--bootstrap N]   two runs on the same items: paired differences and test
     lmbias debias --method embedding|sentiment --lambda L --out DIR [--model M] ...   the counterfactual paper's debiasing
     lmbias perplexity [--model M] [--out RUN_DIR]      PPL and PPL_s on held-out text
     lmbias modules install | push --org ORG [--dry-run --out DIR]   the evaluate modules by name
@@ -195,6 +196,7 @@ examples:
   lmbias run crows_pairs --model M --backend vllm    through vLLM (or --backend openai --base-url URL)
   lmbias report runs/bold-gpt2 --out reports/gpt2    a self-contained HTML report
   lmbias leaderboard runs/* --out site               a static leaderboard of every run
+  lmbias compare runs/base/bbq runs/debiased/bbq     did it change, and is the change real?
   lmbias resources --fetch                           download every data file now (later runs download no data)
   lmbias run bold --help                             a benchmark's own options first, then the shared ones
 
@@ -296,9 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
         benchmark_parser(benchmark, command)
         command.set_defaults(func=_run)
 
+    from .compare import add_parser as add_compare_parser
     from .hub.push import add_parser as add_push_parser
 
     add_push_parser(commands)
+    add_compare_parser(commands)
 
     modules = commands.add_parser("modules", help="the evaluate modules by name: install into evaluate's cache, push as Spaces")
     module_commands = modules.add_subparsers(dest="modules_command", required=True)

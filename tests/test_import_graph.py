@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lmbias"
 LAYERS = (
     # lmbias: the public API
     ("lmbias.cli", "lmbias.__main__", "lmbias.evaluate_adapter", "lmbias.modules", "lmbias.docs_options", "lmbias"),
-    ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results", "lmbias.scorecard"),
+    ("lmbias.report", "lmbias.hub", "lmbias.leaderboard", "lmbias.debias", "lmbias.results", "lmbias.scorecard", "lmbias.compare"),
     ("lmbias.suite",),
     ("lmbias.benchmarks",),
     ("lmbias.protocols",),

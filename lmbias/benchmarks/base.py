@@ -248,6 +248,8 @@ class Benchmark:
         overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
         paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
         references: published figures of known models on its measures (:class:`Reference`).
+        task: its :class:`~lmbias.benchmarks.declared.Task` where it is declared for the generic run (None:
+            its own run), for what reads its items again (``lmbias compare``).
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
     """
@@ -275,6 +277,7 @@ class Benchmark:
     overall_note: str = ""
     paper: str = ""
     references: tuple = ()
+    task: Any = None
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments

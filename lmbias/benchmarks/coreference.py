@@ -75,6 +75,11 @@ def option_texts(row: dict) -> list[str]:
     return [candidate if candidate == "someone" else f"the {candidate}" for candidate in row["candidates"]]
 
 
+def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
+    """Whether each sentence's pronoun was resolved to its referent (None: no valid answer)."""
+    return [None if record["prediction"] is None else record["prediction"] == row["label"] for record, row in zip(records, rows)]
+
+
 def request(protocol: str, rows: list[dict], *, prompt: str, benchmark: str, batch_size: int, seed: int):
     """What ``protocol`` is asked for ``rows``: the two people scored after :data:`REFERENT_PROMPT`
     (:func:`score_referents`), or the lettered question in ``prompt``, one option order per pair (a

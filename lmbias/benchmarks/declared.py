@@ -154,6 +154,11 @@ class Task:
             it, from the generic one (``model``: the model's description; None: as it is).
         skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
             benchmark the options left out (default: none).
+        outcomes: ``outcomes(records, rows, settings)``: each row's outcome that its headline measure counts,
+            True / False (None: no valid answer), in row order: BBQ's and the coreference sets' correct
+            answer, CrowS-Pairs' and StereoSet's stereotype preferred; ``lmbias compare`` tests how two runs'
+            outcomes differ on the same items (None: the benchmark has no per-item outcome); ``outcome_name``
+            says in a few words what a True outcome is ("correct answer").
         chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
         refuse: ``refuse(spec, options)``: a model the options cannot run (raises
             :class:`~lmbias.errors.InputError`), before it is checked or loaded.
@@ -180,6 +185,8 @@ class Task:
     shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
     refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
     skipped: Callable[[dict], dict] = lambda settings: {}
+    outcomes: Callable[[list, list, dict], list] | None = None
+    outcome_name: str = ""
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it

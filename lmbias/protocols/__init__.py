@@ -44,6 +44,7 @@ class Protocol:
             main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
             :class:`~lmbias.protocols.choice.Questions`).
         finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers).
+        records_file: that per-item file's name in a finished run's folder.
     """
 
     name: str
@@ -53,6 +54,7 @@ class Protocol:
     verb: str
     answer: Callable[..., tuple]
     finish: Callable[[Any, Any, list], Any]
+    records_file: str
 
     def refuse_chat(self, spec, benchmark: str, chat_scoring: bool = False) -> None:
         """A one-line error for a chat run (``--chat``, or a server that applies the template) of a
@@ -64,9 +66,10 @@ class Protocol:
 
 
 LIKELIHOOD = Protocol("likelihood", reads_replies=False, scores_raw_text=True, takes_template=False, verb="scoring",
-                      answer=likelihood.answer, finish=likelihood.with_scores)
+                      answer=likelihood.answer, finish=likelihood.with_scores, records_file=likelihood.SCORES_FILE)
 GENERATE = Protocol("generate", reads_replies=True, scores_raw_text=False, takes_template=True, verb="answering",
-                    answer=choice.answer, finish=lambda out, result, records: choice.with_answers(result, records))
+                    answer=choice.answer, finish=lambda out, result, records: choice.with_answers(result, records),
+                    records_file=choice.ANSWERS_FILE)
 REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE)}
 PROTOCOLS = tuple(REGISTRY)  # the names, in the order --protocol lists them; the first is the default
 

@@ -81,7 +81,7 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="bbq", display_name="BBQ", description="BBQ: accuracy and bias scores (s_AMB, s_DIS) per category",
     dataset="bbq", hub_dataset=HubDataset("oskarvanderwal/bbq", "BBQ", "test"),
-    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
     variants=(Variant("protocol", "BBQ protocol", PROTOCOLS),),

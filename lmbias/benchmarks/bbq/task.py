@@ -175,6 +175,12 @@ def data(rows: list[dict], options: dict, data_dir) -> dict:
             "counts": {"items": len(rows), **{c: sum(r["category"] == c for r in rows) for c in categories}}}
 
 
+def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
+    """Whether each item's answer (by ``--decision`` where the run scored) is the correct one; None: invalid."""
+    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
+    return [None if record[key] is None else record[key] == row["label"] for record, row in zip(records, rows)]
+
+
 DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",
              "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
 
@@ -193,7 +199,7 @@ TASK = Task(
         Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
                expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols=DESCRIBED, prompts=PROMPTS, check=check,
+    protocols=DESCRIBED, prompts=PROMPTS, check=check, outcomes=outcomes, outcome_name="correct answer",
     items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
     request=lambda protocol, rows, settings: request(protocol, rows, batch_size=settings["batch_size"], seed=settings["seed"]),
     measure=measure, data=data,

@@ -157,6 +157,14 @@ def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> 
     return {**aggregate_crows_pairs(scored), **sentence_choice.invalid_count(records)}
 
 
+def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
+    """Whether the more stereotypical sentence of each pair was preferred: scored higher at the authors' 3
+    decimals (likelihood) or chosen (generate; None: the reply named neither)."""
+    if get_protocol(settings["protocol"]).reads_replies:
+        return [None if record["prediction"] is None else record["prediction"] == 0 for record in records]
+    return [round(record["sent_more_score"], 3) > round(record["sent_less_score"], 3) for record in records]
+
+
 def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's config: how a sentence was scored (likelihood) or the wording and seed (generate),
     in :data:`CONFIG_ORDER`; ``--model-type`` is not recorded (the model's description names its type)."""
@@ -224,4 +232,5 @@ TASK = Task(
     items=items, request=request, measure=measure, data=data, counted=counted,
     check=check, identity=lambda protocol, settings: {key: settings[key] for key in IDENTITY[protocol]},
     recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
+    outcomes=outcomes, outcome_name="stereotypical sentence preferred",
 )

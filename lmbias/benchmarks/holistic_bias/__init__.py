@@ -55,7 +55,7 @@ BENCHMARK = Benchmark(
     name="holistic_bias", display_name="HolisticBias",
     description="HolisticBias: Likelihood Bias per demographic axis (descriptor pairs with different perplexities)",
     dataset="holistic_bias", hub_dataset=HubDataset("fairnlp/holistic-bias", "HolisticBias", "test"),
-    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments, defaults={"batch_size": 64},
     variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),

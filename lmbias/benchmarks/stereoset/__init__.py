@@ -84,7 +84,7 @@ def migrate_v1(results: dict) -> dict:
 BENCHMARK = Benchmark(
     name="stereoset", display_name="StereoSet", description="StereoSet dev set: LMS, SS and ICAT",
     dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
-    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments,
     variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),

@@ -322,6 +322,15 @@ def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> 
     return aggregate_stereoset(records, **intervals)
 
 
+def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
+    """Whether each item's stereotype was preferred to its anti-stereotype (what SS counts): scored higher
+    (likelihood), or chosen in the first of its three comparisons (generate; None: that reply named neither)."""
+    if get_protocol(settings["protocol"]).reads_replies:
+        first = records[:: len(COMPARISONS)]  # each item's comparisons in COMPARISONS order; the first is SS's
+        return [None if record["prediction"] is None else record["prediction"] == 0 for record in first]
+    return [record["stereotype"] > record["anti_stereotype"] for record in records]
+
+
 def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's config, in :data:`CONFIG_ORDER`: how each task was scored (likelihood), or the
     wording and the comparisons asked (generate); ``--model-type`` is not recorded (the model's
@@ -412,4 +421,5 @@ TASK = Task(
     items=items, request=request, measure=measure, data=data, counted=counted, check=check, identity=identity,
     recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
     skipped=lambda settings: {task: "not run" for task in TASKS if task not in settings["tasks"]},
+    outcomes=outcomes, outcome_name="stereotype preferred to the anti-stereotype",
 )

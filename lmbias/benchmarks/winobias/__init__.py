@@ -76,7 +76,7 @@ BENCHMARK = Benchmark(
     name="winobias", display_name="WinoBias",
     description="WinoBias: coreference accuracy on pro- and anti-stereotypical sentences and their gap",
     dataset="winobias", hub_dataset=HubDataset("uclanlp/wino_bias", "WinoBias", "test"),
-    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments,
     variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),

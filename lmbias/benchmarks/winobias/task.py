@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, request
+from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, outcomes, request
 from ..declared import Option, Task
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
 from .measure import MAX_BOOTSTRAP, winobias_scores
@@ -54,7 +54,7 @@ TASK = Task(
     items=lambda options, data_dir: select_rows(options["split"], options["types"], options["limit"], data_dir),
     request=lambda protocol, rows, settings: request(protocol, rows, prompt=settings["prompt"], benchmark="winobias",
                                                      batch_size=settings["batch_size"], seed=settings["seed"]),
-    measure=measure, data=data,
+    measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
     counted=lambda rows, options: {"sentences": (len(rows), 4 * FILE_ROWS)},
     config=lambda protocol, options: {"decision": DECISIONS.get(protocol)},
 )

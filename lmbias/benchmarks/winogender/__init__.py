@@ -97,7 +97,7 @@ BENCHMARK = Benchmark(
     name="winogender", display_name="Winogender",
     description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with the share of women",
     dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
-    metrics=METRICS, run=TASK.run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments,
     variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, request
+from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, outcomes, request
 from ..declared import Option, Task
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
 from .measure import winogender_scores
@@ -59,7 +59,7 @@ TASK = Task(
     items=lambda options, data_dir: select_rows(options["genders"], options["limit"], data_dir),
     request=lambda protocol, rows, settings: request(protocol, rows, prompt=settings["prompt"], benchmark="winogender",
                                                      batch_size=settings["batch_size"], seed=settings["seed"]),
-    measure=measure, data=data,
+    measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
     counted=lambda rows, options: {"sentences": (len(rows), SPEC.expected_rows())},
     config=lambda protocol, options: {"decision": DECISIONS.get(protocol)},
 )

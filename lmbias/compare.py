@@ -1,0 +1,267 @@
+"""``lmbias compare A B``: did the numbers change between two runs on the same items, and is the change real?
+
+Two finished runs of one benchmark (a model before and after debiasing, two releases, two models) are
+compared item by item. They must be on the same items: the same benchmark, the same data (file and
+revision) and the same item ids; otherwise one line says what differs and nothing is written.
+
+For each headline measure overall (:meth:`lmbias.benchmarks.base.Benchmark.headline_records`), the two
+values, their paired difference (B - A) and its paired bootstrap interval: the items are resampled (the
+same draw for both runs; the coreference sets' sentence pairs as units, as their measures pair them) and
+the benchmark's own measure (its :class:`~lmbias.benchmarks.declared.Task` ``measure``) is applied to
+each run's resampled answers. Each item's outcome that the headline counts (BBQ's and the coreference
+sets' correct answer, CrowS-Pairs' and StereoSet's stereotype preferred: the Task's ``outcomes``) gives
+the paired test on decisions: McNemar's exact test, the two-sided binomial test of the discordant items
+(A yes / B no against A no / B yes; scipy.stats.binomtest). The items whose outcome flipped are written
+to ``flips.jsonl`` (the first few are printed), the differences with their intervals are drawn in
+``compare.png``, and everything is in ``compare.json``.
+
+Benchmarks with their own run (BOLD, counterfactual, SEAT) have no per-item outcome declared: comparing
+them is refused in one line (their per-group distribution tests are in ``lmbias report``, which draws two
+runs side by side).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from .benchmarks import get_benchmark
+from .checks import check_scalar
+from .errors import InputError
+from .files import output_folder, write_atomic
+from .protocols import get_protocol
+from .render.text import markdown_table
+from .results import Run, layout_checked, load_run, model_of
+
+SHOWN_FLIPS = 5
+
+
+def _settings(task, run: Run) -> dict:
+    """The settings a Task's functions read, rebuilt from what the run recorded: its own options (their
+    defaults where results.json does not record one), its protocol and wording, seed and folder; no
+    bootstrap inside the measure (the comparison resamples)."""
+    config = run.results["config"]
+    options = {option.name: config.get(option.name, option.default) for option in task.options}
+    options = {name: list(value) if isinstance(value, tuple) else value for name, value in options.items()}
+    protocol = config.get("protocol") or next(iter(task.protocols))
+    return {**options, "protocol": protocol, "prompt": config.get("prompt"), "batch_size": config.get("batch_size", 32),
+            "seed": config.get("seed", 0), "benchmark": task.name, "out": str(run.path), "bootstrap": 0}
+
+
+def _items(task, run: Run, data_dir) -> tuple[list, list, dict]:
+    """The run's rows (its items read again) and its per-item records, in row order, with its settings."""
+    settings = _settings(task, run)
+    protocol = get_protocol(settings["protocol"])
+    records_file = run.path / protocol.records_file
+    if not records_file.is_file():
+        raise InputError(f"{run.path}: no {protocol.records_file}, the per-item answers a comparison reads; rerun the "
+                         "command that wrote the run with this lmbias")
+    records = [json.loads(line) for line in records_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = task.items(settings, data_dir)
+    if not rows or len(records) % len(rows):
+        raise InputError(f"{records_file} holds {len(records):,} answers for {len(rows):,} items read again: the data "
+                         "or the run's options differ from when it ran; rerun it")
+    return rows, records, settings
+
+
+def _check_same_items(a: Run, b: Run, rows_a: list, rows_b: list) -> None:
+    data_a, data_b = a.results.get("data", {}), b.results.get("data", {})
+    for key in ("revision", "split"):
+        if data_a.get(key) != data_b.get(key):
+            raise InputError(f"the runs read different data: {key} {data_a.get(key)!r} in {a.path}, {data_b.get(key)!r} in "
+                             f"{b.path}; a comparison needs the same items")
+    ids_a, ids_b = [str(row["id"]) for row in rows_a], [str(row["id"]) for row in rows_b]
+    if ids_a != ids_b:
+        only_a, only_b = sorted(set(ids_a) - set(ids_b)), sorted(set(ids_b) - set(ids_a))
+        what = (f"{len(only_a):,} items only in {a.path}" + (f" (first {only_a[0]!r})" if only_a else "") + f", {len(only_b):,} only "
+                f"in {b.path}" + (f" (first {only_b[0]!r})" if only_b else "")) if only_a or only_b else "the same items in another order"
+        raise InputError(f"the runs are on different items: {what}; run both with the same options (--limit, categories, ...)")
+
+
+def _groups(rows: list) -> list[list[int]]:
+    """The resampling units: a coreference set's sentence pairs (rows sharing ``pair``), else each item."""
+    units: dict = {}
+    for index, row in enumerate(rows):
+        units.setdefault(row.get("pair", index), []).append(index)
+    return list(units.values())
+
+
+def _headline(benchmark, results: dict, body: dict) -> dict:
+    """metric id -> value of the headline measures overall of a results body."""
+    records = list(benchmark.records({**results, "results": body}))
+    return {record["metric"]: record["value"] for record in benchmark.headline_records(records)}
+
+
+def _resampled(rows: list, records: list, draw: list, groups: list, per_row: int) -> tuple[list, list]:
+    """Rows and records of one bootstrap draw; a unit drawn twice gets distinct ids and pairs."""
+    new_rows, new_records = [], []
+    for k, unit in enumerate(draw):
+        for index in groups[unit]:
+            row = {**rows[index], "id": f"{rows[index]['id']}#{k}"}
+            if "pair" in row:
+                row["pair"] = f"{row['pair']}#{k}"
+            new_rows.append(row)
+            new_records += records[index * per_row:(index + 1) * per_row]
+    return new_rows, new_records
+
+
+def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir=None) -> dict:
+    """Compare two finished runs on the same items (see the module docstring).
+
+    Returns:
+        ``{"benchmark", "a", "b", "items", "measures": [{metric, name, a, b, difference, ci}], "test":
+        {a_only, b_only, both, neither, invalid, p_value, test}, "flips": [{id, a, b}]}``; ``a_only``: items whose
+        outcome is true in A only.
+
+    Raises:
+        lmbias.errors.InputError: a run that is not finished or not comparable (one line saying why).
+    """
+    check_scalar(bootstrap, "--bootstrap", minimum=0, maximum=100_000)
+    a, b = (load_run(path) for path in (run_a, run_b))
+    for run in (a, b):
+        if run.results is None:
+            raise InputError(f"{run.path} has not finished (no results.json); finish it first (rerun its command)")
+    if a.benchmark != b.benchmark:
+        raise InputError(f"the runs are of different benchmarks: {a.benchmark} ({a.path}) and {b.benchmark} ({b.path}); "
+                         "a comparison needs two runs of one benchmark")
+    benchmark = get_benchmark(a.benchmark)
+    task = benchmark.task
+    if task is None or task.outcomes is None:
+        raise InputError(f"{benchmark.display_name} has no per-item outcome to compare (its own run); `lmbias report "
+                         f"{a.path} {b.path}` draws the two side by side with the paper's per-group tests")
+    (rows_a, records_a, settings_a), (rows_b, records_b, settings_b) = (_items(task, run, data_dir) for run in (a, b))
+    _check_same_items(a, b, rows_a, rows_b)
+    with layout_checked(f"{a.path} or {b.path}", benchmark.name):  # a per-item file whose fields are not a run's
+        outcome_a = task.outcomes(records_a, rows_a, settings_a)
+        outcome_b = task.outcomes(records_b, rows_b, settings_b)
+        measures = _measures(benchmark, task, (a, b), (rows_a, rows_b), (records_a, records_b), (settings_a, settings_b),
+                             bootstrap, seed, data_dir)
+    pairs = [(x, y) for x, y in zip(outcome_a, outcome_b)]
+    valid = [(x, y) for x, y in pairs if x is not None and y is not None]
+    a_only, b_only = sum(x and not y for x, y in valid), sum(y and not x for x, y in valid)
+    p_value = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
+    flips = [{"id": str(row["id"]), "a": x, "b": y} for row, (x, y) in zip(rows_a, pairs) if x != y]
+    return {"benchmark": benchmark.name, "a": {"path": str(a.path), "model": model_of(a)},
+            "b": {"path": str(b.path), "model": model_of(b)}, "items": len(rows_a), "measures": measures,
+            "test": {"test": "McNemar's exact test (two-sided binomial test of the discordant items)",
+                     "outcome": task.outcome_name, "a_only": int(a_only), "b_only": int(b_only),
+                     "both": int(sum(x and y for x, y in valid)), "neither": int(sum(not x and not y for x, y in valid)),
+                     "invalid": len(pairs) - len(valid), "p_value": p_value},
+            "flips": flips, "bootstrap": bootstrap, "seed": seed}
+
+
+def _measures(benchmark, task, runs, rows, records, settings, bootstrap, seed, data_dir) -> list:
+    values = [_headline(benchmark, run.results, task.measure(rec, row, setting, data_dir))
+              for run, row, rec, setting in zip(runs, rows, records, settings)]
+    groups = _groups(rows[0])
+    per_row = [len(rec) // len(row) for rec, row in zip(records, rows)]
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(bootstrap):
+        draw = rng.integers(0, len(groups), len(groups)).tolist()
+        resampled = [_resampled(row, rec, draw, groups, k) for row, rec, k in zip(rows, records, per_row)]
+        try:
+            draws.append([_headline(benchmark, run.results, task.measure(rec, row, setting, data_dir))
+                          for run, (row, rec), setting in zip(runs, resampled, settings)])
+        except InputError:  # a draw with no valid answer at all: it has no value, like the paper's undefined cells
+            continue
+    measures = []
+    for metric in [m for m in values[0] if m in values[1]]:
+        spec = benchmark.metric(metric)
+        first, second = values[0][metric], values[1][metric]
+        defined = first is not None and second is not None
+        differences = [d[1][metric] - d[0][metric] for d in draws
+                       if d[0].get(metric) is not None and d[1].get(metric) is not None]
+        ci = [float(np.percentile(differences, 2.5)), float(np.percentile(differences, 97.5))] if defined and differences else None
+        measures.append({"metric": metric, "name": spec.name, "unit": spec.unit, "decimals": spec.decimals, "ideal": spec.ideal,
+                         "a": first, "b": second, "difference": second - first if defined else None, "ci": ci})
+    return measures
+
+
+def summary(comparison: dict, out) -> str:
+    """The few lines ``lmbias compare`` prints: the measures' differences, the test, the first flipped items."""
+    def number(value, digits) -> str:
+        return "n/a" if value is None else f"{value:.{digits}f}"
+
+    rows = [{"measure": m["name"], "A": number(m["a"], m["decimals"]), "B": number(m["b"], m["decimals"]),
+             "B - A": number(m["difference"], m["decimals"]),
+             "95 % interval": "" if not m["ci"] else f"[{m['ci'][0]:.{m['decimals']}f}, {m['ci'][1]:.{m['decimals']}f}]",
+             "ideal": number(m["ideal"], m["decimals"])} for m in comparison["measures"]]
+    test = comparison["test"]
+    lines = [f"A: {comparison['a']['model']} ({comparison['a']['path']})", f"B: {comparison['b']['model']} ({comparison['b']['path']})",
+             f"{get_benchmark(comparison['benchmark']).display_name}, the same {comparison['items']:,} items; intervals: paired "
+             f"bootstrap over the items, {comparison['bootstrap']:,} resamples", "", markdown_table(rows, list(rows[0]) if rows else []),
+             "", f"Per item, {test['outcome']}: {test['a_only']:,} items in A only, {test['b_only']:,} in B only, "
+             f"{test['both']:,} in both, {test['neither']:,} in neither, {test['invalid']:,} without a valid answer in one run; "
+             f"{test['test']}: p = {test['p_value']:.3g}."]
+    flips = comparison["flips"]
+    if flips:
+        words = {True: "yes", False: "no", None: "invalid"}
+        shown = ", ".join(f"{flip['id']} ({words[flip['a']]} -> {words[flip['b']]})" for flip in flips[:SHOWN_FLIPS])
+        lines.append(f"{len(flips):,} items changed outcome, e.g. {shown}; all in {out}/flips.jsonl")
+    return "\n".join(lines)
+
+
+def figure(comparison: dict):
+    """The paired differences B - A with their intervals, one row per measure, against 0."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    measures = [m for m in comparison["measures"] if m["difference"] is not None]
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(measures) + 1.4))
+    for i, m in enumerate(measures):
+        low, high = m["ci"] or (m["difference"], m["difference"])
+        ax.errorbar(m["difference"], i, xerr=[[m["difference"] - low], [high - m["difference"]]], fmt="o", color="#0b5cad",
+                    capsize=4)
+    ax.axvline(0, color="#888", linewidth=1)
+    ax.set_yticks(range(len(measures)), [m["name"] for m in measures])
+    ax.invert_yaxis()
+    ax.set_xlabel("B - A (paired bootstrap 95 % interval)")
+    ax.set_title(f"{get_benchmark(comparison['benchmark']).display_name}: {comparison['b']['model']} vs {comparison['a']['model']}",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def write_comparison(run_a, run_b, out, *, bootstrap: int = 1000, seed: int = 0, data_dir=None) -> tuple[dict, str]:
+    """:func:`compare_runs`, then ``out/compare.json``, ``out/flips.jsonl`` and ``out/compare.png``; returns the
+    comparison and its summary. Nothing is written when the runs cannot be compared."""
+    comparison = compare_runs(run_a, run_b, bootstrap=bootstrap, seed=seed, data_dir=data_dir)
+    with output_folder(out, "--out") as folder:
+        write_atomic(folder / "compare.json", json.dumps(comparison, indent=2))
+        write_atomic(folder / "flips.jsonl", "".join(json.dumps(flip) + "\n" for flip in comparison["flips"]))
+        fig = figure(comparison)
+        fig.savefig(folder / "compare.png", dpi=150)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return comparison, summary(comparison, Path(out))
+
+
+def add_parser(commands) -> None:
+    """Add ``lmbias compare`` to the CLI's subcommands."""
+    command = commands.add_parser("compare", help="compare two runs of one benchmark on the same items: paired "
+                                                  "differences, intervals, a test, the items that changed")
+    command.add_argument("run_a", metavar="A", help="a finished run directory (e.g. the base model's)")
+    command.add_argument("run_b", metavar="B", help="a finished run directory of the same benchmark and items (e.g. the debiased model's)")
+    command.add_argument("--out", metavar="DIR", help="where compare.json, flips.jsonl and compare.png go (default compare/<A>-vs-<B>)")
+    command.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples for the intervals (0: none)")
+    command.add_argument("--seed", type=int, default=0, help="the resampling seed")
+    command.add_argument("--data-dir", metavar="DIR", help="the reference data folder the runs read (default: as the runs found it)")
+    command.set_defaults(func=_command)
+
+
+def _command(args) -> int:
+    name = "-vs-".join("-".join(Path(path).resolve().parts[-2:]) for path in (args.run_a, args.run_b))
+    out = args.out or Path("compare") / name
+    _, text = write_comparison(args.run_a, args.run_b, out, bootstrap=args.bootstrap, seed=args.seed, data_dir=args.data_dir)
+    print(text)
+    return 0
+
+
+__all__ = ["compare_runs", "write_comparison"]

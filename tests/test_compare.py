@@ -1,0 +1,105 @@
+"""``lmbias compare A B``: two runs on the same items, each count and p-value recomputed here from the runs'
+per-item files (tiny random models: the plumbing and the arithmetic, not a finding), and the refusals."""
+
+import json
+from math import comb
+
+import pytest
+
+from lmbias.benchmarks import save_run
+from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.declared import run_task
+from lmbias.benchmarks.winobias.task import TASK as WINOBIAS
+from lmbias.cli import main
+from lmbias.compare import compare_runs
+from lmbias.lm.spec import ModelSpec
+
+from tiny_lm import save_tiny_causal_lm
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, data_dir):
+    """CrowS-Pairs (24 pairs) and WinoBias (4 pairs per type) by two tiny random models (seeds 0 and 1)."""
+    root = tmp_path_factory.mktemp("compare")
+    made = {}
+    for seed in (0, 1):
+        model = ModelSpec(save_tiny_causal_lm(root / f"model{seed}", seed=seed), device="cpu")
+        made["crows", seed] = root / f"crows{seed}"
+        save_run(run_task(CROWS_PAIRS, model=model, out=made["crows", seed], limit=24, progress=False, data_dir=data_dir))
+        made["winobias", seed] = root / f"winobias{seed}"
+        save_run(run_task(WINOBIAS, model=model, out=made["winobias", seed], limit=4, bootstrap=0, progress=False,
+                          data_dir=data_dir))
+    return made
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _exact_two_sided(k: int, n: int) -> float:
+    """McNemar's exact p-value by hand: twice the smaller binomial tail at 1/2, at most 1."""
+    if n == 0:
+        return 1.0
+    tail = sum(comb(n, i) for i in range(min(k, n - k) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def test_plumbing_crows_pairs_counts_flips_and_the_exact_test_are_the_per_item_files(runs, data_dir):
+    a, b = runs["crows", 0], runs["crows", 1]
+    comparison = compare_runs(a, b, bootstrap=200, seed=3, data_dir=data_dir)
+    # the outcome, from scores.jsonl as the authors' metric.py decides it: more > less at 3 decimals
+    preferred = [[round(r["sent_more_score"], 3) > round(r["sent_less_score"], 3) for r in _lines(run / "scores.jsonl")]
+                 for run in (a, b)]
+    a_only = sum(x and not y for x, y in zip(*preferred))
+    b_only = sum(y and not x for x, y in zip(*preferred))
+    test = comparison["test"]
+    assert (test["a_only"], test["b_only"], test["invalid"], comparison["items"]) == (a_only, b_only, 0, 24)
+    assert test["both"] + test["neither"] + a_only + b_only == 24
+    assert test["p_value"] == pytest.approx(_exact_two_sided(a_only, a_only + b_only), rel=1e-12)
+    ids = [r["id"] for r in _lines(a / "scores.jsonl")]
+    assert [flip["id"] for flip in comparison["flips"]] == [i for i, x, y in zip(ids, *preferred) if x != y]
+    # the headline: each run's own results.json, and their difference
+    score = [json.loads((run / "results.json").read_text())["results"]["overall"]["metric_score"] for run in (a, b)]
+    (measure,) = comparison["measures"]
+    assert (measure["a"], measure["b"]) == (score[0], score[1]) == (100 * sum(preferred[0]) / 24, 100 * sum(preferred[1]) / 24)
+    assert measure["difference"] == pytest.approx(score[1] - score[0])
+    low, high = measure["ci"]
+    assert low <= measure["difference"] <= high and high - low > 0
+
+
+def test_plumbing_winobias_resamples_its_pairs_and_counts_correct_answers(runs, data_dir, tmp_path, capsys):
+    a, b = runs["winobias", 0], runs["winobias", 1]
+    out = tmp_path / "cmp"
+    assert main(["compare", str(a), str(b), "--out", str(out), "--bootstrap", "100", "--data-dir", str(data_dir)]) == 0
+    printed = capsys.readouterr().out
+    comparison = json.loads((out / "compare.json").read_text())
+    assert {m["metric"] for m in comparison["measures"]} == {"gap", "accuracy_pro", "accuracy_anti"}
+    labels = {row["id"]: row["label"] for row in WINOBIAS.items({"split": "test", "types": [1, 2], "limit": 4}, data_dir)}
+    correct = [[r["prediction"] == labels[r["id"]] for r in _lines(run / "scores.jsonl")] for run in (a, b)]
+    assert comparison["test"]["a_only"] == sum(x and not y for x, y in zip(*correct))
+    assert comparison["test"]["b_only"] == sum(y and not x for x, y in zip(*correct))
+    assert _lines(out / "flips.jsonl") == comparison["flips"]
+    assert (out / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "WinoBias, the same 16 items; intervals: paired bootstrap over the items, 100 resamples" in printed
+    assert "Per item, pronoun resolved correctly:" in printed
+
+
+def test_runs_that_cannot_be_compared_are_refused_in_one_line_and_nothing_is_written(runs, data_dir, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    cases = [
+        ([runs["crows", 0], runs["winobias", 1]], "the runs are of different benchmarks: crows_pairs"),
+    ]
+    fewer = tmp_path / "crows-fewer"
+    save_run(run_task(CROWS_PAIRS, model=ModelSpec(save_tiny_causal_lm(tmp_path / "m"), device="cpu"), out=fewer, limit=20,
+                      progress=False, data_dir=data_dir))
+    cases.append(([runs["crows", 0], fewer], "the runs are on different items: 4 items only in"))
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "config.json").write_text(json.dumps({"benchmark": "crows_pairs", "config": {"rows": 24}}))
+    cases.append(([runs["crows", 0], unfinished], "has not finished (no results.json)"))
+    capsys.readouterr()  # what building the cases printed
+    for (first, second), message in cases:
+        assert main(["compare", str(first), str(second), "--out", str(out), "--data-dir", str(data_dir)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+        assert not out.exists()
