@@ -37,6 +37,7 @@ from .render.text import markdown_table
 from .results import Run, layout_checked, load_run, model_of
 
 SHOWN_FLIPS = 5
+COMPARE_BOOTSTRAP = 200  # the report's resamples (a report is read, not cited; `lmbias compare` defaults to 1,000)
 
 
 def _settings(task, run: Run) -> dict:

@@ -103,3 +103,15 @@ def test_runs_that_cannot_be_compared_are_refused_in_one_line_and_nothing_is_wri
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], err
         assert not out.exists()
+
+
+def test_plumbing_a_report_of_two_runs_on_the_same_items_shows_their_paired_comparison(runs, data_dir, tmp_path, monkeypatch):
+    from lmbias.report import build_report
+
+    monkeypatch.setenv("LMBIAS_DATA_DIR", str(data_dir))
+    text = build_report([runs["crows", 0], runs["crows", 1], runs["winobias", 0]], tmp_path / "report", dpi=30).read_text()
+    comparison = compare_runs(runs["crows", 0], runs["crows", 1], bootstrap=200, data_dir=data_dir)
+    section = text[text.index("<h2>Paired comparison: CrowS-Pairs"):]
+    test = comparison["test"]
+    assert f"Per item, stereotypical sentence preferred: {test['a_only']:,} in A only, {test['b_only']:,} in B only" in section
+    assert "compare-crows-pairs.png" in section and "Paired comparison: WinoBias" not in text  # one WinoBias run: none

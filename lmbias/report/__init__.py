@@ -19,11 +19,12 @@ from pathlib import Path
 
 from ..benchmarks import benchmarks, get_benchmark
 from ..checks import check_scalar
-from ..errors import InputError
+from ..errors import InputError, LmbiasError
 from ..files import output_folder, read_json, write_atomic
 from ..model_source import looks_like_path
 from ..render import html
 from ..render.common import Figures, unique_labels
+from ..render.text import first_line
 from ..resources import cache_dir
 from ..results import Run, data_source, dataset_of, layout_checked, load_runs, protocol_description
 from ..scorecard import number_text, scorecard_rows, value_text
@@ -119,7 +120,7 @@ def _write_report(runs: list, out: Path, figures: Figures, title: str | None, op
     body = [html.tag("h1", title or "lmbias bias report"),
             html.tag("p", f"Generated {datetime.datetime.now():%Y-%m-%d %H:%M} by lmbias {__version__} from {len(runs)} run(s); "
                           "the run metadata is at the end.", class_="generated"),
-            *scorecard_section(runs, labels)]
+            *scorecard_section(runs, labels), *comparison_sections(runs, labels, figures)]
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
         if chosen:
@@ -172,6 +173,39 @@ def scorecard_section(runs: list, labels: list) -> list:
     cited = html.tag("p", "Grey rows: ", *[part for i, citation in enumerate(citations, 1) for part in (
         html.tag("span", f"[{i}] {citation}", id=f"reference-{i}"), "; " if i < len(citations) else ".")], class_="legend")
     return [table, *([cited] if citations else []), how]
+
+
+def comparison_sections(runs: list, labels: list, figures: Figures) -> list:
+    """For each benchmark with exactly two finished runs, their paired comparison (:func:`lmbias.compare.compare_runs`:
+    the headline measures' differences with paired bootstrap intervals, the test on the items' outcomes, a figure);
+    two runs that cannot be compared get one line saying why."""
+    from ..compare import COMPARE_BOOTSTRAP, compare_runs, figure
+
+    parts = []
+    for benchmark in benchmarks():
+        chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
+        if len(chosen) != 2 or benchmark.task is None or benchmark.task.outcomes is None:
+            continue
+        (a, label_a), (b, label_b) = chosen
+        title = f"{benchmark.display_name}: {label_b} against {label_a}"
+        try:
+            comparison = compare_runs(a.path, b.path, bootstrap=COMPARE_BOOTSTRAP)
+        except LmbiasError as error:
+            parts.append(html.note(f"{title}: not compared item by item: {first_line(str(error))}"))
+            continue
+        rows = [[m["name"], number_text(m["a"], m), number_text(m["b"], m), number_text(m["difference"], m),
+                 "" if not m["ci"] else f"[{m['ci'][0]:.{m['decimals']}f}, {m['ci'][1]:.{m['decimals']}f}]"]
+                for m in comparison["measures"]]
+        test = comparison["test"]
+        parts += [html.tag("h2", f"Paired comparison: {title}"),
+                  html.table(["measure", f"A: {label_a}", f"B: {label_b}", "B - A", "95 % interval (paired bootstrap)"], rows),
+                  html.tag("p", f"The same {comparison['items']:,} items. Per item, {test['outcome']}: {test['a_only']:,} in A "
+                                f"only, {test['b_only']:,} in B only ({test['test']}: p = {test['p_value']:.3g}); "
+                                f"{len(comparison['flips']):,} items changed outcome (`lmbias compare` lists them)."),
+                  figures.add(figure(comparison), f"compare-{benchmark.name}", title,
+                              ["Paired differences B - A of the headline measures, with their paired bootstrap intervals "
+                               f"({COMPARE_BOOTSTRAP} resamples of the items); 0: no change."])]
+    return parts
 
 
 def _measure_cell(row: dict) -> list:
