@@ -187,8 +187,11 @@ def summary(comparison: dict, out) -> str:
     def number(value, digits) -> str:
         return "n/a" if value is None else f"{value:.{digits}f}"
 
+    units = {"%": "pp", "pp": "pp"}
+
     rows = [{"measure": m["name"], "A": number(m["a"], m["decimals"]), "B": number(m["b"], m["decimals"]),
-             "B - A": number(m["difference"], m["decimals"]),
+             "B - A": number(m["difference"], m["decimals"]) + (f" {units[m['unit']]}" if m["unit"] in units and m["difference"]
+                                                                  is not None else ""),
              "95 % interval": "" if not m["ci"] else f"[{m['ci'][0]:.{m['decimals']}f}, {m['ci'][1]:.{m['decimals']}f}]",
              "ideal": number(m["ideal"], m["decimals"])} for m in comparison["measures"]]
     test = comparison["test"]

@@ -88,9 +88,11 @@ def value_text(row: dict, *, interval: bool = True) -> str:
     return text + UNIT_SUFFIX.get(row["unit"], "")
 
 
-def number_text(value, row: dict) -> str:
-    """``value`` (the ideal, a distance) in a row's unit and decimals; "" for None."""
-    return "" if value is None else f"{value:.{row['decimals']}f}{UNIT_SUFFIX.get(row['unit'], '')}"
+def number_text(value, row: dict, *, difference: bool = False) -> str:
+    """``value`` (the ideal, a distance) in a row's unit and decimals; "" for None. A ``difference`` of two
+    percentages is in percentage points."""
+    unit = "pp" if difference and row["unit"] == "%" else row["unit"]
+    return "" if value is None else f"{value:.{row['decimals']}f}{UNIT_SUFFIX.get(unit, '')}"
 
 
 def markdown_scorecard(rows: Sequence[dict]) -> str:

@@ -293,10 +293,10 @@ def test_the_report_opens_with_the_scorecard_and_folds_the_run_metadata_away(tmp
     assert text.index('<table class="scorecard">') < text.index("<h2") < text.index('<details id="metadata">')
     assert text.index('<details id="metadata">') < text.index("Run: masked-lm (StereoSet)")
     # StereoSet's overall record (task "both"): hand-built LMS 90, SS 60 [55, 65], ICAT 72: off |60 - 50| and |72 - 100|
-    assert "<b>SS</b> <span class=\"value\">60.0 %<small> [55.0, 65.0]</small></span><br><small>ideal 50.0 %, off 10.0 %" in card
+    assert "<b>SS</b> <span class=\"value\">60.0 %<small> [55.0, 65.0]</small></span><br><small>ideal 50.0 %, off 10.0 pp" in card
     assert "<b>ICAT</b> <span class=\"value\">72.0<small> [65.0, 79.0]</small></span><br><small>ideal 100.0, off 28.0" in card
     # CrowS-Pairs 55.0 overall, no interval; the run covers less than the paper's setting? no partial recorded: no mark
-    assert "<b>CrowS-Pairs score</b> <span class=\"value\">55.0 %<small></small></span><br><small>ideal 50.0 %, off 5.0 %" in card
+    assert "<b>CrowS-Pairs score</b> <span class=\"value\">55.0 %<small></small></span><br><small>ideal 50.0 %, off 5.0 pp" in card
     # the papers' figures, as printed, with their citations numbered below the table
     assert "GPT-2 (small), dev set, intrasentence" in card and '<span class="value">61.93 %</span>' in card
     assert "BERT-base, all 1,508 pairs" in card and '<span class="value">60.5 %</span>' in card

@@ -193,7 +193,7 @@ def comparison_sections(runs: list, labels: list, figures: Figures) -> list:
         except LmbiasError as error:
             parts.append(html.note(f"{title}: not compared item by item: {first_line(str(error))}"))
             continue
-        rows = [[m["name"], number_text(m["a"], m), number_text(m["b"], m), number_text(m["difference"], m),
+        rows = [[m["name"], number_text(m["a"], m), number_text(m["b"], m), number_text(m["difference"], m, difference=True),
                  "" if not m["ci"] else f"[{m['ci'][0]:.{m['decimals']}f}, {m['ci'][1]:.{m['decimals']}f}]"]
                 for m in comparison["measures"]]
         test = comparison["test"]
@@ -213,7 +213,7 @@ def _measure_cell(row: dict) -> list:
     value = value_text(row, interval=False)
     return [html.tag("b", row["measure"]), " ", html.tag("span", value, html.tag("small", interval), class_="value"), html.Raw("<br>"),
             html.tag("small", f"ideal {number_text(row['ideal'], row)}"
-                              + (f", off {number_text(row['distance'], row)}" if row["distance"] is not None else ""))]
+                              + (f", off {number_text(row['distance'], row, difference=True)}" if row["distance"] is not None else ""))]
 
 
 __all__ = ["build_report"]
