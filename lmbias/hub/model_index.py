@@ -82,13 +82,16 @@ EXECUTION_SETTINGS = ("device", "processes", "batch_size", "score_batch_size")
 def run_config(run: Run) -> dict:
     """The settings that produced a run's numbers, flat scalars without nulls (the metric ``args``):
     its ``config`` (the generation ``settings`` spread out, execution settings such as the device left
-    out), the model type and the item counts; a list or mapping becomes its JSON text."""
+    out) and the model type; a list or mapping becomes its JSON text. A wording of several lines (a
+    prompt template) is left to results.json, where the card's table points: it would take more lines
+    of the card than the result itself; each record's own item count is ``count``."""
     results = run.results
     config = {key: value for key, value in results.get("config", {}).items() if key not in EXECUTION_SETTINGS}
     config = {**{k: v for k, v in config.items() if k != "settings"}, **config.get("settings", {}),
-              "model_type": results["model"].get("type"), **results.get("data", {}).get("counts", {})}
-    return {key: value if isinstance(value, (str, int, float, bool)) else json.dumps(value)
+              "model_type": results["model"].get("type")}
+    flat = {key: value if isinstance(value, (str, int, float, bool)) else json.dumps(value)
             for key, value in config.items() if value is not None}
+    return {key: value for key, value in flat.items() if not (isinstance(value, str) and "\n" in value)}
 
 
 def metric_args(run: Run, record: dict) -> dict:
