@@ -1,0 +1,169 @@
+"""MBBQ (Neplenbroek et al. 2024): BBQ's templates in English, Dutch, Spanish and Turkish, each with a
+parallel control set (the same questions with first names instead of the words that name a group).
+
+Each row keeps its item's fields and adds what scoring needs, derived from the row itself as the authors'
+``mbbq.py`` (``get_samples``) derives it:
+
+* ``unknown_loc``: the index of the answer tagged ``"unknown"`` in ``answer_info``.
+* ``target_loc``: the index of the answer of the stereotyped group, in *both* question polarities (MBBQ
+  scores a reply +1 when it names the stereotyped group, -1 the other person, 0 unknown; unlike BBQ,
+  whose biased answer in a non-negative question is the other person). A tag matches
+  ``stereotyped_groups`` after the authors' mappings: Gender_identity's ``F`` / ``M`` stand for the
+  words of :data:`FEMALE` / :data:`MALE` in any of the four languages, and an answer tagged ``F`` / ``M``
+  is "woman" / "man"; SES's "low SES" is "lowSES". None when no answer or two match (16 Gender_identity
+  rows in en, nl and tr, 28 in es; the authors drop them).
+* ``template``: the template (``question_index`` within its category), the unit the authors average over.
+
+Options are shown in file order: the files fix each language's order (it differs between languages and
+between a set and its control), so positions are read per row, never carried across languages.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...checks import first_repeat
+from ...data.spec import PathLike, Row, check_text_fields, layout_error
+from ...errors import InputError
+from ...files import read_text
+from ...resources import GITHUB_RAW, Resource, ResourceError, locate
+
+MBBQ_COMMIT = "adaa40172cdcf52eb403c01954a1aef8b0b1e97d"
+LANGUAGES = ("en", "nl", "es", "tr")
+SETS = ("main", "control")
+ANSWERS = ("ans0", "ans1", "ans2")
+ITEM_FIELDS = ("example_id", "question_index", "question_polarity", "context_condition", "category", "answer_info",
+               "additional_metadata", "context", "question", *ANSWERS, "label")
+# (category, set) -> rows per language file (the same in the four) and each file's git blob id at MBBQ_COMMIT
+ROWS = {"Age": (3_320, 3_320), "Disability_status": (1_296, 1_296), "Gender_identity": (544, 528),
+        "Physical_appearance": (1_176, 1_176), "SES": (3_600, 3_600), "Sexual_orientation": (152, 152)}
+CATEGORIES = tuple(ROWS)
+BLOBS = {
+    ("Age", "main"): {"en": "bff1ddd8a6e55d300d8655127f8c84aeb40e9e95", "nl": "411688bc31459f2a5aa3a7bdbd6aeb6ca1c9c42f", "es": "030940a14033e83fd488cb3e20ba24f381ccf928", "tr": "69b4a5a76cb0a9ea2aa67139d38cdcfc7d2a7828"},
+    ("Age", "control"): {"en": "f1268218e8b1951721626e781eda10e2177151fb", "nl": "d472fadf913ee85f02da18e0c518ba97016c1e00", "es": "2fe87e18082119e928f8ff886f5e993a9d2dde33", "tr": "6fe06b907d06009d1f0d64ef8f797b1bfaa769fe"},
+    ("Disability_status", "main"): {"en": "261f278e66b35e30db37eae78145a062fe70cb90", "nl": "d6bf9931646f4b7113162fdc5ef25a4fee233a94", "es": "936b100fd6218af17d3ec20a8a66df9be2a94b19", "tr": "42b2da53d45036b86f673ce3a8d83b5a94346bfe"},
+    ("Disability_status", "control"): {"en": "376ee7162476c610f9b4fac887d07dc30a663ba6", "nl": "09993b68d4f3f71acaaaee2a4ed3fc3da3f06a8a", "es": "e3a0c9ecaf98a1c03f8397a3da7f972a0ea98314", "tr": "15779ad4aee00f632670b3b6e945364b2d392267"},
+    ("Gender_identity", "main"): {"en": "d56195adb0b69ddb28eef1216612f5ef0970e4b4", "nl": "6573cbabdfcce4ae4fc030b361773083aa6de5a3", "es": "3ce5b66d02d80cdf14879973c4e60698ea586705", "tr": "550e3867002ca7fcbffd9fb21bea41b7bcb88033"},
+    ("Gender_identity", "control"): {"en": "373fad26475ca21cac49393645533f493eb64eb0", "nl": "650adc9c4795db58ca260cfabcedad995388c54b", "es": "cf1467b321f7c4b8c6b0a0dd901bebccd7b50558", "tr": "92ba3148774198bae0eab305a1d4c0ee0fa8e0a9"},
+    ("Physical_appearance", "main"): {"en": "ee3998333fd45075523cc7427ab82fb8eceb36da", "nl": "ea765deca9d2bcfc3e697715a1ad00d6f7d7dc0a", "es": "e36aea43ec08e6f7b9269bd0b036fe4f20afff5f", "tr": "0e476303399375a58d2de9a978bd51768f3ed12a"},
+    ("Physical_appearance", "control"): {"en": "9a6895bf6270ce30cac7839d98a54132b5bec189", "nl": "65c45643883735de1ee7abb66b7f912aacdd8be4", "es": "e77b7c207646a2d769e3bbeee38835e260ba1aad", "tr": "66c63314fd82b978cabe8152776a3a16bac41ecc"},
+    ("SES", "main"): {"en": "45f53b9f5b99b43241647bfc5fd242044e390e6c", "nl": "073c41363420db7ce21cdbfb76d27d8f512a409d", "es": "db9cb4862e02a58086336195dda39ee81407a2e5", "tr": "689fdadb4aceb8d5582e90670fea11396aa77ea1"},
+    ("SES", "control"): {"en": "98954bc6eda1561087f533621bbb315218acc78a", "nl": "0446fcf302615088f70ae1a677b35e1e6445040b", "es": "cb26505f5c0e2a508774d8c66f3f83f1f3ca1d55", "tr": "e6ebfb6a9e1eae40bb0fffd8086d08960a1e0ae6"},
+    ("Sexual_orientation", "main"): {"en": "99515f6a4a08471f4f061d56f440165df37d1ef7", "nl": "2cf1a4288dec12a9a30dbe94b3527835abf4db15", "es": "574ef116adfc734fcdb65c5ff351b55abdc29885", "tr": "2fd5ed58db2316c4fd9f03f9c0de92edabcc3ef6"},
+    ("Sexual_orientation", "control"): {"en": "f33516a61130a155fe8c2a6bf19edb408dad1f25", "nl": "e27a5c6f71e298f3ec4e1358bec905386287c637", "es": "0ad45add50bc7d4a9c58092323edadfb0469d12f", "tr": "33ef91a01b140514d6e344f2a9eb0891e22a10e1"},
+}
+# Gender_identity's F / M in the four languages (the authors' mbbq.py, get_samples)
+FEMALE = ("girl", "woman", "vrouw", "meisje", "kız", "kadın", "chica", "mujer", "maestra")
+MALE = ("boy", "man", "jongen", "erkek çocuk", "adam", "chico", "hombre", "maestro")
+
+
+def file_name(category: str, dataset: str, language: str) -> str:
+    """The data file of a category, set and language: ``Age_nl.jsonl``, ``Age_control_nl.jsonl``."""
+    return f"{category}{'_control' if dataset == 'control' else ''}_{language}.jsonl"
+
+
+def target_location(category: str, answer_tags: list[str], stereotyped_groups: list[str]) -> int | None:
+    """The index of the stereotyped group's answer (module docstring); None when none or two match.
+
+    >>> target_location("Age", ["unknown", "old", "nonOld"], ["old"])
+    1
+    >>> target_location("Gender_identity", ["vrouw", "man", "unknown"], ["F"])
+    0
+    >>> target_location("Gender_identity", ["boy", "man", "unknown"], ["M"]) is None
+    True
+    """
+    groups = list(stereotyped_groups)
+    if category == "Gender_identity" and groups == ["F"]:
+        groups = list(FEMALE)
+    elif category == "Gender_identity" and groups == ["M"]:
+        groups = list(MALE)
+    elif category == "SES" and groups == ["low SES"]:
+        groups = ["lowSES"]
+    tags = [{"F": "woman", "M": "man"}.get(tag, tag) for tag in answer_tags]
+    matches = [i for i, tag in enumerate(tags) if tag in groups]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _row(path, number: int, item, category: str, dataset: str, language: str) -> Row:
+    where = f"line {number}"
+    if not isinstance(item, dict) or any(key not in item for key in ITEM_FIELDS):
+        missing = [key for key in ITEM_FIELDS if not isinstance(item, dict) or key not in item]
+        raise layout_error(path, f"an MBBQ item with {list(ITEM_FIELDS)} on {where}", f"no {missing}")
+    check_text_fields(path, where, item, ("context", "question", *ANSWERS))
+    if isinstance(item["example_id"], bool) or not isinstance(item["example_id"], int):
+        raise layout_error(path, f"an integer example_id on {where}", repr(item["example_id"]))
+    info = item["answer_info"]
+    if not (isinstance(info, dict) and all(isinstance(info.get(key), list) and len(info[key]) == 2 for key in ANSWERS)):
+        raise layout_error(path, f"answer_info with [text, tag] for ans0, ans1 and ans2 on {where}", repr(info)[:120])
+    if item["label"] not in (0, 1, 2) or isinstance(item["label"], bool) or item["question_polarity"] not in ("neg", "nonneg") \
+            or item["context_condition"] not in ("ambig", "disambig"):
+        raise layout_error(path, f"label 0-2, question_polarity neg / nonneg and context_condition ambig / disambig on {where}",
+                           f"{item['label']!r}, {item['question_polarity']!r}, {item['context_condition']!r}")
+    if item["category"] != category:
+        raise layout_error(path, f"items of category {category} on {where}", repr(item["category"]))
+    tags = [str(info[key][1]) for key in ANSWERS]
+    unknown = [i for i, tag in enumerate(tags) if tag == "unknown"]
+    if len(unknown) != 1:
+        raise layout_error(path, f"exactly one answer tagged 'unknown' in answer_info on {where}", repr(info)[:120])
+    metadata = item["additional_metadata"] if isinstance(item["additional_metadata"], dict) else {}
+    groups = metadata.get("stereotyped_groups")
+    if not isinstance(groups, list):
+        raise layout_error(path, f"additional_metadata.stereotyped_groups (a list) on {where}", repr(metadata)[:120])
+    try:
+        template = int(item["question_index"])
+    except (TypeError, ValueError):
+        raise layout_error(path, f"a numeric question_index on {where}", repr(item["question_index"])) from None
+    target = target_location(category, tags, [str(group) for group in groups])
+    return {
+        "id": f"{language}/{dataset}/{category}/{item['example_id']}", "language": language, "set": dataset,
+        "category": category, "example_id": item["example_id"], "template": template,
+        "question_polarity": item["question_polarity"], "context_condition": item["context_condition"],
+        "context": item["context"], "question": item["question"], **{key: item[key] for key in ANSWERS},
+        "label": item["label"], "answer_groups": tags, "stereotyped_groups": [str(group) for group in groups],
+        "unknown_loc": unknown[0], "target_loc": -1 if target is None else target,
+    }
+
+
+def read_file(category: str, dataset: str, language: str, data_dir: PathLike | None = None) -> list[Row]:
+    """The rows of one MBBQ file, in file order.
+
+    Raises:
+        InputError: an unknown category, set or language (the message lists the known ones).
+        ResourceError: a line that is not JSON or not an MBBQ item (the file and line named), an item of
+            another category, an example_id given twice (both lines named), or an empty file.
+    """
+    for value, known, what in ((category, CATEGORIES, "category"), (dataset, SETS, "set"), (language, LANGUAGES, "language")):
+        if value not in known:
+            raise InputError(f"MBBQ has no {what} {value!r}; its {what} values: {list(known)}")
+    path = locate(f"mbbq/{file_name(category, dataset, language)[:-6]}", data_dir)
+    rows, lines = [], []
+    for number, line in enumerate(read_text(path, "MBBQ items, one JSON object per line").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
+        rows.append(_row(path, number, item, category, dataset, language))
+        lines.append(number)
+    if not rows:
+        raise layout_error(path, f"MBBQ {category} items, one JSON object per line", "an empty file")
+    repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
+    if repeat is not None:
+        raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
+                           f"example_id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
+    return rows
+
+
+# The data files, the upstream repository's layout (mbbq/data/<file>), verified by git blob id.
+RESOURCES = tuple(
+    Resource(
+        name=f"mbbq/{file_name(category, dataset, language)[:-6]}",
+        path=f"mbbq/data/{file_name(category, dataset, language)}",
+        url=f"{GITHUB_RAW}/Veranep/MBBQ/{MBBQ_COMMIT}/data/{file_name(category, dataset, language)}",
+        sha256=None,
+        git_blob=BLOBS[category, dataset][language],
+        description=f"MBBQ {category} {dataset} set, {language} (Neplenbroek et al. 2024)",
+    )
+    for category in CATEGORIES for dataset in SETS for language in LANGUAGES
+)
