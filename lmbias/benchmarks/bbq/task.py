@@ -24,7 +24,7 @@ what is computed from the same answers, so that a rerun with another of them sco
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,8 +56,9 @@ def prompt(row: dict) -> str:
     return PROMPT.format(context=row["context"], question=row["question"])
 
 
-def score_bbq(lm: Any, rows: Sequence[dict], *, batch_size: int = 32) -> list[dict]:
-    """Score the three answers of each row after its prompt (a causal LM).
+def score_bbq(lm: Any, rows: Sequence[dict], *, batch_size: int = 32, prompt: Callable[[dict], str] = prompt) -> list[dict]:
+    """Score the three answers of each row after its prompt (a causal LM; ``prompt``: a row's prompt, by
+    default BBQ's :data:`PROMPT`; a set of BBQ's layout in another language gives its own).
 
     Returns:
         One record per row: ``id``, ``category``, ``scores`` (the summed log-probability of each answer),

@@ -29,6 +29,13 @@ from ...files import read_text
 from ...resources import GITHUB_RAW, Resource, ResourceError, locate
 
 MBBQ_COMMIT = "adaa40172cdcf52eb403c01954a1aef8b0b1e97d"
+CITATION = """@inproceedings{neplenbroek2024mbbq,
+  title     = {{MBBQ}: A Dataset for Cross-Lingual Comparison of Stereotypes in Generative {LLMs}},
+  author    = {Neplenbroek, Vera and Bisazza, Arianna and Fern{\\'a}ndez, Raquel},
+  booktitle = {First Conference on Language Modeling (COLM)},
+  year      = {2024},
+  url       = {https://arxiv.org/abs/2406.07243}
+}"""
 LANGUAGES = ("en", "nl", "es", "tr")
 SETS = ("main", "control")
 ANSWERS = ("ans0", "ans1", "ans2")
