@@ -62,8 +62,10 @@ def scorecard_rows(runs: Sequence[Run], labels: Sequence[str], *, references: bo
                              "partial": "", "reference": None, "scope": "overall", "paper": benchmark.paper})
                 continue
             marks = ["partial"] if run.partial else []
+            each = [variant.field for variant in benchmark.variants if variant.each]
             for record in benchmark.headline_records(run.results.get("records", [])):
-                rows.append(_row(run, label, benchmark, record, marks + (["stand-in"] if record.get("stand_in") else [])))
+                row = _row(run, label, benchmark, record, marks + (["stand-in"] if record.get("stand_in") else []))
+                rows.append({**row, "scope": " ".join(str(record[field]) for field in each if record.get(field)) or "overall"})
         if chosen and references and benchmark.baseline is not None:
             for run, label in chosen[:1]:  # the human baseline of the same prompts (BOLD's Wikipedia), from the first run
                 for record in benchmark.headline_records((run.results or {}).get("records", []), source=benchmark.baseline.source):

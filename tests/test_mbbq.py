@@ -122,3 +122,59 @@ def test_bad_input_is_one_line():
         read_file("Race_ethnicity", "main", "en")
     with pytest.raises(InputError, match="a prediction must be 0, 1, 2"):
         mbbq_scores([{"language": "en"}], [5])
+
+
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory, data_dir):
+    """Dutch and Turkish Sexual_orientation, the first item of each template cell, by two tiny random models."""
+    from lmbias.benchmarks import save_run
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.mbbq.task import TASK
+    from lmbias.lm.spec import ModelSpec
+
+    from tiny_lm import save_tiny_causal_lm
+
+    root = tmp_path_factory.mktemp("mbbq")
+    outs = []
+    for seed in (0, 1):
+        model = ModelSpec(save_tiny_causal_lm(root / f"model{seed}", seed=seed, n_positions=256), device="cpu")
+        outs.append(root / f"run{seed}")
+        save_run(run_task(TASK, model=model, out=outs[-1], languages=["nl", "tr"], categories=["Sexual_orientation"], limit=1,
+                          bootstrap=50, progress=False, data_dir=data_dir))
+    return outs
+
+
+def test_plumbing_a_run_scores_both_sets_in_each_language_and_feeds_report_leaderboard_and_compare(tiny_runs, data_dir, tmp_path,
+                                                                                                     monkeypatch):
+    import json
+
+    from lmbias.compare import compare_runs
+    from lmbias.leaderboard import build_leaderboard
+    from lmbias.report import build_report
+
+    results = json.loads((tiny_runs[0] / "results.json").read_text())
+    # 6 templates x 2 conditions x 2 polarities, in 2 languages, main and control
+    assert results["data"]["counts"] == {"items": 96, "nl/control": 24, "nl/main": 24, "tr/control": 24, "tr/main": 24}
+    assert results["partial"] == {"items": "96 of 80,640 (--limit 1 --languages nl tr --categories Sexual_orientation)"}
+    assert set(results["results"]["languages"]) == {"nl", "tr"}
+    assert {r["language"] for r in results["records"]} == {"nl", "tr"}
+    # the prompt is the item's language's (the authors' second prompt without its options)
+    assert results["config"]["prompts"]["tr"] == "Bağlam: {context} Soru: {question} Cevap:"
+    monkeypatch.setenv("LMBIAS_DATA_DIR", str(data_dir))
+    text = build_report(tiny_runs, tmp_path / "report", dpi=30).read_text()
+    assert "MBBQ (Neplenbroek et al. 2024)" in text and "Paired comparison: MBBQ" in text
+    build_leaderboard(tiny_runs[:1], tmp_path / "site")
+    assert "MBBQ language" in (tmp_path / "site" / "index.html").read_text()
+    comparison = compare_runs(*tiny_runs, bootstrap=20, data_dir=data_dir)
+    assert comparison["items"] == 96 and {m["metric"] for m in comparison["measures"]} >= {"bias_ambig", "bias_disambig"}
+
+
+def test_an_unknown_language_or_category_is_refused_in_one_line(tmp_path, capsys):
+    from lmbias.cli import main
+
+    for option, value in (("--languages", "de"), ("--categories", "Religion")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["run", "mbbq", option, value, "--out", str(tmp_path / "r")])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exit_info.value.code == 2 and len(err) == 1 and f"invalid choice: '{value}'" in err[0]
+    assert not (tmp_path / "r").exists()

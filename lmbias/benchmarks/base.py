@@ -99,12 +99,15 @@ class Variant:
         order: known values in display order (others follow, sorted); the first is the default.
         in_domains: the value shown in a domain view when the chosen one exists only overall
             (StereoSet pools its tasks only overall, so a domain shows "intrasentence").
+        each: whether every value is a measurement of its own that a headline shows (MBBQ's language),
+            rather than one view of the same measurement of which the headline shows the first (StereoSet's task).
     """
 
     field: str
     label: str
     order: tuple = ()
     in_domains: str | None = None
+    each: bool = False
 
 
 @dataclass(frozen=True)
@@ -296,18 +299,22 @@ class Benchmark:
         (BOLD's mean over domains); a measure the run lacks is left out."""
         def preference(record: dict) -> int:  # 0: every variant at the value shown for this domain
             return sum(record.get(variant.field) not in (None, *variant.order[:1]) if domain == "overall" or not variant.in_domains
-                       else record.get(variant.field) not in (None, variant.in_domains) for variant in self.variants)
+                       else record.get(variant.field) not in (None, variant.in_domains) for variant in self.variants
+                       if not variant.each)
 
         records = list(records)
         if domain == "overall":
             native = {record["metric"] for record in records if record["domain"] == "overall"}
             records += [record for record in self.derived_records(records) if record["metric"] not in native]
         records = [record for record in records if record["domain"] == domain and record.get("source", "model") == source]
+        each = [variant.field for variant in self.variants if variant.each]
         chosen = []
-        for spec in self.metrics:
-            found = sorted((record for record in records if record["metric"] == spec.id), key=preference)
-            if spec.column and found:
-                chosen.append(found[0])
+        for key in dict.fromkeys(tuple(record.get(name) for name in each) for record in records):
+            for spec in self.metrics:
+                found = sorted((record for record in records if record["metric"] == spec.id
+                                and tuple(record.get(name) for name in each) == key), key=preference)
+                if spec.column and found:
+                    chosen.append(found[0])
         return chosen
 
     def metric(self, metric_id: str) -> MetricSpec:

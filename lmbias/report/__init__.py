@@ -153,7 +153,7 @@ def scorecard_section(runs: list, labels: list) -> list:
             measures = [html.tag("td", html.tag("b", row["measure"]), " ", html.tag("span", value_text(row), class_="value"),
                                  class_="measure") for row in rows]
         else:
-            who = html.tag("td", model, class_="model")
+            who = html.tag("td", model if scope == "overall" else f"{model}, {scope}", class_="model")
             measures = [html.tag("td", *_measure_cell(row), class_="measure") for row in rows if row["metric"]]
         measures += [html.tag("td", "", class_="measure")] * (widest - len(measures))
         first = rows[0]

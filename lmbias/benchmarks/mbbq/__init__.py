@@ -66,7 +66,7 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
-    variants=(Variant("language", "MBBQ language", LANGUAGES),),
+    variants=(Variant("language", "MBBQ language", LANGUAGES, each=True),),
     overall_note="MBBQ's overall cells are the mean over the templates read, per language, as the authors average.",
     paper="https://arxiv.org/abs/2406.07243",
 )
