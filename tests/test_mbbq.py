@@ -178,3 +178,18 @@ def test_an_unknown_language_or_category_is_refused_in_one_line(tmp_path, capsys
         err = capsys.readouterr().err.strip().splitlines()
         assert exit_info.value.code == 2 and len(err) == 1 and f"invalid choice: '{value}'" in err[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_an_altered_file_is_named_with_its_line(data_dir, tmp_path, monkeypatch):
+    from lmbias.resources import ResourceError
+
+    folder = tmp_path / "mbbq" / "data"
+    folder.mkdir(parents=True)
+    lines = (data_dir / "mbbq" / "data" / "Sexual_orientation_nl.jsonl").read_text().splitlines()
+    monkeypatch.setenv("LMBIAS_VERIFY", "0")  # an altered copy, read on purpose
+    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([*lines, lines[0]]) + "\n")
+    with pytest.raises(ResourceError, match=r"example_id 0 on line 1 and again on line 153"):
+        read_file("Sexual_orientation", "main", "nl", tmp_path)
+    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([lines[0].replace('"label": 1', '"label": 7'), *lines[1:]]))
+    with pytest.raises(ResourceError, match=r"label 0-2.* on line 1"):
+        read_file("Sexual_orientation", "main", "nl", tmp_path)

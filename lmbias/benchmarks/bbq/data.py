@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 import datasets
 
@@ -206,29 +207,62 @@ def target_location(item: dict) -> int | None:
     return next(i for i in non_unknown if i != stereotyped[0])
 
 
-def _row(path, number: int, item) -> Row:
-    """One item as a row, checked field by field (a truncated or altered file names its line)."""
+def checked_item(path, number: int, item, what: str = "a BBQ item") -> tuple[int, list[str], dict]:
+    """An item of BBQ's layout checked field by field (a truncated or altered file names its line): its unknown
+    answer's index, its answers' group tags and its metadata. MBBQ's files share the layout."""
     where = f"line {number}"
     if not isinstance(item, dict) or any(key not in item for key in ITEM_FIELDS):
         missing = [key for key in ITEM_FIELDS if not isinstance(item, dict) or key not in item]
-        raise layout_error(path, f"a BBQ item with {list(ITEM_FIELDS)} on {where}", f"no {missing}")
+        raise layout_error(path, f"{what} with {list(ITEM_FIELDS)} on {where}", f"no {missing}")
     check_text_fields(path, where, item, ("context", "question", *ANSWERS))
     if isinstance(item["example_id"], bool) or not isinstance(item["example_id"], int):
         raise layout_error(path, f"an integer example_id on {where}", repr(item["example_id"]))
     info = item["answer_info"]
     if not (isinstance(info, dict) and all(isinstance(info.get(key), list) and len(info[key]) == 2 for key in ANSWERS)):
         raise layout_error(path, f"answer_info with [text, label] for ans0, ans1 and ans2 on {where}", repr(info)[:120])
-    if item["label"] not in (0, 1, 2) or item["question_polarity"] not in ("neg", "nonneg") or \
-            item["context_condition"] not in ("ambig", "disambig"):
+    if isinstance(item["label"], bool) or item["label"] not in (0, 1, 2) or item["question_polarity"] not in ("neg", "nonneg") \
+            or item["context_condition"] not in ("ambig", "disambig"):
         raise layout_error(path, f"label 0-2, question_polarity neg / nonneg and context_condition ambig / disambig on {where}",
                            f"{item['label']!r}, {item['question_polarity']!r}, {item['context_condition']!r}")
-    unknown = [i for i, key in enumerate(ANSWERS) if info[key][1] == "unknown"]
+    tags = [str(info[key][1]) for key in ANSWERS]
+    unknown = [i for i, tag in enumerate(tags) if tag == "unknown"]
     if len(unknown) != 1:
         raise layout_error(path, f"exactly one answer labelled 'unknown' in answer_info on {where}", repr(info)[:120])
     metadata = item["additional_metadata"] if isinstance(item["additional_metadata"], dict) else {}
-    groups = metadata.get("stereotyped_groups")
-    if not isinstance(groups, list):
+    if not isinstance(metadata.get("stereotyped_groups"), list):
         raise layout_error(path, f"additional_metadata.stereotyped_groups (a list) on {where}", repr(metadata)[:120])
+    return unknown[0], tags, metadata
+
+
+def read_items(path, what: str, row: Callable[[int, dict], Row]) -> list[Row]:
+    """The rows of a file of one JSON item per line (``row(line number, item)`` makes each), in file order.
+
+    Raises:
+        ResourceError: a line that is not JSON, an example_id given twice (both lines named), an empty file.
+    """
+    rows, lines = [], []
+    for number, line in enumerate(read_text(path, f"{what}, one JSON object per line").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
+        rows.append(row(number, item))
+        lines.append(number)
+    if not rows:
+        raise layout_error(path, f"{what}, one JSON object per line", "an empty file")
+    repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
+    if repeat is not None:
+        raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
+                           f"example_id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
+    return rows
+
+
+def _row(path, number: int, item) -> Row:
+    """One item as a row (:func:`checked_item`)."""
+    unknown, _, metadata = checked_item(path, number, item)
+    info, groups = item["answer_info"], metadata["stereotyped_groups"]
     target = target_location(item)
     return {
         "id": f"{item['category']}/{item['example_id']}", "category": item["category"], "example_id": item["example_id"],
@@ -237,7 +271,7 @@ def _row(path, number: int, item) -> Row:
         **{key: item[key] for key in ANSWERS}, "label": item["label"],
         "answer_groups": [info[key][1] for key in ANSWERS], "stereotyped_groups": [str(g) for g in groups],
         "subcategory": str(metadata.get("subcategory", "None")), "comparison": comparison(item), "label_type": label_type(item),
-        "unknown_loc": unknown[0],
+        "unknown_loc": unknown,
         "target_loc": -1 if target is None else target,
     }
 
@@ -254,26 +288,14 @@ def read_category(category: str, data_dir: PathLike | None = None) -> list[Row]:
     if category not in CATEGORIES:
         raise InputError(f"BBQ has no category {category!r}; its categories: {list(CATEGORIES)}")
     path = locate(f"bbq/{category}", data_dir)
-    rows, lines = [], []
-    for number, line in enumerate(read_text(path, "BBQ items, one JSON object per line").split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
-        row = _row(path, number, item)
-        if row["category"] != category:
-            raise layout_error(path, f"items of category {category} on line {number}", repr(row["category"]))
-        rows.append(row)
-        lines.append(number)
-    if not rows:
-        raise layout_error(path, f"BBQ {category} items, one JSON object per line", "an empty file")
-    repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
-    if repeat is not None:
-        raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
-                           f"example_id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
-    return rows
+
+    def row(number: int, item: dict) -> Row:
+        made = _row(path, number, item)
+        if made["category"] != category:
+            raise layout_error(path, f"items of category {category} on line {number}", repr(made["category"]))
+        return made
+
+    return read_items(path, f"BBQ {category} items", row)
 
 
 def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:

@@ -20,13 +20,10 @@ between a set and its control), so positions are read per row, never carried acr
 
 from __future__ import annotations
 
-import json
-
-from ...checks import first_repeat
-from ...data.spec import PathLike, Row, check_text_fields, layout_error
+from ...data.spec import PathLike, Row, layout_error
 from ...errors import InputError
-from ...files import read_text
-from ...resources import GITHUB_RAW, Resource, ResourceError, locate
+from ...resources import GITHUB_RAW, Resource, locate
+from ..bbq.data import ANSWERS, checked_item, read_items
 
 MBBQ_COMMIT = "adaa40172cdcf52eb403c01954a1aef8b0b1e97d"
 CITATION = """@inproceedings{neplenbroek2024mbbq,
@@ -38,9 +35,6 @@ CITATION = """@inproceedings{neplenbroek2024mbbq,
 }"""
 LANGUAGES = ("en", "nl", "es", "tr")
 SETS = ("main", "control")
-ANSWERS = ("ans0", "ans1", "ans2")
-ITEM_FIELDS = ("example_id", "question_index", "question_polarity", "context_condition", "category", "answer_info",
-               "additional_metadata", "context", "question", *ANSWERS, "label")
 # (category, set) -> rows per language file (the same in the four) and each file's git blob id at MBBQ_COMMIT
 ROWS = {"Age": (3_320, 3_320), "Disability_status": (1_296, 1_296), "Gender_identity": (544, 528),
         "Physical_appearance": (1_176, 1_176), "SES": (3_600, 3_600), "Sexual_orientation": (152, 152)}
@@ -92,42 +86,23 @@ def target_location(category: str, answer_tags: list[str], stereotyped_groups: l
 
 
 def _row(path, number: int, item, category: str, dataset: str, language: str) -> Row:
-    where = f"line {number}"
-    if not isinstance(item, dict) or any(key not in item for key in ITEM_FIELDS):
-        missing = [key for key in ITEM_FIELDS if not isinstance(item, dict) or key not in item]
-        raise layout_error(path, f"an MBBQ item with {list(ITEM_FIELDS)} on {where}", f"no {missing}")
-    check_text_fields(path, where, item, ("context", "question", *ANSWERS))
-    if isinstance(item["example_id"], bool) or not isinstance(item["example_id"], int):
-        raise layout_error(path, f"an integer example_id on {where}", repr(item["example_id"]))
-    info = item["answer_info"]
-    if not (isinstance(info, dict) and all(isinstance(info.get(key), list) and len(info[key]) == 2 for key in ANSWERS)):
-        raise layout_error(path, f"answer_info with [text, tag] for ans0, ans1 and ans2 on {where}", repr(info)[:120])
-    if item["label"] not in (0, 1, 2) or isinstance(item["label"], bool) or item["question_polarity"] not in ("neg", "nonneg") \
-            or item["context_condition"] not in ("ambig", "disambig"):
-        raise layout_error(path, f"label 0-2, question_polarity neg / nonneg and context_condition ambig / disambig on {where}",
-                           f"{item['label']!r}, {item['question_polarity']!r}, {item['context_condition']!r}")
+    """One item as a row (checked as BBQ's layout: :func:`lmbias.benchmarks.bbq.data.checked_item`)."""
+    unknown, tags, metadata = checked_item(path, number, item, "an MBBQ item")
     if item["category"] != category:
-        raise layout_error(path, f"items of category {category} on {where}", repr(item["category"]))
-    tags = [str(info[key][1]) for key in ANSWERS]
-    unknown = [i for i, tag in enumerate(tags) if tag == "unknown"]
-    if len(unknown) != 1:
-        raise layout_error(path, f"exactly one answer tagged 'unknown' in answer_info on {where}", repr(info)[:120])
-    metadata = item["additional_metadata"] if isinstance(item["additional_metadata"], dict) else {}
-    groups = metadata.get("stereotyped_groups")
-    if not isinstance(groups, list):
-        raise layout_error(path, f"additional_metadata.stereotyped_groups (a list) on {where}", repr(metadata)[:120])
+        raise layout_error(path, f"items of category {category} on line {number}", repr(item["category"]))
     try:
         template = int(item["question_index"])
     except (TypeError, ValueError):
-        raise layout_error(path, f"a numeric question_index on {where}", repr(item["question_index"])) from None
-    target = target_location(category, tags, [str(group) for group in groups])
+        raise layout_error(path, f"a numeric question_index on line {number}", repr(item["question_index"])) from None
+    groups = [str(group) for group in metadata["stereotyped_groups"]]
+    target = target_location(category, tags, groups)
     return {
         "id": f"{language}/{dataset}/{category}/{item['example_id']}", "language": language, "set": dataset,
         "category": category, "example_id": item["example_id"], "template": template,
         "question_polarity": item["question_polarity"], "context_condition": item["context_condition"],
         "context": item["context"], "question": item["question"], **{key: item[key] for key in ANSWERS},
-        "label": item["label"], "answer_groups": tags, "stereotyped_groups": [str(group) for group in groups],
-        "unknown_loc": unknown[0], "target_loc": -1 if target is None else target,
+        "label": item["label"], "answer_groups": tags, "stereotyped_groups": groups,
+        "unknown_loc": unknown, "target_loc": -1 if target is None else target,
     }
 
 
@@ -143,23 +118,7 @@ def read_file(category: str, dataset: str, language: str, data_dir: PathLike | N
         if value not in known:
             raise InputError(f"MBBQ has no {what} {value!r}; its {what} values: {list(known)}")
     path = locate(f"mbbq/{file_name(category, dataset, language)[:-6]}", data_dir)
-    rows, lines = [], []
-    for number, line in enumerate(read_text(path, "MBBQ items, one JSON object per line").split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ResourceError(f"{path} line {number} is not valid JSON ({error.msg}); is the file truncated?") from None
-        rows.append(_row(path, number, item, category, dataset, language))
-        lines.append(number)
-    if not rows:
-        raise layout_error(path, f"MBBQ {category} items, one JSON object per line", "an empty file")
-    repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
-    if repeat is not None:
-        raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
-                           f"example_id {repeat[0]!r} on line {repeat[1]} and again on line {repeat[2]}")
-    return rows
+    return read_items(path, f"MBBQ {category} items", lambda number, item: _row(path, number, item, category, dataset, language))
 
 
 # The data files, the upstream repository's layout (mbbq/data/<file>), verified by git blob id.
