@@ -29,10 +29,10 @@ import numpy as np
 from scipy import stats
 
 from .benchmarks import get_benchmark
+from .benchmarks.paired import task_side
 from .checks import check_scalar
 from .errors import InputError
 from .files import output_folder, write_atomic
-from .protocols import get_protocol
 from .render.text import markdown_table
 from .results import Run, layout_checked, load_run, model_of
 
@@ -40,73 +40,25 @@ SHOWN_FLIPS = 5
 COMPARE_BOOTSTRAP = 200  # the report's resamples (a report is read, not cited; `lmbias compare` defaults to 1,000)
 
 
-def _settings(task, run: Run) -> dict:
-    """The settings a Task's functions read, rebuilt from what the run recorded: its own options (their
-    defaults where results.json does not record one), its protocol and wording, seed and folder; no
-    bootstrap inside the measure (the comparison resamples)."""
-    config = run.results["config"]
-    options = {option.name: config.get(option.name, option.default) for option in task.options}
-    options = {name: list(value) if isinstance(value, tuple) else value for name, value in options.items()}
-    protocol = config.get("protocol") or next(iter(task.protocols))
-    return {**options, "protocol": protocol, "prompt": config.get("prompt"), "batch_size": config.get("batch_size", 32),
-            "seed": config.get("seed", 0), "benchmark": task.name, "out": str(run.path), "bootstrap": 0}
+def _side(benchmark, run: Run, data_dir):
+    if benchmark.paired is not None:
+        return benchmark.paired(run, data_dir)
+    if benchmark.task is not None and benchmark.task.outcomes is not None:
+        return task_side(benchmark, run, data_dir)
+    raise InputError(f"{benchmark.display_name} has no per-item outcome to compare (its own run); `lmbias report "
+                     f"{run.path} ...` draws two runs side by side with the paper's per-group tests")
 
 
-def _items(task, run: Run, data_dir) -> tuple[list, list, dict]:
-    """The run's rows (its items read again) and its per-item records, in row order, with its settings."""
-    settings = _settings(task, run)
-    protocol = get_protocol(settings["protocol"])
-    records_file = run.path / protocol.records_file
-    if not records_file.is_file():
-        raise InputError(f"{run.path}: no {protocol.records_file}, the per-item answers a comparison reads; rerun the "
-                         "command that wrote the run with this lmbias")
-    records = [json.loads(line) for line in records_file.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = task.items(settings, data_dir)
-    if not rows or len(records) % len(rows):
-        raise InputError(f"{records_file} holds {len(records):,} answers for {len(rows):,} items read again: the data "
-                         "or the run's options differ from when it ran; rerun it")
-    return rows, records, settings
-
-
-def _check_same_items(a: Run, b: Run, rows_a: list, rows_b: list) -> None:
-    data_a, data_b = a.results.get("data", {}), b.results.get("data", {})
+def _check_same_items(a: Run, b: Run, side_a, side_b) -> None:
     for key in ("revision", "split"):
-        if data_a.get(key) != data_b.get(key):
-            raise InputError(f"the runs read different data: {key} {data_a.get(key)!r} in {a.path}, {data_b.get(key)!r} in "
-                             f"{b.path}; a comparison needs the same items")
-    ids_a, ids_b = [str(row["id"]) for row in rows_a], [str(row["id"]) for row in rows_b]
-    if ids_a != ids_b:
-        only_a, only_b = sorted(set(ids_a) - set(ids_b)), sorted(set(ids_b) - set(ids_a))
+        if side_a.data.get(key) != side_b.data.get(key):
+            raise InputError(f"the runs read different data: {key} {side_a.data.get(key)!r} in {a.path}, "
+                             f"{side_b.data.get(key)!r} in {b.path}; a comparison needs the same items")
+    if side_a.ids != side_b.ids:
+        only_a, only_b = sorted(set(side_a.ids) - set(side_b.ids)), sorted(set(side_b.ids) - set(side_a.ids))
         what = (f"{len(only_a):,} items only in {a.path}" + (f" (first {only_a[0]!r})" if only_a else "") + f", {len(only_b):,} only "
                 f"in {b.path}" + (f" (first {only_b[0]!r})" if only_b else "")) if only_a or only_b else "the same items in another order"
         raise InputError(f"the runs are on different items: {what}; run both with the same options (--limit, categories, ...)")
-
-
-def _groups(rows: list) -> list[list[int]]:
-    """The resampling units: a coreference set's sentence pairs (rows sharing ``pair``), else each item."""
-    units: dict = {}
-    for index, row in enumerate(rows):
-        units.setdefault(row.get("pair", index), []).append(index)
-    return list(units.values())
-
-
-def _headline(benchmark, results: dict, body: dict) -> dict:
-    """metric id -> value of the headline measures overall of a results body."""
-    records = list(benchmark.records({**results, "results": body}))
-    return {record["metric"]: record["value"] for record in benchmark.headline_records(records)}
-
-
-def _resampled(rows: list, records: list, draw: list, groups: list, per_row: int) -> tuple[list, list]:
-    """Rows and records of one bootstrap draw; a unit drawn twice gets distinct ids and pairs."""
-    new_rows, new_records = [], []
-    for k, unit in enumerate(draw):
-        for index in groups[unit]:
-            row = {**rows[index], "id": f"{rows[index]['id']}#{k}"}
-            if "pair" in row:
-                row["pair"] = f"{row['pair']}#{k}"
-            new_rows.append(row)
-            new_records += records[index * per_row:(index + 1) * per_row]
-    return new_rows, new_records
 
 
 def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir=None) -> dict:
@@ -129,56 +81,46 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
         raise InputError(f"the runs are of different benchmarks: {a.benchmark} ({a.path}) and {b.benchmark} ({b.path}); "
                          "a comparison needs two runs of one benchmark")
     benchmark = get_benchmark(a.benchmark)
-    task = benchmark.task
-    if task is None or task.outcomes is None:
-        raise InputError(f"{benchmark.display_name} has no per-item outcome to compare (its own run); `lmbias report "
-                         f"{a.path} {b.path}` draws the two side by side with the paper's per-group tests")
-    (rows_a, records_a, settings_a), (rows_b, records_b, settings_b) = (_items(task, run, data_dir) for run in (a, b))
-    _check_same_items(a, b, rows_a, rows_b)
+    side_a, side_b = _side(benchmark, a, data_dir), _side(benchmark, b, data_dir)
+    _check_same_items(a, b, side_a, side_b)
     with layout_checked(f"{a.path} or {b.path}", benchmark.name):  # a per-item file whose fields are not a run's
-        outcome_a = task.outcomes(records_a, rows_a, settings_a)
-        outcome_b = task.outcomes(records_b, rows_b, settings_b)
-        measures = _measures(benchmark, task, (a, b), (rows_a, rows_b), (records_a, records_b), (settings_a, settings_b),
-                             bootstrap, seed, data_dir)
-    pairs = [(x, y) for x, y in zip(outcome_a, outcome_b)]
+        measures = _measures(benchmark, side_a, side_b, bootstrap, seed)
+    pairs = list(zip(side_a.outcomes, side_b.outcomes))
     valid = [(x, y) for x, y in pairs if x is not None and y is not None]
     a_only, b_only = sum(x and not y for x, y in valid), sum(y and not x for x, y in valid)
     p_value = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
-    flips = [{"id": str(row["id"]), "a": x, "b": y} for row, (x, y) in zip(rows_a, pairs) if x != y]
+    flips = [{"id": item, "a": x, "b": y} for item, (x, y) in zip(side_a.ids, pairs) if x != y]
     return {"benchmark": benchmark.name, "a": {"path": str(a.path), "model": model_of(a)},
-            "b": {"path": str(b.path), "model": model_of(b)}, "items": len(rows_a), "measures": measures,
+            "b": {"path": str(b.path), "model": model_of(b)}, "items": len(side_a.ids), "measures": measures,
             "test": {"test": "McNemar's exact test (two-sided binomial test of the discordant items)",
-                     "outcome": task.outcome_name, "a_only": int(a_only), "b_only": int(b_only),
+                     "outcome": side_a.outcome_name, "a_only": int(a_only), "b_only": int(b_only),
                      "both": int(sum(x and y for x, y in valid)), "neither": int(sum(not x and not y for x, y in valid)),
                      "invalid": len(pairs) - len(valid), "p_value": p_value},
             "flips": flips, "bootstrap": bootstrap, "seed": seed}
 
 
-def _measures(benchmark, task, runs, rows, records, settings, bootstrap, seed, data_dir) -> list:
-    values = [_headline(benchmark, run.results, task.measure(rec, row, setting, data_dir))
-              for run, row, rec, setting in zip(runs, rows, records, settings)]
-    groups = _groups(rows[0])
-    per_row = [len(rec) // len(row) for rec, row in zip(records, rows)]
+def _measures(benchmark, side_a, side_b, bootstrap: int, seed: int) -> list:
+    everything = list(range(len(side_a.units)))
+    values = [side_a.headline(everything), side_b.headline(everything)]
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(bootstrap):
-        draw = rng.integers(0, len(groups), len(groups)).tolist()
-        resampled = [_resampled(row, rec, draw, groups, k) for row, rec, k in zip(rows, records, per_row)]
+        draw = rng.integers(0, len(side_a.units), len(side_a.units)).tolist()
         try:
-            draws.append([_headline(benchmark, run.results, task.measure(rec, row, setting, data_dir))
-                          for run, (row, rec), setting in zip(runs, resampled, settings)])
+            draws.append([side_a.headline(draw), side_b.headline(draw)])
         except InputError:  # a draw with no valid answer at all: it has no value, like the paper's undefined cells
             continue
     measures = []
-    for metric in [m for m in values[0] if m in values[1]]:
+    for key in [key for key in values[0] if key in values[1]]:
+        metric, _, variant = key.partition("/")
         spec = benchmark.metric(metric)
-        first, second = values[0][metric], values[1][metric]
+        first, second = values[0][key], values[1][key]
         defined = first is not None and second is not None
-        differences = [d[1][metric] - d[0][metric] for d in draws
-                       if d[0].get(metric) is not None and d[1].get(metric) is not None]
+        differences = [d[1][key] - d[0][key] for d in draws if d[0].get(key) is not None and d[1].get(key) is not None]
         ci = [float(np.percentile(differences, 2.5)), float(np.percentile(differences, 97.5))] if defined and differences else None
-        measures.append({"metric": metric, "name": spec.name, "unit": spec.unit, "decimals": spec.decimals, "ideal": spec.ideal,
-                         "a": first, "b": second, "difference": second - first if defined else None, "ci": ci})
+        measures.append({"metric": key, "name": spec.name + (f" ({variant})" if variant else ""), "unit": spec.unit,
+                         "decimals": spec.decimals, "ideal": spec.ideal, "a": first, "b": second,
+                         "difference": second - first if defined else None, "ci": ci})
     return measures
 
 

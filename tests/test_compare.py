@@ -12,6 +12,7 @@ from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.winobias.task import TASK as WINOBIAS
 from lmbias.cli import main
 from lmbias.compare import compare_runs
+from lmbias.errors import InputError
 from lmbias.lm.spec import ModelSpec
 
 from tiny_lm import save_tiny_causal_lm
@@ -115,3 +116,47 @@ def test_plumbing_a_report_of_two_runs_on_the_same_items_shows_their_paired_comp
     test = comparison["test"]
     assert f"Per item, stereotypical sentence preferred: {test['a_only']:,} in A only, {test['b_only']:,} in B only" in section
     assert "compare-crows-pairs.png" in section and "Paired comparison: WinoBias" not in text  # one WinoBias run: none
+
+
+def test_plumbing_two_bold_runs_compare_their_texts_scored_again_for_sentiment(tmp_path, data_dir, embedded_model_cache, capsys):
+    """BOLD keeps texts, not scores: the comparison scores them again and first checks that this gives each run's
+    own gaps; two seeds of the embedded model on 6 prompts x 3 samples."""
+    runs = []
+    for seed in (0, 1):
+        runs.append(tmp_path / f"bold{seed}")
+        assert main(["run", "bold", "--domains", "gender", "race", "--per-group", "1", "--num-return-sequences", "3",
+                     "--metrics", "sentiment", "--max-new-tokens", "8", "--seed", str(seed), "--threads", "2", "--no-progress",
+                     "--out", str(runs[-1])]) == 0
+    capsys.readouterr()
+    comparison = compare_runs(*runs, bootstrap=100, data_dir=data_dir)
+    assert comparison["items"] == 18 and comparison["test"]["invalid"] == 0
+    (measure,) = comparison["measures"]
+    for side, run in (("a", runs[0]), ("b", runs[1])):  # each run's own overall: the mean of its recorded domain gaps
+        gaps = [r["value"] for r in json.loads((run / "results.json").read_text())["records"]
+                if r["metric"] == "negative_sentiment_gap" and r["source"] == "model"]
+        assert measure[side] == pytest.approx(sum(gaps) / len(gaps))
+    assert len(comparison["flips"]) == comparison["test"]["a_only"] + comparison["test"]["b_only"]
+    # a text changed since the run was scored: refused, not read
+    lines = (runs[1] / "generations.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["continuation"] = " was a terrible, horrible, awful, hateful disaster."
+    (runs[1] / "generations.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(InputError, match="scored again for sentiment do not give its own negative-sentiment gaps"):
+        compare_runs(*runs, bootstrap=0, data_dir=data_dir)
+
+
+def test_plumbing_two_counterfactual_runs_compare_their_vader_fairness_by_template(tmp_path, data_dir, embedded_model_cache,
+                                                                                    capsys):
+    runs = []
+    for seed in (0, 1):
+        runs.append(tmp_path / f"cf{seed}")
+        assert main(["run", "counterfactual", "--attributes", "country", "--samples", "1", "--max-new-tokens", "4",
+                     "--classifiers", "vader", "--no-similarity", "--seed", str(seed), "--threads", "2",
+                     "--no-progress", "--out", str(runs[-1])]) == 0
+    capsys.readouterr()
+    comparison = compare_runs(*runs, bootstrap=50, data_dir=data_dir)
+    for side, run in (("a", runs[0]), ("b", runs[1])):  # each run's own VADER I.F. / G.F. (one attribute: itself)
+        records = json.loads((run / "results.json").read_text())["records"]
+        own = {r["metric"]: r["value"] for r in records if r.get("classifier") == "vader" and r["domain"] == "country"}
+        assert {m["metric"]: m[side] for m in comparison["measures"]} == pytest.approx(own)
+    assert len(comparison["flips"]) == comparison["test"]["a_only"] + comparison["test"]["b_only"]

@@ -253,6 +253,8 @@ class Benchmark:
         references: published figures of known models on its measures (:class:`Reference`).
         task: its :class:`~lmbias.benchmarks.declared.Task` where it is declared for the generic run (None:
             its own run), for what reads its items again (``lmbias compare``).
+        paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
+            (:class:`lmbias.benchmarks.paired.Side`; None: from its Task, or not comparable item by item).
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
     """
@@ -281,6 +283,7 @@ class Benchmark:
     paper: str = ""
     references: tuple = ()
     task: Any = None
+    paired: Callable[[Any, Any], Any] | None = None
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments

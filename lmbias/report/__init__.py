@@ -184,7 +184,8 @@ def comparison_sections(runs: list, labels: list, figures: Figures) -> list:
     parts = []
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
-        if len(chosen) != 2 or benchmark.task is None or benchmark.task.outcomes is None:
+        comparable = benchmark.paired is not None or (benchmark.task is not None and benchmark.task.outcomes is not None)
+        if len(chosen) != 2 or not comparable:
             continue
         (a, label_a), (b, label_b) = chosen
         title = f"{benchmark.display_name}: {label_b} against {label_a}"

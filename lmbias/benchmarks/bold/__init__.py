@@ -241,5 +241,11 @@ BENCHMARK = Benchmark(
     add_score_arguments=add_score_arguments, migrate_v1=migrate_v1, unfinished_presets=("bold-gpt2", "bold-ctrl", "greedy"),
     overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is "
                  "defined for the profession domain only.",
-    paper="https://arxiv.org/abs/2101.11718",
+    paper="https://arxiv.org/abs/2101.11718", paired=lambda run, data_dir: _paired(run, data_dir),
 )
+
+
+def _paired(run, data_dir):
+    from .paired import bold_side
+
+    return bold_side(run, data_dir)

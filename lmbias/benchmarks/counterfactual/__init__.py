@@ -118,4 +118,11 @@ BENCHMARK = Benchmark(
     derived_records=derived_records, migrate_v1=migrate_v1, unfinished_presets=("counterfactual",),
     overall_note="I.F. and G.F. are the mean over the attributes measured for the classifier chosen.",
     paper="https://aclanthology.org/2020.findings-emnlp.7/",
+    paired=lambda run, data_dir: _paired(run, data_dir),
 )
+
+
+def _paired(run, data_dir):
+    from .paired import counterfactual_side
+
+    return counterfactual_side(run, data_dir)
