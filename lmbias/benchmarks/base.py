@@ -99,7 +99,7 @@ class Variant:
         order: known values in display order (others follow, sorted); the first is the default.
         in_domains: the value shown in a domain view when the chosen one exists only overall
             (StereoSet pools its tasks only overall, so a domain shows "intrasentence").
-        each: whether every value is a measurement of its own that a headline shows (MBBQ's language),
+        each: whether every value is a measurement of its own that a headline shows (a multilingual set's language),
             rather than one view of the same measurement of which the headline shows the first (StereoSet's task).
     """
 

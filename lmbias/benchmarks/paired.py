@@ -39,7 +39,8 @@ class Side:
 
 
 def headline_values(benchmark, results: dict, body: dict) -> dict:
-    """metric id -> value of a results body's headline measures overall (each language of MBBQ its own)."""
+    """metric id -> value of a results body's headline measures overall (one per value of a variant declared
+    ``each``, such as a multilingual set's language: ``metric/value``)."""
     records = list(benchmark.records({**results, "results": body}))
     each = [variant.field for variant in benchmark.variants if variant.each]
     return {"/".join([record["metric"], *(str(record[name]) for name in each if record.get(name))]): record["value"]

@@ -209,7 +209,7 @@ def target_location(item: dict) -> int | None:
 
 def checked_item(path, number: int, item, what: str = "a BBQ item") -> tuple[int, list[str], dict]:
     """An item of BBQ's layout checked field by field (a truncated or altered file names its line): its unknown
-    answer's index, its answers' group tags and its metadata. MBBQ's files share the layout."""
+    answer's index, its answers' group tags and its metadata (for BBQ and for the sets that share its layout)."""
     where = f"line {number}"
     if not isinstance(item, dict) or any(key not in item for key in ITEM_FIELDS):
         missing = [key for key in ITEM_FIELDS if not isinstance(item, dict) or key not in item]
