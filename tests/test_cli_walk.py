@@ -113,6 +113,7 @@ COMBINATIONS = [
     (["winobias", "--chat"], "--chat: winobias's likelihood scoring runs on raw text; run it with --protocol generate"),
     (["bbq", "--chat", "--categories", "Age"], "--chat: bbq's likelihood scoring runs on raw text"),
     (["bbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
+    (["mbbq", "--chat", "--categories", "Age"], "--chat: mbbq's likelihood scoring runs on raw text"),
     (["stereoset", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
@@ -200,7 +201,8 @@ def test_a_partial_bbq_run_says_so_at_the_end(tmp_path, data_dir, capsys):
 LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context condition and question polarity",
                 "bold": "N counts prompts", "crows_pairs": "N counts sentence pairs (of 1,508)",
                 "stereoset": "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task",
-                "winogender": "N counts sentence frames", "winobias": "N counts pro / anti sentence pairs per type (of 396)"}
+                "winogender": "N counts sentence frames", "winobias": "N counts pro / anti sentence pairs per type (of 396)",
+                "mbbq": "N counts items per template, context condition and question polarity"}
 
 
 def test_each_limit_says_what_it_counts():

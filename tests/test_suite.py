@@ -104,12 +104,12 @@ def test_plumbing_a_benchmark_that_fails_is_reported_and_the_others_finish(tmp_p
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["bqq", "winogender"], "unknown benchmark or set 'bqq' (`lmbias run --list` shows them); did you mean 'bbq'?"),
+    (["bqq", "winogender"], "unknown benchmark or set 'bqq' (`lmbias run --list` shows them); did you mean 'bbq' or 'mbbq'?"),
     (["model-cards"], "unknown benchmark or set 'model-cards' (`lmbias run --list` shows them); did you mean 'model-card'?"),
     (["winogender", "winobias", "--limit", "3"],
      "--limit is an option of winogender, winobias: with several benchmarks give it as --winogender.limit / --winobias.limit"),
     (["winogender", "winobias", "--bbq.limit", "3"], "--bbq.limit: 'bbq' is not among the chosen benchmarks (winogender, winobias)"),
-    (["winogender", "winobias", "--categories", "Age"], "--categories is an option of bbq, none of which was chosen"),
+    (["winogender", "winobias", "--categories", "Age"], "--categories is an option of bbq, mbbq, none of which was chosen"),
     (["winogender", "winobias", "--winobias.limt", "3"], "winobias has no option --limt; did you mean '--winobias.limit'?"),
     (["winogender", "winobias", "--nosuch.limit", "3"], "--nosuch.limit: there is no benchmark 'nosuch'"),
     (["winogender", "winobias", "--name", ""], "--name must be printable text"),
