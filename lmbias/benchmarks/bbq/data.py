@@ -234,8 +234,9 @@ def checked_item(path, number: int, item, what: str = "a BBQ item") -> tuple[int
     return unknown[0], tags, metadata
 
 
-def read_items(path, what: str, row: Callable[[int, dict], Row]) -> list[Row]:
-    """The rows of a file of one JSON item per line (``row(line number, item)`` makes each), in file order.
+def read_items(path, what: str, items: str, row: Callable[[int, dict], Row]) -> list[Row]:
+    """The rows of a file of one JSON item per line (``row(line number, item)`` makes each), in file order
+    (``what``: what a file that is not text should have held, "BBQ items"; ``items``: what an empty one should).
 
     Raises:
         ResourceError: a line that is not JSON, an example_id given twice (both lines named), an empty file.
@@ -251,7 +252,7 @@ def read_items(path, what: str, row: Callable[[int, dict], Row]) -> list[Row]:
         rows.append(row(number, item))
         lines.append(number)
     if not rows:
-        raise layout_error(path, f"{what}, one JSON object per line", "an empty file")
+        raise layout_error(path, f"{items}, one JSON object per line", "an empty file")
     repeat = first_repeat((row["example_id"], number) for row, number in zip(rows, lines))
     if repeat is not None:
         raise layout_error(path, "each example_id once (an item given twice would be scored twice)",
@@ -295,7 +296,7 @@ def read_category(category: str, data_dir: PathLike | None = None) -> list[Row]:
             raise layout_error(path, f"items of category {category} on line {number}", repr(made["category"]))
         return made
 
-    return read_items(path, f"BBQ {category} items", row)
+    return read_items(path, "BBQ items", f"BBQ {category} items", row)
 
 
 def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:

@@ -135,7 +135,8 @@ def read_file(category: str, dataset: str, language: str, data_dir: PathLike | N
         if value not in known:
             raise InputError(f"MBBQ has no {what} {value!r}; its {what} values: {list(known)}")
     path = locate(f"mbbq/{file_name(category, dataset, language)[:-6]}", data_dir)
-    return read_items(path, f"MBBQ {category} items", lambda number, item: _row(path, number, item, category, dataset, language))
+    return read_items(path, "MBBQ items", f"MBBQ {category} items",
+                      lambda number, item: _row(path, number, item, category, dataset, language))
 
 
 FEATURES = datasets.Features({
