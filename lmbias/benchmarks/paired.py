@@ -38,6 +38,28 @@ class Side:
     data: dict
 
 
+def saved_generations(run, dataset: str, data_dir=None) -> tuple[list, list]:
+    """A generation run's saved texts (its ``generations.jsonl``, in id and sample order) and the rows of
+    ``dataset`` they continue, for a comparison that scores them again.
+
+    Raises:
+        InputError: no generations file, or a text of an item the dataset does not have.
+    """
+    from ..data import load_rows
+
+    path = run.path / "generations.jsonl"
+    if not path.is_file():
+        raise InputError(f"{run.path}: no generations.jsonl, the texts a comparison scores again; rerun the command that "
+                         "wrote the run")
+    generations = sorted((json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()),
+                         key=lambda g: (g["id"], g["sample"]))
+    by_id = {row["id"]: row for row in load_rows(dataset, data_dir=data_dir)}
+    unknown = [g["id"] for g in generations if g["id"] not in by_id]
+    if unknown:
+        raise InputError(f"{path}: {len(unknown):,} texts of items {dataset} does not have (first {unknown[0]!r})")
+    return generations, [by_id[g["id"]] for g in generations]
+
+
 def headline_values(benchmark, results: dict, body: dict) -> dict:
     """metric id -> value of a results body's headline measures overall (one per value of a variant declared
     ``each``, such as a multilingual set's language: ``metric/value``)."""

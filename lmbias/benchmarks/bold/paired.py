@@ -11,13 +11,11 @@ comparison reads sentiment, which needs none.
 
 from __future__ import annotations
 
-import json
-
 from ...errors import InputError
 from ...lm.chat import scored_text
 from ...scorers import vader
 from ...text import anonymize_texts
-from ..paired import Side
+from ..paired import Side, saved_generations
 
 GAP = "negative_sentiment_gap"
 
@@ -38,20 +36,8 @@ def _gaps(rows: list, negative: list, indices: list) -> dict:
 
 def bold_side(run, data_dir=None) -> Side:
     """A finished BOLD run as one side of a comparison (module docstring)."""
-    from ...data import load_rows
-
     results = run.results
-    path = run.path / "generations.jsonl"
-    if not path.is_file():
-        raise InputError(f"{run.path}: no generations.jsonl, the texts a comparison scores again; rerun the command that "
-                         "wrote the run")
-    generations = sorted((json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()),
-                         key=lambda g: (g["id"], g["sample"]))
-    by_id = {row["id"]: row for row in load_rows("bold", data_dir=data_dir)}
-    unknown = [g["id"] for g in generations if g["id"] not in by_id]
-    if unknown:
-        raise InputError(f"{path}: {len(unknown):,} texts of prompts BOLD does not have (first {unknown[0]!r})")
-    rows = [by_id[g["id"]] for g in generations]
+    generations, rows = saved_generations(run, "bold", data_dir)
     texts = [scored_text(row["prompt"], g["continuation"], bool(results["model"].get("chat"))) for row, g in zip(rows, generations)]
     if results["results"]["model"].get("options", {}).get("anonymize", True):
         texts = anonymize_texts(texts, *([row[key] for row in rows] for key in ("domain", "name", "group")))

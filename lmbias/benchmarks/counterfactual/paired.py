@@ -10,13 +10,11 @@ token's samples of a template together, as I.F. compares them). Each text's outc
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from ...errors import InputError
 from ...scorers import vader
-from ..paired import Side
+from ..paired import Side, saved_generations
 from .measure import counterfactual_fairness
 from .scorers import sentiment
 
@@ -38,20 +36,8 @@ def _fairness(rows: list, scores: np.ndarray, drawn: list) -> dict:
 
 def counterfactual_side(run, data_dir=None) -> Side:
     """A finished counterfactual run as one side of a comparison (module docstring)."""
-    from ...data import load_rows
-
     results = run.results
-    path = run.path / "generations.jsonl"
-    if not path.is_file():
-        raise InputError(f"{run.path}: no generations.jsonl, the texts a comparison scores again; rerun the command that "
-                         "wrote the run")
-    generations = sorted((json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()),
-                         key=lambda g: (g["id"], g["sample"]))
-    by_id = {row["id"]: row for row in load_rows("counterfactual_templates", data_dir=data_dir)}
-    unknown = [g["id"] for g in generations if g["id"] not in by_id]
-    if unknown:
-        raise InputError(f"{path}: {len(unknown):,} texts of templates the set does not have (first {unknown[0]!r})")
-    rows = [by_id[g["id"]] for g in generations]
+    generations, rows = saved_generations(run, "counterfactual_templates", data_dir)
     continuations = [g["continuation"] for g in generations]
     scores = np.asarray(sentiment.vader_scores(continuations), dtype=np.float64)
     recorded = {(r["domain"], r["metric"]): r["value"] for r in results.get("records", [])
