@@ -6,9 +6,8 @@ run computed one, the ideal value (an unbiased model's), how far the value is fr
 (the run covers less than the paper's full setting), "stand-in" (scored with a random classifier), and the
 protocol where it is not the paper's (``chat``, ``generate``). An unfinished run is one row saying so. After
 each benchmark's runs come its reference rows: published figures of known models on the same measures
-(:class:`lmbias.benchmarks.base.Reference`, each with where it is printed). The report
-(:mod:`lmbias.report`), ``lmbias push``'s card and ``lmbias compare`` all build their tables from
-:func:`scorecard_rows`.
+(:class:`lmbias.benchmarks.base.Reference`, each with where it is printed). The report (:mod:`lmbias.report`)
+draws it as its first table.
 """
 
 from __future__ import annotations
@@ -16,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .benchmarks import benchmarks
+from .benchmarks.base import UNIT_SUFFIX
 from .render.common import with_ci
 from .results import Run, protocol_tags
-
-UNIT_SUFFIX = {"%": " %", "pp": " pp", "x": "x"}
 
 
 def protocol_of_run(run: Run) -> str:
@@ -95,20 +93,3 @@ def number_text(value, row: dict, *, difference: bool = False) -> str:
     percentages is in percentage points."""
     unit = "pp" if difference and row["unit"] == "%" else row["unit"]
     return "" if value is None else f"{value:.{row['decimals']}f}{UNIT_SUFFIX.get(unit, '')}"
-
-
-def markdown_scorecard(rows: Sequence[dict]) -> str:
-    """The rows as a Markdown table (benchmark, model, measure, value, interval, ideal, protocol, partial), the
-    benchmark linked to its paper; pipes and line breaks in names are escaped."""
-    def cell(text) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| benchmark | model | measure | value | interval | ideal | protocol | partial |", "|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        benchmark = f"[{row['benchmark']}]({row['paper']})" if row["paper"] else row["benchmark"]
-        interval = "" if not row["ci"] else f"[{row['ci'][0]:.{row['decimals']}f}, {row['ci'][1]:.{row['decimals']}f}]"
-        who = row["model"] + (f" ({row['reference']}; {row['scope']})" if row["reference"] else "")
-        lines.append("| " + " | ".join(cell(text) for text in (
-            benchmark, who, row["measure"], value_text(row, interval=False), interval, number_text(row["ideal"], row),
-            "reference" if row["reference"] else row["protocol"], row["partial"] or ("" if row["reference"] else "no"))) + " |")
-    return "\n".join(lines)

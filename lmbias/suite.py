@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .benchmarks import RUN_OPTIONS, Benchmark, get_benchmark, names, save_run
+from .benchmarks.base import UNIT_SUFFIX
 from .errors import InputError, LmbiasError, UnknownNameError
 from .files import slugify
 from .lm import backends
@@ -262,10 +263,6 @@ def headline(outcome: dict, most: int = 3) -> str:
             spec = benchmark.metric(record["metric"])
             shown.append(f"{spec.name} {record['value']:.{spec.decimals}f}{UNIT_SUFFIX.get(spec.unit, '')}")
     return "; ".join(shown[:most]) or "-"
-
-
-# how a value of each MetricSpec unit is written after the number
-UNIT_SUFFIX = {"%": " %", "pp": " pp", "x": "x"}
 
 
 def summary_table(outcomes: dict, model: str) -> str:

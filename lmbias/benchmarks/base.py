@@ -79,6 +79,10 @@ class MetricSpec:
     column: bool = True
 
 
+# how a value of each MetricSpec unit is written after the number ("61.9 %", "2.3 pp", "1.05x")
+UNIT_SUFFIX = {"%": " %", "pp": " pp", "x": "x"}
+
+
 @dataclass(frozen=True)
 class HubDataset:
     """The dataset on the Hugging Face Hub that a benchmark measures (the model-index ``dataset``)."""
