@@ -136,7 +136,7 @@ class Task:
             ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
             call refuses one).
         items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
-            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark`` and ``out``).
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out`` and ``data_dir``).
         request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
@@ -245,7 +245,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
-                "out": out}
+                "out": out, "data_dir": data_dir}
     rows = task.items(settings, data_dir)
     named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
     identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \

@@ -53,7 +53,7 @@ import re
 import string
 import time
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -242,9 +242,12 @@ def parse_choice(text: str, options: Sequence[str], order: Sequence[int]) -> int
 
 def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: Sequence[Sequence[str]],
                      orders: Sequence[Sequence[int]], *, out, benchmark: str, run_options: dict, batch_size: int, seed: int,
-                     progress: bool, label: str) -> tuple:
-    """Generate a reply to each lettered prompt (greedy, :data:`GENERATED_TOKENS` new tokens) through
-    the resumable generation runner in run directory ``out``, and read each with :func:`parse_choice`.
+                     progress: bool, label: str, read: Callable[[int, str], int | None] | None = None,
+                     max_new_tokens: int = GENERATED_TOKENS) -> tuple:
+    """Generate a reply to each lettered prompt (greedy, ``max_new_tokens`` new tokens) through the
+    resumable generation runner in run directory ``out``, and read each with :func:`parse_choice`, or
+    with ``read(i, reply)`` (the option index item ``i``'s reply names, None: invalid) where a benchmark
+    reads replies as its authors do.
 
     Returns:
         ``(records, model, placement, timing)``: per item ``id``, ``order`` (the option index shown at
@@ -260,14 +263,17 @@ def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: 
     started = time.perf_counter()
     generations = run_generation(
         model_loader(checked, seed=seed, described=loaded), list(ids), list(prompts), out,
-        settings=generation_settings("greedy", max_new_tokens=GENERATED_TOKENS), model_name=checked.name, preset="greedy",
+        settings=generation_settings("greedy", max_new_tokens=max_new_tokens), model_name=checked.name, preset="greedy",
         seed=seed, batch_size=batch_size, progress=progress, benchmark=benchmark, model_identity=checked.identity(),
         label=label, options={"protocol": "generate", **run_options})
     if generations is None:
         return None, None, None, None
+    if read is None:
+        def read(i, reply):
+            return parse_choice(reply, options[i], orders[i])
     records = [{"id": item_id, "order": "".join(map(str, order)), "reply": generated["continuation"],
-                "prediction": parse_choice(generated["continuation"], choices, order)}
-               for item_id, choices, order, generated in zip(ids, options, orders, generations)]
+                "prediction": read(i, generated["continuation"])}
+               for i, (item_id, order, generated) in enumerate(zip(ids, orders, generations))]
     return records, loaded or {"name": checked.model}, checked.recorded(), {"generation_seconds": time.perf_counter() - started}
 
 
@@ -275,13 +281,17 @@ def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: 
 class Questions:
     """A benchmark's generative multiple-choice request: per item its id, its prompt (the lettered
     options already in it), its options' texts and the option shown at each letter; ``config``: what
-    the run's identity adds (the wording)."""
+    the run's identity adds (the wording); ``read``: ``read(i, reply)``, the option index item ``i``'s
+    reply names (None: invalid), where the benchmark reads replies its authors' way (default:
+    :func:`parse_choice`); ``max_new_tokens``: the reply's token budget."""
 
     ids: Sequence[str]
     prompts: Sequence[str]
     options: Sequence[Sequence[str]]
     orders: Sequence[Sequence[int]]
     config: Mapping = field(default_factory=dict)
+    read: Callable[[int, str], int | None] | None = None
+    max_new_tokens: int = GENERATED_TOKENS
 
 
 def answer(spec, rows: list[dict], request: Questions, *, out, benchmark: str, run_config: dict, batch_size: int, seed: int,
@@ -290,7 +300,8 @@ def answer(spec, rows: list[dict], request: Questions, *, out, benchmark: str, r
     :func:`generate_choices` with ``run_config`` and the request's ``config`` as the run's identity."""
     return generate_choices(spec, request.ids, request.prompts, request.options, request.orders, out=out,
                             benchmark=benchmark, run_options={**run_config, **request.config}, batch_size=batch_size,
-                            seed=seed, progress=progress, label=label)
+                            seed=seed, progress=progress, label=label, read=request.read,
+                            max_new_tokens=request.max_new_tokens)
 
 
 def with_answers(result, records: list[dict]):

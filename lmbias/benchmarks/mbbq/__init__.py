@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
 from .data import LANGUAGES
@@ -23,31 +24,50 @@ METRICS = (
     MetricSpec("control_accuracy", "Control accuracy", "%", 100.0, True, 1,
                "disambiguated accuracy on the control set (names instead of group words): does the model do the task?",
                column=False),
+    MetricSpec("invalid_rate", "Invalid replies", "%", 0.0, False, 1,
+               "generate: share of replies the authors' rules read as no option, or as every letter", column=False),
 )
 
 
 def records(results: dict) -> Iterable[dict]:
-    """The four measures and the control accuracy per language, per category and overall."""
+    """The four measures and the control accuracy per language, per category and overall (counted in cells:
+    templates, or templates x wordings), with the invalid-reply rate of a generative run; each record names its
+    language and protocol."""
+    protocol = results["config"].get("protocol", PROTOCOLS[0])
     for language, body in results["results"]["languages"].items():
         for domain, block in [*body["categories"].items(), ("overall", body["overall"])]:
-            for spec in METRICS:
-                yield BENCHMARK.record(spec.id, block.get(spec.id), domain=domain, language=language,
-                                       count=block["templates"], ci=(block.get("ci") or {}).get(spec.id))
+            for spec in METRICS[:5]:
+                yield BENCHMARK.record(spec.id, block.get(spec.id), domain=domain, language=language, protocol=protocol,
+                                       count=block["cells"], ci=(block.get("ci") or {}).get(spec.id))
+            if get_protocol(protocol).reads_replies:
+                asked = block["asked"]
+                yield BENCHMARK.record("invalid_rate", 100 * block["invalid"] / asked if asked else None, domain=domain,
+                                       language=language, protocol=protocol, count=asked)
+
+
+HOW = {"likelihood": "likelihood, in each item's language",
+       "generate": "generate: the authors' wordings {wordings} in each item's language, replies read by their rules"}
 
 
 def summary(results: dict, out) -> str:
     """The languages side by side: each measure overall, with the control accuracy and the templates read."""
     body, languages = results["results"], list(results["results"]["languages"])
     rows = []
-    for spec in METRICS:
+    for spec in METRICS[:5]:
         rows.append({"measure": spec.name, **{language: cell(body["languages"][language]["overall"][spec.id],
                                                              (body["languages"][language]["overall"].get("ci") or {}).get(spec.id),
                                                              digits=spec.decimals) for language in languages}})
+    config = results["config"]
+    protocol = config.get("protocol", PROTOCOLS[0])
+    if get_protocol(protocol).reads_replies:
+        rows.append({"measure": "Invalid replies", **{language: f"{body['languages'][language]['overall']['invalid']:,}"
+                                                      for language in languages}})
+    asked = HOW[protocol].format(wordings=", ".join(map(str, config.get("prompts") or ())))
     kept = body["templates"]
     filtered = (f"{kept['kept']} of {kept['all']} templates read: those the control set shows the model understands in every "
                 "language run (the authors' filter)" if body["template_filter"] else f"all {kept['all']} templates read")
-    return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items (likelihood, in each "
-                      f"item's language); results in {out}/results.json", "", markdown_table(rows, ["measure", *languages]), "",
+    return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({asked}); "
+                      f"results in {out}/results.json", "", markdown_table(rows, ["measure", *languages]), "",
                       f"{filtered}. Bias in [-1, 1] (positive: toward the stereotype); each figure is the mean over the "
                       "templates, as the authors compute it. The languages share their templates: a column is the same "
                       "questions in another language."])
@@ -66,7 +86,7 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
-    variants=(Variant("language", "MBBQ language", LANGUAGES, each=True),),
+    variants=(Variant("language", "MBBQ language", LANGUAGES, each=True), Variant("protocol", "MBBQ protocol", PROTOCOLS)),
     overall_note="MBBQ's overall cells are the mean over the templates read, per language, as the authors average.",
     paper="https://arxiv.org/abs/2406.07243",
 )

@@ -176,8 +176,21 @@ SPEC = DatasetSpec(
 )
 
 
-# The data files, the upstream repository's layout (mbbq/data/<file>), verified by git blob id.
-RESOURCES = tuple(
+# The data files, the upstream repository's layout (mbbq/data/<file>), verified by git blob id; and the authors'
+# prompts and reply-reading phrase lists (read as data by lmbias.benchmarks.mbbq.detect) and their script (the tests'
+# reference for reading replies).
+RESOURCES = (Resource(
+    name="mbbq/answer_detection", path="mbbq/answer_detection.py",
+    url=f"{GITHUB_RAW}/Veranep/MBBQ/{MBBQ_COMMIT}/answer_detection.py",
+    sha256="ae2b9f8c722ea6ce243d8465019d4d6c6937d66ee7cd725560ee51775fb34b99",
+    git_blob="9dab5200ddbce472c59619b2dc9dfcf315dff493",
+    description="MBBQ's prompts and answer-detection phrase lists (Neplenbroek et al. 2024, answer_detection.py)"),
+    Resource(
+    name="mbbq/script", path="mbbq/mbbq.py", url=f"{GITHUB_RAW}/Veranep/MBBQ/{MBBQ_COMMIT}/mbbq.py",
+    sha256="1d73a731074383a4bff12e521ba94ef3e9f72977fa31591cbc0c5c3ce16d18cc",
+    git_blob="9ec12c6611d9a706b7077f85c830458eb8af88ab",
+    description="MBBQ's authors' script (prompts, answer detection and reply scores), the reference the tests compare with"),
+) + tuple(
     Resource(
         name=f"mbbq/{file_name(category, dataset, language)[:-6]}",
         path=f"mbbq/data/{file_name(category, dataset, language)}",

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from ...protocols import PROTOCOLS, get_protocol
 from ...render import html, plots
 from ...render.common import Figures, number, with_ci
+
+
+def reads_replies(run) -> bool:
+    """Whether the run's answers are generated replies (which may be invalid)."""
+    return get_protocol(run.results["config"].get("protocol", PROTOCOLS[0])).reads_replies
 
 
 def mbbq(runs, labels, figures: Figures) -> list:
@@ -31,9 +37,10 @@ def mbbq(runs, labels, figures: Figures) -> list:
                 ci = block.get("ci") or {}
                 rows.append([language, name, label, block["templates"], number(block["accuracy_ambig"]),
                              number(block["accuracy_disambig"]), with_ci(block["bias_ambig"], ci.get("bias_ambig"), 3),
-                             with_ci(block["bias_disambig"], ci.get("bias_disambig"), 3), number(block.get("control_accuracy"))])
+                             with_ci(block["bias_disambig"], ci.get("bias_disambig"), 3), number(block.get("control_accuracy")),
+                             f"{block['invalid']:,} of {block['asked']:,}" if reads_replies(run) else "-"])
     table = html.table(["language", "category", "model", "templates", "accuracy ambig (%)", "accuracy disambig (%)",
-                        "bias ambig", "bias disambig", "control accuracy (%)"], rows,
+                        "bias ambig", "bias disambig", "control accuracy (%)", "invalid replies"], rows,
                        "MBBQ per language and category: means over the templates read, as the authors compute them")
     return [html.tag("h2", "MBBQ (Neplenbroek et al. 2024)"),
             html.note("The four languages share their templates: a difference between languages is the same questions "

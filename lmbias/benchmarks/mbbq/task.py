@@ -8,6 +8,14 @@ per token) is the model's. With the control set (default), its items are scored 
 the authors read them: the templates the model does not understand in every language run are left out
 (:mod:`lmbias.benchmarks.mbbq.measure`).
 
+Generate protocol (``--protocol generate``, for chat models): as the authors ran their models, each item
+is asked in each of the authors' five wordings in its language (``--prompts`` picks some), its three
+answers lettered (A), (B), (C) in file order, the reply generated greedily (``--max-new-tokens``, the
+authors' 100) and read by the authors' rules (:mod:`lmbias.benchmarks.mbbq.detect`); an item and a wording
+are one cell of the measures, as the authors average them. The authors put each prompt through the model's
+chat template as one user turn: run a chat model with ``--chat`` (hf, vllm) or a chat server
+(``--backend openai-chat``).
+
 A sample (``--limit N``) takes the first N items of each template, context condition and question
 polarity, in the main and the control set alike, so every template keeps both conditions.
 """
@@ -16,11 +24,17 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...errors import InputError
+from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring
-from ..bbq.task import DECISIONS, score_bbq
+from ..bbq.task import DECISIONS, decisions, score_bbq
 from ..declared import Option, Task
+from . import detect
 from .data import CATEGORIES, CITATION, LANGUAGES, MBBQ_COMMIT, ROWS, SETS, read_file
 from .measure import mbbq_scores
+
+WORDINGS = (0, 1, 2, 3, 4)  # the authors' five prompts (prompt_id)
+REPLY_TOKENS = 100  # the authors' max_new_tokens
 
 # The authors' second prompt per language (their answer_detection.py, trans_prompt_dict), without the options.
 PROMPTS = {"en": "Context: {context} Question: {question} Answer:", "nl": "Context: {context} Vraag: {question} Antwoord:",
@@ -30,6 +44,15 @@ PROMPTS = {"en": "Context: {context} Question: {question} Answer:", "nl": "Conte
 def prompt(row: dict) -> str:
     """The likelihood prompt of an MBBQ row, in its language (:data:`PROMPTS`)."""
     return PROMPTS[row["language"]].format(context=row["context"], question=row["question"])
+
+
+def asked(rows: list[dict], wordings, data_dir=None) -> list[dict]:
+    """Each row once per wording in ``wordings`` (the authors' prompt ids), with its ``prompt_id`` and its
+    ``prompt`` (the wording in the row's language, the answers in file order)."""
+    chosen = {language: detect.prompts(language, data_dir) for language in dict.fromkeys(row["language"] for row in rows)}
+    return [{**row, "id": f"{row['id']}/p{k}", "prompt_id": k,
+             "prompt": chosen[row["language"]][k].format(row["context"], row["question"], row["ans0"], row["ans1"], row["ans2"])}
+            for row in rows for k in wordings]
 
 
 def select_rows(languages, categories, limit, control: bool, data_dir=None) -> list[dict]:
@@ -47,9 +70,40 @@ def select_rows(languages, categories, limit, control: bool, data_dir=None) -> l
     return rows
 
 
+def items(settings: dict, data_dir) -> list[dict]:
+    """The rows asked: :func:`select_rows`, each once per chosen wording where replies are generated."""
+    rows = select_rows(settings["languages"], settings["categories"], settings["limit"], not settings["no_control"], data_dir)
+    return rows if decisions(settings["protocol"]) else asked(rows, settings["prompts"], data_dir)
+
+
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generative request: each row's prompt, its answers lettered in file order, each reply read by the
+    authors' rules in the row's language (:func:`lmbias.benchmarks.mbbq.detect.read_reply`)."""
+    cues = {language: detect.cues(language, settings["data_dir"]) for language in dict.fromkeys(r["language"] for r in rows)}
+    return Questions([row["id"] for row in rows], [row["prompt"] for row in rows],
+                     [[row["ans0"], row["ans1"], row["ans2"]] for row in rows], [[0, 1, 2]] * len(rows),
+                     read=lambda i, reply: detect.read_reply(reply, rows[i], cues[rows[i]["language"]]),
+                     max_new_tokens=settings["max_new_tokens"])
+
+
+def request(protocol: str, rows: list[dict], settings: dict):
+    """The likelihood request (the three answers scored after :func:`prompt`) or the generative one
+    (:func:`questions`)."""
+    if decisions(protocol):
+        return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=settings["batch_size"], prompt=prompt),
+                       unit="item", per_item=3)
+    return questions(rows, settings)
+
+
+def predicted(records: list[dict], settings: dict) -> list:
+    """Each record's answer: by ``--decision`` where answers were scored, the reply's where one was read."""
+    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
+    return [record[key] for record in records]
+
+
 def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
-    """:func:`mbbq_scores` of the answers chosen by ``--decision``, the control set beside the main one."""
-    predictions = [record[f"prediction_{settings['decision']}"] for record in records]
+    """:func:`mbbq_scores` of the answers (:func:`predicted`), the control set beside the main one."""
+    predictions = predicted(records, settings)
     main = [(row, p) for row, p in zip(rows, predictions) if row["set"] == "main"]
     control = [(row, p) for row, p in zip(rows, predictions) if row["set"] == "control"]
     return mbbq_scores([row for row, _ in main], [p for _, p in main], control_rows=[row for row, _ in control],
@@ -58,9 +112,8 @@ def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> 
 
 
 def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
-    """Whether each item's answer (by ``--decision``) is the correct one."""
-    key = f"prediction_{settings['decision']}"
-    return [record[key] == row["label"] for record, row in zip(records, rows)]
+    """Whether each item's answer is the correct one (None: an invalid reply)."""
+    return [None if answer is None else answer == row["label"] for answer, row in zip(predicted(records, settings), rows)]
 
 
 def data(rows: list[dict], options: dict, data_dir) -> dict:
@@ -75,7 +128,33 @@ def counted(rows: list[dict], options: dict) -> dict:
     """The items asked of the languages' and sets' full files."""
     sets = 2 if not options["no_control"] else 1
     full = len(LANGUAGES) * sum(ROWS[category][i] for category in CATEGORIES for i in range(sets))
-    return {"items": (len(rows), full)}
+    return {"items": (len(rows), full * (1 if decisions(options["protocol"]) else len(WORDINGS)))}
+
+
+def check(protocol: str, options: dict) -> None:
+    """The generative options are refused with likelihood, ``--decision`` with generate."""
+    if decisions(protocol):
+        for name, default in (("prompts", list(WORDINGS)), ("max_new_tokens", REPLY_TOKENS)):
+            if options[name] != default:
+                raise InputError(f"--{name.replace('_', '-')} applies to --protocol generate (a likelihood run scores the "
+                                 "answers after one wording)")
+    elif options["decision"] != "sum":
+        raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
+
+
+def identity(protocol: str, settings: dict) -> dict:
+    """What a run folder's answers depend on: the protocol, the items, and generate's wordings and token budget."""
+    mine = {"protocol": protocol, **{key: settings[key] for key in ("languages", "categories", "limit", "no_control")}}
+    return mine if decisions(protocol) else {**mine, "prompts": settings["prompts"], "max_new_tokens": settings["max_new_tokens"]}
+
+
+def config(protocol: str, options: dict) -> dict:
+    """results.json's ``config``: the likelihood wording, or where generate's five wordings and phrase lists come from."""
+    if decisions(protocol):
+        return {"prompt": PROMPTS, "prompts": None, "max_new_tokens": None}
+    return {"prompts": options["prompts"], "decision": None,
+            "wordings": f"Veranep/MBBQ@{MBBQ_COMMIT}: answer_detection.py (prompts, trans_prompt_dict)",
+            "reply_reading": "the authors' detect_answer (mbbq.py), phrase lists from answer_detection.py"}
 
 
 TASK = Task(
@@ -90,16 +169,18 @@ TASK = Task(
                choices=DECISIONS, identity=False),
         Option("no_control", "skip the control set (and so the authors' filter of the templates the model does not "
                              "understand, and the control accuracy)", type=bool, default=False, narrows=True),
+        Option("prompts", "generate: which of the authors' five wordings (0-4) ask each item (the authors ask all five)",
+               default=WORDINGS, choices=WORDINGS, type=int, many=True, narrows=True),
+        Option("max_new_tokens", "generate: the reply's token budget (the authors' 100)", default=REPLY_TOKENS, type=int,
+               minimum=1, expected="an integer >= 1"),
         Option("no_template_filter", "read the bias on every template, not only on those the control set shows the model "
                                      "understands in every language run", type=bool, default=False, identity=False),
         Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
                minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols={"likelihood": "the three answers scored as continuations of the question, in its language"},
-    items=lambda settings, data_dir: select_rows(settings["languages"], settings["categories"], settings["limit"],
-                                                  not settings["no_control"], data_dir),
-    request=lambda protocol, rows, settings: Scoring(
-        lambda lm, kind, part: score_bbq(lm, part, batch_size=settings["batch_size"], prompt=prompt), unit="item", per_item=3),
-    measure=measure, data=data, counted=counted, outcomes=outcomes, outcome_name="correct answer",
-    config=lambda protocol, options: {"prompts": PROMPTS},
+    protocols={"likelihood": "the three answers scored as continuations of the question, in its language",
+               "generate": "the authors' five wordings in the item's language, the reply read by their rules (chat models)"},
+    prompts={"likelihood": None, "generate": None},
+    items=items, request=request, measure=measure, data=data, counted=counted, outcomes=outcomes,
+    outcome_name="correct answer", check=check, identity=identity, config=config,
 )
