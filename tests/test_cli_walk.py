@@ -88,7 +88,7 @@ def _protocol_benchmarks() -> list:
 
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
-    assert {name for name, _ in chosen} == {"bbq", "crows_pairs", "stereoset", "winobias", "winogender"}
+    assert {name for name, _ in chosen} == {"bbq", "cabbq", "crows_pairs", "esbbq", "mbbq", "stereoset", "winobias", "winogender"}
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
     for _, command in chosen:
@@ -114,6 +114,9 @@ COMBINATIONS = [
     (["bbq", "--chat", "--categories", "Age"], "--chat: bbq's likelihood scoring runs on raw text"),
     (["bbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
     (["mbbq", "--chat", "--categories", "Age"], "--chat: mbbq's likelihood scoring runs on raw text"),
+    (["mbbq", "--prompts", "0", "1"], "--prompts applies to --protocol generate"),
+    (["esbbq", "--chat", "--categories", "Age"], "--chat: esbbq's likelihood scoring runs on raw text"),
+    (["cabbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
     (["stereoset", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
@@ -202,7 +205,9 @@ LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context conditi
                 "bold": "N counts prompts", "crows_pairs": "N counts sentence pairs (of 1,508)",
                 "stereoset": "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task",
                 "winogender": "N counts sentence frames", "winobias": "N counts pro / anti sentence pairs per type (of 396)",
-                "mbbq": "N counts items per template, context condition and question polarity"}
+                "mbbq": "N counts items per template, context condition and question polarity",
+                "esbbq": "N counts items per template, context condition and question polarity",
+                "cabbq": "N counts items per template, context condition and question polarity"}
 
 
 def test_each_limit_says_what_it_counts():

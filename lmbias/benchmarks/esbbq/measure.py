@@ -139,3 +139,15 @@ def esbbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, boo
         "overall": _block(overall, None if intervals is None else intervals["overall"], int(sizes.sum()),
                           sum(invalid.values())),
     }
+
+
+def column_scores(predictions, labels, target_locs, question_polarities, context_conditions, question_types, categories,
+                  templates=None, bootstrap: int = 0, seed: int = 0) -> dict:
+    """:func:`esbbq_scores` of items given as columns (the evaluate modules' inputs; a prediction of -1 is an
+    invalid reply; without ``templates`` each item is its own)."""
+    templates = templates or list(range(len(predictions)))
+    rows = [{"label": label, "target_loc": target, "unknown_loc": 2, "question_polarity": polarity,
+             "context_condition": condition, "question_type": kind, "category": category, "template": template}
+            for label, target, polarity, condition, kind, category, template
+            in zip(labels, target_locs, question_polarities, context_conditions, question_types, categories, templates)]
+    return esbbq_scores(rows, [None if p == -1 else p for p in predictions], bootstrap=bootstrap, seed=seed)
