@@ -278,7 +278,7 @@ def _kind(module: str, column: str) -> str:
         return "number"
     if column in FLAG_COLUMNS:
         return "flag"
-    if module in ("bbq", "mbbq", "esbbq", "cabbq", "winogender", "winobias") and column == "predictions":  # answer indices (or texts): labels
+    if module in ("bbq", "mbbq", "esbbq", "cabbq", "winogender", "winobias") and column == "predictions":  # answer indices: labels
         return "label"
     return "text" if column in TEXT_COLUMNS else "label"
 
