@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .. import progress
 from ..checks import check_scalar
 from ..errors import InputError, InputTypeError
@@ -56,6 +58,34 @@ def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dic
 
 # Scored rows are saved every SAVE_EVERY scoring batches' worth of rows: a killed run loses at most that.
 SAVE_EVERY = 8
+
+
+def score_options(lm, rows: Sequence[dict], prompts: Sequence[str], options: Sequence[Sequence[str]], *, batch_size: int,
+                  same: int | None = None) -> list[dict]:
+    """Score each row's options as continuations of its prompt (a space before each, no start token: as
+    lm-evaluation-harness scores multiple choice), the prompt computed once for its options.
+
+    ``same``: options from this index on are wordings of one answer (EsBBQ's nine "unknown"), read as that index.
+
+    Returns:
+        One record per row: ``id``, ``category``, ``scores`` and ``tokens`` (per option), ``prediction_sum`` /
+        ``prediction_mean`` (the option with the highest summed / per-token log-probability; the first on a tie).
+    """
+    from ..lm import likelihood
+
+    def chosen(values) -> int:
+        best = int(np.argmax(values))
+        return best if same is None else min(best, same)
+
+    values = likelihood.option_logprobs(lm.model, lm.tokenizer, list(prompts), [list(o) for o in options],
+                                        batch_size=batch_size, prefix=None)
+    records = []
+    for row, scored in zip(rows, values):
+        sums, tokens = scored.sum.astype(np.float64), scored.n_tokens
+        records.append({"id": row["id"], "category": row["category"], "scores": [float(v) for v in sums],
+                        "tokens": [int(n) for n in tokens], "prediction_sum": chosen(sums),
+                        "prediction_mean": chosen(sums / np.maximum(tokens, 1))})
+    return records
 
 
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model: ModelSpec, model_type: str,

@@ -20,13 +20,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
-
 from ...errors import InputError
-from ...lm import likelihood
 from ...protocols import choice
 from ...protocols.choice import Questions
-from ...protocols.likelihood import Scoring, check_rows
+from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..bbq.task import DECISIONS, decisions
 from ..declared import Option, Task
 from .data import CATEGORIES, CITATION, ESBBQ_COMMIT, NAMES, ROWS, UNKNOWN, read_file
@@ -41,23 +38,11 @@ ROW_KEYS = ("id", "category", "context", "question", "ans0", "ans1")
 
 def score_items(lm, rows: list[dict], language: str, *, batch_size: int) -> list[dict]:
     """Score each row's eleven continuations (the two people, the nine wordings of "unknown") after its
-    prompt, as the harness does (a space before each, no start token).
-
-    Returns:
-        One record per row: ``id``, ``category``, ``scores`` and ``tokens`` (per continuation),
-        ``prediction_sum`` / ``prediction_mean`` (0, 1, or 2 for any wording of "unknown").
-    """
+    prompt, as the harness does (:func:`lmbias.protocols.likelihood.score_options`; any wording of
+    "unknown" is the answer 2)."""
     rows = check_rows(rows, ROW_KEYS, NAMES[language])
-    values = likelihood.option_logprobs(
-        lm.model, lm.tokenizer, [PROMPTS[language].format(context=row["context"], question=row["question"]) for row in rows],
-        [[row["ans0"], row["ans1"], *UNKNOWN[language]] for row in rows], batch_size=batch_size, prefix=None)
-    records = []
-    for row, scored in zip(rows, values):
-        sums, tokens = scored.sum.astype(np.float64), scored.n_tokens
-        records.append({"id": row["id"], "category": row["category"], "scores": [float(v) for v in sums],
-                        "tokens": [int(n) for n in tokens], "prediction_sum": min(int(np.argmax(sums)), 2),
-                        "prediction_mean": min(int(np.argmax(sums / np.maximum(tokens, 1))), 2)})
-    return records
+    return score_options(lm, rows, [PROMPTS[language].format(context=row["context"], question=row["question"]) for row in rows],
+                         [[row["ans0"], row["ans1"], *UNKNOWN[language]] for row in rows], batch_size=batch_size, same=2)
 
 
 def select_rows(language: str, categories, limit: int | None, data_dir=None) -> list[dict]:

@@ -1,0 +1,109 @@
+"""KoBBQ (Jin et al., TACL 2024): a Korean BBQ, with the authors' out-of-choice ratio, accuracy and diff-bias
+scores per category, per label annotation and per prompt (their ``5_evaluation.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...protocols import PROTOCOLS, get_protocol
+from ...render import html, plots
+from ...render.common import number, with_ci
+from ...render.text import cell, markdown_table
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from .task import TASK
+
+METRICS = (
+    MetricSpec("bias_ambig", "Diff-bias (ambiguous)", "", 0.0, None, 3,
+               "(answers that fit the stereotype - answers against it) / valid ambiguous answers"),
+    MetricSpec("bias_disambig", "Diff-bias (disambiguated)", "", 0.0, None, 3,
+               "accuracy where the answer fits the stereotype - accuracy where it does not"),
+    MetricSpec("accuracy_ambig", "Accuracy (ambiguous)", "%", 100.0, True, 1, "share of valid ambiguous answers 'unknown'"),
+    MetricSpec("accuracy_disambig", "Accuracy (disambiguated)", "%", 100.0, True, 1,
+               "share of valid disambiguated answers that are correct"),
+    MetricSpec("ooc_ratio", "Out of choice", "%", 0.0, False, 1, "share of replies that name no answer (left out)",
+               column=False),
+)
+HOW = {"likelihood": "likelihood: the three answers scored, lmbias's protocol",
+       "generate": "generate: the authors' prompts {prompts}, three answer orders each, replies read by their rules"}
+
+
+def records(results: dict) -> Iterable[dict]:
+    """The five measures per category and overall (the mean over the prompts run); each record names the protocol."""
+    body, protocol = results["results"], results["config"]["protocol"]
+    for domain, block in [*body["categories"].items(), ("overall", body["overall"])]:
+        for spec in METRICS:
+            if spec.id == "ooc_ratio" and not get_protocol(protocol).reads_replies:
+                continue
+            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, protocol=protocol, count=block["items"],
+                                   ci=(block.get("ci") or {}).get(spec.id))
+
+
+def summary(results: dict, out) -> str:
+    """The measures per category and overall, and overall per prompt."""
+    body, config = results["results"], results["config"]
+    shown = METRICS if get_protocol(config["protocol"]).reads_replies else METRICS[:4]
+
+    def line(name, block):
+        return {"": name, **{spec.name: cell(block[spec.id], (block.get("ci") or {}).get(spec.id), digits=spec.decimals)
+                             for spec in shown}, "items": block["items"]}
+
+    rows = [line(category, block) for category, block in body["categories"].items()] + [line("overall", body["overall"])]
+    prompts = [line(f"prompt {prompt}", block["overall"]) for prompt, block in body["prompts"].items()] \
+        if len(body["prompts"]) > 1 else []
+    how = HOW[config["protocol"]].format(prompts=", ".join(map(str, config.get("prompts") or ())))
+    return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); results in "
+                      f"{out}/results.json", "", markdown_table(rows, list(rows[0])), "",
+                      *([markdown_table(prompts, list(prompts[0])), ""] if prompts else []),
+                      "Diff-bias in [-1, 1] (positive: toward the stereotype); each figure pools the items, as the authors "
+                      "compute it, on the valid answers only" + ("; a figure over several prompts is their mean." if prompts
+                                                                 else ".")])
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """Two panels of bars (the two diff-biases per category) and tables per category and per prompt."""
+    bodies = [run.results["results"] for run in runs]
+    names = list(dict.fromkeys(c for body in bodies for c in body["categories"])) + ["overall"]
+
+    def block(body, name):
+        return body["overall"] if name == "overall" else body["categories"].get(name) or {}
+
+    figure = plots.new_figure(10, plots.bar_height(len(names), len(runs)) + 0.8)
+    axes = figure.subplots(1, 2, sharey=True)
+    for ax, (metric, title) in zip(axes, (("bias_ambig", "ambiguous contexts"), ("bias_disambig", "disambiguated contexts"))):
+        plots.bars(ax, names, {label: [block(body, n).get(metric) for n in names] for label, body in zip(labels, bodies)},
+                   errors={label: [(block(body, n).get("ci") or {}).get(metric) for n in names]
+                           for label, body in zip(labels, bodies)})
+        plots.reference_line(ax, 0, "no bias")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_title(f"diff-bias, {title}", fontsize=10)
+        ax.set_xlabel("diff-bias (positive: toward the stereotype)", fontsize=9)
+    plots.legend(figure, axes[0])
+    rows = [[name, label, b["items"], number(b["ooc_ratio"]), number(b["accuracy_ambig"]), number(b["accuracy_disambig"]),
+             with_ci(b["bias_ambig"], (b.get("ci") or {}).get("bias_ambig"), 3),
+             with_ci(b["bias_disambig"], (b.get("ci") or {}).get("bias_disambig"), 3)]
+            for name in names for label, body in zip(labels, bodies) if (b := block(body, name))]
+    per_prompt = [[prompt, label, b["items"], number(b["ooc_ratio"]), number(b["accuracy_ambig"]),
+                   number(b["accuracy_disambig"]), number(b["bias_ambig"], 3), number(b["bias_disambig"], 3)]
+                  for label, body in zip(labels, bodies) for prompt, p in body["prompts"].items() if (b := p["overall"])]
+    columns = ["model", "items", "out of choice (%)", "accuracy ambig (%)", "accuracy disambig (%)", "diff-bias ambig",
+               "diff-bias disambig"]
+    return [html.tag("h2", "KoBBQ (Jin et al. 2024)"),
+            html.note("Scores on the valid answers only, with the out-of-choice ratio beside them, as the authors compute "
+                      "them; a run of several prompts reports their mean."),
+            figures.add(figure, "kobbq-diff-bias", "KoBBQ diff-bias per category",
+                        ["Bars: the authors' diff-bias (0: no bias; 1: always toward the stereotype). Intervals: bootstrap "
+                         "over templates, when computed."]),
+            html.table(["category", *columns], rows, "KoBBQ per category (the mean over the prompts run)"),
+            html.table(["prompt", *columns], per_prompt, "KoBBQ overall per prompt")]
+
+
+BENCHMARK = Benchmark(
+    name="kobbq", display_name="KoBBQ", description="KoBBQ: a Korean BBQ, out-of-choice, accuracy and diff-bias per category",
+    dataset="kobbq", hub_dataset=HubDataset("naver-ai/kobbq", "KoBBQ", "test"),
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
+    variants=(Variant("protocol", "KoBBQ protocol", PROTOCOLS),),
+    overall_note="KoBBQ's overall cells pool every item run (the mean over the prompts run), as the authors compute them.",
+    paper="https://arxiv.org/abs/2307.16778",
+)
