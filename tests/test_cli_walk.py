@@ -88,7 +88,8 @@ def _protocol_benchmarks() -> list:
 
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
-    assert {name for name, _ in chosen} == {"bbq", "cabbq", "crows_pairs", "esbbq", "mbbq", "stereoset", "winobias", "winogender"}
+    assert {name for name, _ in chosen} == {"bbq", "cabbq", "crows_pairs", "esbbq", "kobbq", "mbbq", "stereoset", "winobias",
+                                             "winogender"}
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
     for _, command in chosen:
@@ -117,6 +118,7 @@ COMBINATIONS = [
     (["mbbq", "--prompts", "0", "1"], "--prompts applies to --protocol generate"),
     (["esbbq", "--chat", "--categories", "Age"], "--chat: esbbq's likelihood scoring runs on raw text"),
     (["cabbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
+    (["kobbq", "--protocol", "likelihood", "--prompts", "1"], "--prompts applies to --protocol generate"),
     (["stereoset", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
@@ -207,7 +209,8 @@ LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context conditi
                 "winogender": "N counts sentence frames", "winobias": "N counts pro / anti sentence pairs per type (of 396)",
                 "mbbq": "N counts items per template, context condition and question polarity",
                 "esbbq": "N counts items per template, context condition and question polarity",
-                "cabbq": "N counts items per template, context condition and question polarity"}
+                "cabbq": "N counts items per template, context condition and question polarity",
+                "kobbq": "N counts samples per template, context condition and question type"}
 
 
 def test_each_limit_says_what_it_counts():
