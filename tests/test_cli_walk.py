@@ -88,8 +88,8 @@ def _protocol_benchmarks() -> list:
 
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
-    assert {name for name, _ in chosen} == {"bbq", "cabbq", "crows_pairs", "esbbq", "kobbq", "mbbq", "stereoset", "winobias",
-                                             "winogender"}
+    assert {name for name, _ in chosen} == {"bbq", "cabbq", "cbbq", "crows_pairs", "esbbq", "kobbq", "mbbq", "stereoset",
+                                             "winobias", "winogender"}
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
     for _, command in chosen:
@@ -119,6 +119,7 @@ COMBINATIONS = [
     (["esbbq", "--chat", "--categories", "Age"], "--chat: esbbq's likelihood scoring runs on raw text"),
     (["cabbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
     (["kobbq", "--protocol", "likelihood", "--prompts", "1"], "--prompts applies to --protocol generate"),
+    (["cbbq", "--protocol", "likelihood", "--chat", "--categories", "SES"], "--chat: cbbq's likelihood scoring runs on raw text"),
     (["stereoset", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
     (["crows_pairs", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
@@ -210,7 +211,8 @@ LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context conditi
                 "mbbq": "N counts items per template, context condition and question polarity",
                 "esbbq": "N counts items per template, context condition and question polarity",
                 "cabbq": "N counts items per template, context condition and question polarity",
-                "kobbq": "N counts samples per template, context condition and question type"}
+                "kobbq": "N counts samples per template, context condition and question type",
+                "cbbq": "N counts records per template"}
 
 
 def test_each_limit_says_what_it_counts():

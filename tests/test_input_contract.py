@@ -278,7 +278,8 @@ def _kind(module: str, column: str) -> str:
         return "number"
     if column in FLAG_COLUMNS:
         return "flag"
-    if module in ("bbq", "mbbq", "esbbq", "cabbq", "kobbq", "winogender", "winobias") and column == "predictions":  # answer indices: labels
+    answer_indices = ("bbq", "mbbq", "esbbq", "cabbq", "kobbq", "cbbq", "winogender", "winobias")
+    if module in answer_indices and column == "predictions":  # answer indices: labels
         return "label"
     return "text" if column in TEXT_COLUMNS else "label"
 
@@ -354,6 +355,7 @@ BAD_OPTIONS = {
     "esbbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
     "cabbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
     "kobbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
+    "cbbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
     "winogender": [("statistics", {"nurse": {"bls_pct_female": 90.0, "bergsma_pct_female": 80.0}}, ValueError,
                     "statistics has no entry for occupation 'chef'"),
                    ("statistics", {"nurse": {}, "chef": {}}, ValueError, r"statistics\['nurse'\] is \{\}; expected"),

@@ -49,6 +49,8 @@ EXAMPLES = {
     "kobbq": ({"predictions": [2, 0, 1, -1, 0], "labels": [2, 2, 2, 2, 0], "biased_locs": [0, 0, 0, 0, 0],
                "unknown_locs": [2] * 5, "context_types": ["amb"] * 4 + ["dis-biased"], "categories": ["age"] * 5,
                "templates": ["age-001"] * 5}, {}),
+    "cbbq": ({"predictions": [0, 2, 1, -1, 0], "labels": [2, 2, 2, 1, 1], "biased_locs": [0, 0, 1, 0, 0],
+              "context_conditions": ["ambig"] * 3 + ["disambig"] * 2, "categories": ["SES"] * 5}, {}),
     "winogender": ({"predictions": [0, 1, 0, 1, 1], "labels": [0, 1, 1, 0, 1], "genders": ["male", "female", "male", "female", "neutral"],
                     "occupations": ["nurse", "nurse", "chef", "chef", "chef"], "gotchas": [True, False, False, True, False],
                     "occupation_logprobs": [-1.0, -2.0, -3.0, -1.5, -2.5], "participant_logprobs": [-2.0, -1.0, -1.0, -2.0, -2.0],

@@ -148,3 +148,26 @@ def test_generative_stereoset_through_the_chat_endpoint_equals_vllm(server, key,
     assert a == b and len(a) == 18
     results = [json.loads((out / "results.json").read_text())["results"]["overall"] for out in (served, local)]
     assert results[0] == results[1]
+
+
+def test_mbbq_in_the_authors_prompts_through_the_chat_endpoint_equals_vllm(server, key, tmp_path, data_dir):
+    """MBBQ's generative protocol for a served chat model: the same replies from the server and the in-process
+    engine, each read by the authors' rules in its language."""
+    from lmbias.benchmarks.mbbq import detect
+    from lmbias.benchmarks.mbbq.task import TASK as MBBQ
+    from lmbias.benchmarks.mbbq.task import select_rows
+
+    given = dict(protocol="generate", languages=["nl", "tr"], categories=["Sexual_orientation"], limit=1, prompts=[1],
+                 max_new_tokens=24, no_control=True, progress=False, data_dir=data_dir)
+    served, local = tmp_path / "served", tmp_path / "local"
+    save_run(run_task(MBBQ, model=_chat_served(server), out=served, **given))
+    save_run(run_task(MBBQ, model=ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
+                                            system_prompt="You are brief."), out=local, **given))
+    a, b = ([json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()] for out in (served, local))
+    assert a == b and len(a) == 48  # 6 templates x 2 conditions x 2 polarities, in 2 languages
+    rows = {row["id"]: row for row in select_rows(["nl", "tr"], ["Sexual_orientation"], 1, False, data_dir)}
+    for answer in a:
+        row = rows[answer["id"].rsplit("/", 1)[0]]
+        assert answer["prediction"] == detect.read_reply(answer["reply"], row, detect.cues(row["language"], data_dir))
+    results = [json.loads((out / "results.json").read_text())["results"] for out in (served, local)]
+    assert results[0] == results[1] and results[0]["template_filter"] is False

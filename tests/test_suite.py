@@ -110,7 +110,7 @@ def test_plumbing_a_benchmark_that_fails_is_reported_and_the_others_finish(tmp_p
      "--limit is an option of winogender, winobias: with several benchmarks give it as --winogender.limit / --winobias.limit"),
     (["winogender", "winobias", "--bbq.limit", "3"], "--bbq.limit: 'bbq' is not among the chosen benchmarks (winogender, winobias)"),
     (["winogender", "winobias", "--categories", "Age"],
-     "--categories is an option of bbq, cabbq, esbbq, kobbq, mbbq, none of which was chosen"),
+     "--categories is an option of bbq, cabbq, cbbq, esbbq, kobbq, mbbq, none of which was chosen"),
     (["winogender", "winobias", "--winobias.limt", "3"], "winobias has no option --limt; did you mean '--winobias.limit'?"),
     (["winogender", "winobias", "--nosuch.limit", "3"], "--nosuch.limit: there is no benchmark 'nosuch'"),
     (["winogender", "winobias", "--name", ""], "--name must be printable text"),
