@@ -164,7 +164,9 @@ def test_mbbq_in_the_authors_prompts_through_the_chat_endpoint_equals_vllm(serve
     save_run(run_task(MBBQ, model=ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
                                             system_prompt="You are brief."), out=local, **given))
     a, b = ([json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()] for out in (served, local))
-    assert a == b and len(a) == 48  # 6 templates x 2 conditions x 2 polarities, in 2 languages
+    assert len(a) == len(b) == 48  # 6 templates x 2 conditions x 2 polarities, in 2 languages
+    # a reply cut off inside a character: the engine ends it with U+FFFD, the server holds the partial bytes back
+    assert [{**x, "reply": x["reply"].rstrip("\ufffd ")} for x in a] == [{**x, "reply": x["reply"].rstrip("\ufffd ")} for x in b]
     rows = {row["id"]: row for row in select_rows(["nl", "tr"], ["Sexual_orientation"], 1, False, data_dir)}
     for answer in a:
         row = rows[answer["id"].rsplit("/", 1)[0]]
