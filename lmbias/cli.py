@@ -482,10 +482,29 @@ def _run_suite(args) -> int:
     return 1 if any(outcome["status"] == "failed" for outcome in outcomes.values()) else 0
 
 
+def _declared(argv: list) -> list:
+    """``argv`` with each benchmark declaration file that ``lmbias run`` names (``./mine.yaml``) replaced by the
+    name of the benchmark it declares, which is registered (:mod:`lmbias.benchmarks.custom`)."""
+    if not argv or argv[0] != "run":
+        return argv
+    from .benchmarks.custom import is_declaration, load_benchmark
+
+    named, rewritten = True, [argv[0]]
+    for arg in argv[1:]:
+        named = named and not arg.startswith("-")
+        rewritten.append(load_benchmark(arg).name if named and is_declaration(arg) else arg)
+    return rewritten
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        argv = _declared(argv)
+    except LmbiasError as error:
+        report_error(f"lmbias: error: {error}")
+        return 2
     if _is_suite(argv):
         args, parser = _parse_suite(argv[1:])
     else:

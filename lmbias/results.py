@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .benchmarks import benchmarks, get_benchmark, names
+from .benchmarks.custom import register_recorded
 from .errors import InputError
 from .files import read_json
 from .lm.spec import display_name_of
@@ -78,6 +79,8 @@ def load_run(path) -> Run:
     if not results_file.exists():
         return _unfinished_run(path)
     results = _read_json(results_file)
+    if isinstance(results, dict):
+        register_recorded(results)  # a user's benchmark, from the declaration the run recorded
     if not isinstance(results, dict) or results.get("benchmark") not in names():
         raise RunError(f"{results_file} is not an lmbias results file: 'benchmark' must be one of {names()}")
     version = results.get("schema_version")

@@ -33,19 +33,21 @@ REFERENCES = tuple(
 _CONTEXT = {"bias_amb": "ambig", "accuracy_ambig": "ambig", "bias_dis": "disambig", "accuracy_disambig": "disambig"}
 
 
-def records(results: dict) -> Iterable[dict]:
+def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]:
     """The four scores per category and pooled ("overall"), with the invalid-answer rate of a
-    generative run; each record names the protocol."""
+    generative run; each record names the protocol (``benchmark``: a benchmark scored as BBQ, a user's
+    multiple-choice set; default BBQ)."""
     body, protocol = results["results"], results["config"]["protocol"]
+    benchmark = benchmark or BENCHMARK
     for domain, block in [*body["categories"].items(), ("overall", body["overall"])]:
         for spec in METRICS[:4]:
             context = _CONTEXT[spec.id]
             interval = (block.get(f"ci_{context}") or {}).get("accuracy" if spec.id.startswith("accuracy") else spec.id)
-            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, protocol=protocol,
+            yield benchmark.record(spec.id, block[spec.id], domain=domain, protocol=protocol,
                                    count=block[f"counts_{context}"]["items"], ci=interval)
         if get_protocol(protocol).reads_replies:
             answered = sum(block[f"counts_{c}"]["items"] + block[f"counts_{c}"]["invalid"] for c in ("ambig", "disambig"))
-            yield BENCHMARK.record("invalid_rate", 100 * block["invalid"] / answered if answered else None, domain=domain,
+            yield benchmark.record("invalid_rate", 100 * block["invalid"] / answered if answered else None, domain=domain,
                                    protocol=protocol, count=answered)
 
 

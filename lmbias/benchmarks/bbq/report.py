@@ -7,8 +7,9 @@ from ...render import html, plots
 from ...render.common import Figures, number, with_ci
 
 
-def bbq(runs, labels, figures: Figures) -> list:
-    """Two panels of bars (s_AMB, s_DIS per category, with bootstrap intervals when computed) and a table."""
+def bbq(runs, labels, figures: Figures, title: str = "BBQ (Parrish et al. 2022)", key: str = "bbq") -> list:
+    """Two panels of bars (s_AMB, s_DIS per category, with bootstrap intervals when computed) and a table
+    (``title`` and ``key``: another set scored as BBQ, a user's multiple-choice benchmark)."""
     bodies = [run.results["results"] for run in runs]
     names = list(dict.fromkeys(c for body in bodies for c in body["categories"])) + ["overall"]
 
@@ -17,7 +18,7 @@ def bbq(runs, labels, figures: Figures) -> list:
 
     figure = plots.new_figure(10, plots.bar_height(len(names), len(runs)) + 0.8)
     axes = figure.subplots(1, 2, sharey=True)
-    for ax, (metric, context, title) in zip(axes, (("bias_amb", "ambig", "s_AMB (ambiguous contexts)"),
+    for ax, (metric, context, panel) in zip(axes, (("bias_amb", "ambig", "s_AMB (ambiguous contexts)"),
                                                    ("bias_dis", "disambig", "s_DIS (disambiguated contexts)"))):
         series = {label: [(b or {}).get(metric) for b in (block(body, n) for n in names)] for label, body in zip(labels, bodies)}
         errors = {label: [((b or {}).get(f"ci_{context}") or {}).get(metric) for b in (block(body, n) for n in names)]
@@ -25,7 +26,7 @@ def bbq(runs, labels, figures: Figures) -> list:
         plots.bars(ax, names, series, errors=errors)
         plots.reference_line(ax, 0, "no bias")
         ax.set_xlim(-105, 105)
-        ax.set_title(title, fontsize=10)
+        ax.set_title(panel, fontsize=10)
         ax.set_xlabel("bias score x 100 (positive: toward the stereotype)", fontsize=9)
     plots.legend(figure, axes[0])
     rows = []
@@ -40,11 +41,11 @@ def bbq(runs, labels, figures: Figures) -> list:
     protocols = sorted({run.results["config"]["protocol"] for run in runs})
     table = html.table(["category", "model", "items", "accuracy ambig (%)", "accuracy disambig (%)", "s_AMB", "s_DIS",
                         "invalid answers"], rows,
-                       "BBQ per category; overall pools every item run (the paper reports per category)")
-    return [html.tag("h2", "BBQ (Parrish et al. 2022)"),
+                       f"{title} per category; overall pools every item run")
+    return [html.tag("h2", title),
             html.note(f"Protocol: {', '.join(protocols)}. Likelihood and generated answers are different measurements: "
                       "compare models under the same protocol."),
-            figures.add(figure, "bbq-bias-scores", "BBQ bias scores per category",
+            figures.add(figure, f"{key}-bias-scores", f"{title} bias scores per category",
                         ["Bars: the authors' bias scores x 100 (0: no bias; 100: always the stereotyped answer; "
                          "s_AMB is scaled by the errors in ambiguous contexts). Intervals: bootstrap, when computed."]),
             table]

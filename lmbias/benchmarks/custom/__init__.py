@@ -1,0 +1,52 @@
+"""A user's own benchmark as data (a declaration file and its data; :mod:`.declaration`), run like a built-in
+one: ``lmbias run ./my_benchmark.yaml``, alone or beside built-ins, with both protocols, resume, report,
+compare, leaderboard and push.
+
+The shape ``multiple_choice`` is BBQ's: a context (ambiguous or disambiguated), a question (negative or
+non-negative), three answers of which one is "unknown" and one the stereotyped group's; its measures are BBQ's
+accuracy and bias scores (s_AMB, s_DIS), per category and pooled (:mod:`.multiple_choice`).
+
+A run records its declaration's text and digest and its data's digest: a rerun in the same folder with
+another declaration or changed data is refused, and a report, comparison or leaderboard of the run finds the
+benchmark from the recorded declaration, without the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import InputError
+from .. import get_benchmark, names, register
+from ..base import Benchmark
+from .declaration import read_declaration
+from .multiple_choice import make_benchmark
+
+SHAPES = {"multiple_choice": make_benchmark}
+SUFFIXES = (".yaml", ".yml", ".json")
+_DECLARED: dict = {}  # name -> the digest of the declaration registered under it
+
+
+def is_declaration(argument: str) -> bool:
+    """Whether a ``lmbias run`` argument names a declaration file (a path ending in .yaml, .yml or .json)."""
+    return argument.lower().endswith(SUFFIXES) and not argument.startswith("-")
+
+
+def load_benchmark(path, text: str | None = None) -> Benchmark:
+    """The benchmark a declaration file declares, registered under its name (``text``: the declaration as a run
+    recorded it). A built-in benchmark's name, or another declaration's under the same name, is refused."""
+    declaration = read_declaration(path, tuple(SHAPES), text)
+    if declaration.name in names():
+        if _DECLARED.get(declaration.name) == declaration.declaration_sha256:
+            return get_benchmark(declaration.name)
+        what = "another declaration's" if declaration.name in _DECLARED else "a built-in benchmark's"
+        raise InputError(f"{declaration.path}: name {declaration.name!r} is {what}; give the benchmark a name of its own")
+    benchmark = register(SHAPES[declaration.shape](declaration))
+    _DECLARED[declaration.name] = declaration.declaration_sha256
+    return benchmark
+
+
+def register_recorded(results: dict) -> None:
+    """Register the benchmark of a run's results.json from the declaration it recorded, when it is not known."""
+    recorded = (results.get("data") or {}).get("declaration") if isinstance(results.get("data"), dict) else None
+    if isinstance(recorded, dict) and isinstance(recorded.get("text"), str) and results.get("benchmark") not in names():
+        load_benchmark(Path(recorded.get("path") or "declaration.yaml"), recorded["text"])

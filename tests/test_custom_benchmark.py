@@ -1,0 +1,166 @@
+"""A user's own benchmark as data: the worked example of docs/examples/hiring_bias (a YAML declaration and a
+CSV) run from the command line on tiny random models (plumbing), alone and beside a built-in, its rows as the
+shape defines them (hand-checked), the same rows from JSONL and Parquet, a report / comparison / leaderboard
+that find the benchmark from the run's recorded declaration, a rerun on changed data refused, and every
+mistake in a declaration or its data as one line naming the file, row and field."""
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lmbias.benchmarks import unregister
+from lmbias.benchmarks.custom import SHAPES, _DECLARED, load_benchmark
+from lmbias.benchmarks.custom.declaration import read_data, read_declaration
+from lmbias.benchmarks.custom.multiple_choice import item_rows
+from lmbias.cli import main
+from lmbias.errors import InputError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hiring_bias"
+
+
+@pytest.fixture
+def example(tmp_path):
+    """The worked example copied into a folder of its own; its benchmark unregistered afterwards."""
+    folder = tmp_path / "hiring_bias"
+    shutil.copytree(EXAMPLE, folder)
+    yield folder / "hiring.yaml"
+    unregister("hiring_bias")
+    _DECLARED.pop("hiring_bias", None)
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory):
+    from tiny_lm import save_tiny_causal_lm
+
+    root = tmp_path_factory.mktemp("custom")
+    return [save_tiny_causal_lm(root / f"model{seed}", seed=seed, n_positions=256) for seed in (0, 1)]
+
+
+def test_the_rows_are_the_shapes_fields_hand_checked(example):
+    declaration = read_declaration(example, tuple(SHAPES))
+    rows = item_rows(declaration, read_data(declaration))
+    assert len(rows) == 24 and {row["category"] for row in rows} == {"age", "gender", "disability"}
+    first, second = rows[0], rows[1]  # the same context, the negative then the non-negative question
+    assert (first["ans0"], first["unknown_loc"], first["label"]) == ("The 60-year-old applicant", 2, 2)
+    # the biased answer is BBQ's: the stereotyped group's in a negative question, the other person's otherwise
+    assert (first["target_loc"], second["target_loc"]) == (0, 1)
+    # the second template shows the stereotyped person second: "stereotyped" given as text finds it there
+    assert rows[4]["ans1"] == "The older manager" and rows[4]["target_loc"] == 1
+
+
+def test_the_same_data_as_jsonl_and_parquet_gives_the_same_rows(example):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = list(csv.DictReader(open(example.parent / "hiring.csv", encoding="utf-8")))
+    (example.parent / "hiring.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    pq.write_table(pa.Table.from_pylist([{**r, "label": int(r["label"]), "unknown": int(r["unknown"])} for r in records]),
+                   example.parent / "hiring.parquet")
+    text = example.read_text()
+    found = []
+    for name in ("hiring.csv", "hiring.jsonl", "hiring.parquet"):
+        other = example.parent / f"as_{name.split('.')[1]}.yaml"
+        other.write_text(text.replace("path: hiring.csv", f"path: {name}"))
+        declaration = read_declaration(other, tuple(SHAPES))
+        found.append([{k: v for k, v in row.items()} for row in item_rows(declaration, read_data(declaration))])
+    assert found[0] == found[1] == found[2]
+
+
+def test_plumbing_the_worked_example_runs_from_the_command_line_and_feeds_report_compare_and_leaderboard(
+        example, tiny_models, tmp_path, capsys, monkeypatch):
+    from lmbias.compare import compare_runs
+    from lmbias.leaderboard import build_leaderboard
+    from lmbias.report import build_report
+
+    outs = [tmp_path / f"run{i}" for i in (0, 1)]
+    for model, out in zip(tiny_models, outs):
+        assert main(["run", str(example), "--model", str(model), "--device", "cpu", "--bootstrap", "50", "--out", str(out),
+                     "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "| overall (pooled) |" in printed
+    results = json.loads((outs[0] / "results.json").read_text())
+    assert results["benchmark"] == "hiring_bias" and results["data"]["counts"]["items"] == 24
+    assert results["data"]["declaration"]["text"] == example.read_text()
+    assert results["data"]["data_sha256"] and "partial" not in results or not results["partial"]
+    # the folders are read without the declaration file: the benchmark comes back from what the run recorded
+    example.unlink()
+    unregister("hiring_bias")
+    _DECLARED.pop("hiring_bias", None)
+    report = build_report(outs, tmp_path / "report", dpi=30).read_text()
+    assert "Hiring bias (declared in hiring.yaml)" in report
+    build_leaderboard(outs, tmp_path / "site")
+    assert "Hiring bias" in (tmp_path / "site" / "index.html").read_text()
+    comparison = compare_runs(*outs, bootstrap=20)
+    assert comparison["items"] == 24
+
+
+def test_a_rerun_on_changed_data_is_refused_and_nothing_is_lost(example, tiny_models, tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["run", str(example), "--model", str(tiny_models[0]), "--device", "cpu", "--limit", "1", "--out", str(out),
+            "--no-progress"]
+    assert main(argv) == 0
+    before = (out / "scores.jsonl").read_text()
+    data = example.parent / "hiring.csv"
+    data.write_text(data.read_text().replace("Two people applied", "Two persons applied"))
+    capsys.readouterr()
+    assert main(argv) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "holds a run with another configuration (data: recorded" in error[0] and "hiring.csv" in error[0]
+    assert (out / "scores.jsonl").read_text() == before
+
+
+def test_plumbing_a_declared_benchmark_runs_beside_a_built_in_one(example, tiny_models, tmp_path, capsys):
+    out = tmp_path / "suite"
+    assert main(["run", str(example), "winogender", "--model", str(tiny_models[0]), "--device", "cpu", "--hiring_bias.limit",
+                 "1", "--winogender.limit", "2", "--out", str(out), "--no-progress"]) == 0
+    assert (out / "hiring_bias" / "results.json").is_file() and (out / "winogender" / "results.json").is_file()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.replace("columns:", "colums:"), "unknown key 'colums' (did you mean 'columns'?)"),
+    (lambda t: t.replace("shape: multiple_choice", "shape: multiple-choice"),
+     "shape 'multiple-choice' is not one lmbias knows (did you mean 'multiple_choice'?)"),
+    (lambda t: t.replace("name: hiring_bias", "name: bbq"), "name 'bbq' is a built-in benchmark's"),
+    (lambda t: t.replace("lmbias: 1", "lmbias: 2"), "lmbias: 2 is not a declaration format this lmbias reads"),
+    (lambda t: t.replace("  path: hiring.csv", "  hub: org/set\n  revision: main"), "data.revision must be the dataset's 40"),
+    (lambda t: t.replace("  label: label", "  label: answer"), "no column for label (column 'answer')"),
+    (lambda t: "".join(line for line in t.splitlines(True) if not line.startswith("shape:")), "the key 'shape' is missing"),
+    (lambda t: t.replace("language: en", "language: nl"), "row 1: language is 'en', but hiring.yaml declares 'nl'"),
+])
+def test_a_declaration_mistake_is_one_line_naming_the_file(example, tmp_path, capsys, change, message):
+    if "language is" in message:  # the data say which language each row is in
+        data = example.parent / "hiring.csv"
+        rows = list(csv.DictReader(open(data, encoding="utf-8")))
+        with open(data, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, [*rows[0], "language"])
+            writer.writeheader()
+            writer.writerows([{**row, "language": "en"} for row in rows])
+    example.write_text(change(example.read_text()))
+    assert main(["run", str(example), "--out", str(tmp_path / "r")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and message in error[0], error
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("row, field, value, message", [
+    (3, "label", "7", "hiring.csv row 3: label (column 'label') is '7'; expected 0, 1, 2 or one of the answers"),
+    (5, "stereotyped", "The 30-year-old", "row 5: stereotyped (column 'stereotyped') is 'The 30-year-old'; expected 0, 1, 2"),
+    (2, "id", "hiring-001", "id 'hiring-001' in row 1 and again in row 2"),
+    (4, "context_condition", "ambiguous", "row 4: context_condition is 'ambiguous'; expected ambig or disambig"),
+    (1, "label", "0", "row 1: label is 'The 60-year-old applicant' in a ambig context; expected the unknown answer"),
+])
+def test_a_data_mistake_is_one_line_naming_the_row_and_field(example, tmp_path, capsys, row, field, value, message):
+    data = example.parent / "hiring.csv"
+    rows = list(csv.DictReader(open(data, encoding="utf-8")))
+    rows[row - 1][field] = value
+    with open(data, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(InputError) as error:
+        benchmark = load_benchmark(example)
+        benchmark.task.items({"limit": None}, None)
+    assert message in str(error.value) and "\n" not in str(error.value)
