@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import unregister
-from lmbias.benchmarks.custom import SHAPES, _DECLARED, load_benchmark
+from lmbias.benchmarks.custom import _DECLARED, SHAPES, load_benchmark
 from lmbias.benchmarks.custom.declaration import read_data, read_declaration
 from lmbias.benchmarks.custom.multiple_choice import item_rows
 from lmbias.cli import main
