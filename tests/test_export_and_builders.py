@@ -46,10 +46,30 @@ def test_builder_class_yields_the_same_rows_as_load_dataset(name, tmp_path, data
     assert builder.info.citation == lmbias.DATASETS[name].citation
 
 
+def write_missing_cbbq(folder):
+    """Two records in CBBQ's layout for each file the data folder does not hold; the folder."""
+    import json
+
+    from lmbias.resources import REGISTRY
+
+    for name in ("age/disambiguous", "household_registration/ambiguous", "household_registration/disambiguous",
+                 "nationality/ambiguous", "nationality/disambiguous", "race/ambiguous", "race/disambiguous"):
+        category, context = name.split("/")
+        record = {"\ufeffexample_id": "1", "question_index": "1", "question_polarity": "neg", "context_condition": context,
+                  "category": category, "context": "甲和乙在聊天。", "question": "谁不友好？", "ans0": "甲", "ans1": "乙",
+                  "ans2": "不知道", "label": "2" if context == "ambiguous" else "1"}
+        path = folder / REGISTRY[f"cbbq/{name}"].path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps([record, {**record, "\ufeffexample_id": "2", "question_polarity": "non_neg"}],
+                                   ensure_ascii=False))
+    return folder
+
+
 @pytest.mark.parametrize("name", list(lmbias.DATASETS))
 def test_export_then_load_dataset_round_trips_every_config(name, tmp_path, monkeypatch, data_dir):
-    if name == "bbq":  # 5 of its 11 files are not held here: built ones stand in (read unverified)
-        monkeypatch.setenv("LMBIAS_DATA_DIR", f"{bbq_files.write_missing(tmp_path / 'built')}:{data_dir}")
+    if name in ("bbq", "cbbq"):  # 5 of BBQ's 11 files and 7 of CBBQ's 28 are not held here: built ones stand in (unverified)
+        built = bbq_files.write_missing(tmp_path / "built") if name == "bbq" else write_missing_cbbq(tmp_path / "built")
+        monkeypatch.setenv("LMBIAS_DATA_DIR", f"{built}:{data_dir}")
         monkeypatch.setenv("LMBIAS_VERIFY", "0")
     out = tmp_path / name
     counts = export_dataset(name, out)

@@ -48,9 +48,10 @@ def git_hash_object(path: Path) -> str:
 def test_registry_entries_name_real_files_with_their_checksums(data_dir):
     assert [name for name, r in REGISTRY.items() if not (r.sha256 or r.git_blob)] == []  # every resource is verified
     # the files no copy of which could be had here are pinned by their blob id at the pinned commit (StereoSet's
-    # dev.json; the 5 BBQ category files the data folder does not hold, as its SOURCES.md lists them);
+    # dev.json; the 5 BBQ and 7 CBBQ files the data folder does not hold, as its SOURCES.md lists them);
     # every other one by the sha256 of the copy in the data folder
-    assert sorted(name for name, r in REGISTRY.items() if r.sha256 is None) == sorted(["stereoset/dev", *BBQ_NOT_HELD])
+    assert sorted(name for name, r in REGISTRY.items() if r.sha256 is None) == sorted(["stereoset/dev", *BBQ_NOT_HELD,
+                                                                                      *CBBQ_NOT_HELD])
     assert REGISTRY["stereoset/dev"].git_blob == STEREOSET_DEV_BLOB
     for name, resource in REGISTRY.items():
         if resource.sha256 is not None:
@@ -63,6 +64,8 @@ def test_registry_entries_name_real_files_with_their_checksums(data_dir):
 
 
 BBQ_NOT_HELD = ["bbq/Gender_identity", "bbq/Race_ethnicity", "bbq/Race_x_SES", "bbq/Race_x_gender", "bbq/SES"]
+CBBQ_NOT_HELD = ["cbbq/age/disambiguous", "cbbq/household_registration/ambiguous", "cbbq/household_registration/disambiguous",
+                 "cbbq/nationality/ambiguous", "cbbq/nationality/disambiguous", "cbbq/race/ambiguous", "cbbq/race/disambiguous"]
 
 
 def _bbq_sources(data_dir) -> dict:
@@ -471,10 +474,10 @@ def test_without_a_data_folder_the_tests_fetch_theirs_through_the_mirror(mirror,
     assert fetched == [] and len(missing) == len(REGISTRY) + len(TEST_ONLY) + 1
     assert not (folder / "bold").exists()
     fetched, missing = fetch_data_dir(folder, offline=False)
-    # what the mirror cannot give: the 6 resources the data folder does not hold (upstream, they download)
-    assert sorted(entry.split(" ", 1)[0] for entry in missing) == sorted(["stereoset/dev", *BBQ_NOT_HELD])
+    # what the mirror cannot give: the 13 resources the data folder does not hold (upstream, they download)
+    assert sorted(entry.split(" ", 1)[0] for entry in missing) == sorted(["stereoset/dev", *BBQ_NOT_HELD, *CBBQ_NOT_HELD])
     assert all("HTTP Error 404" in entry for entry in missing)
-    assert sorted(fetched) == sorted([name for name in REGISTRY if name not in ("stereoset/dev", *BBQ_NOT_HELD)]
+    assert sorted(fetched) == sorted([name for name in REGISTRY if name not in ("stereoset/dev", *BBQ_NOT_HELD, *CBBQ_NOT_HELD)]
                                      + [r.name for r in TEST_ONLY])
     held = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and p.parts[len(folder.parts)] != "wheels"
             and "editbias" not in p.parts]

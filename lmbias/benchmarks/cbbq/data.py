@@ -55,6 +55,30 @@ BLOBS = {
     "sexual_orientation": ("5499601662e960a3fd2f8b80c9e5c15d4b4e6414", "df484a73dc540eaf49d565e0d352b1a06284a9e7"),
 }
 CATEGORIES = tuple(BLOBS)
+# the SHA-256 of the files the reference data folder holds (the others are verified by their blob ids)
+SHA256 = {
+    ("SES", "ambiguous"): "f0081de7554be01ad684387e17b16f6c4f39a43b9e311e1f7d7321a44509f547",
+    ("SES", "disambiguous"): "81623289474b90a2741f714621137749bcfd8c4e14d6330c7b1b6aab0ce980c4",
+    ("age", "ambiguous"): "f8be1751b2b04e07bbdfe635b7bdb294ad96aafb0589d27eb57302a56b372b93",
+    ("disability", "ambiguous"): "6b3a151d8c35ea944ec333545c37b1d00cd70fed6a8bca2a56dd95222faa1f0f",
+    ("disability", "disambiguous"): "a7cfcbc0f498c34b2853997d59a80652e86389157fc649bc8b05adf410640589",
+    ("disease", "ambiguous"): "e3bfad5e85a084cd9a7a719280136b22a8989b4e3fb787a723feaf2e2eda0eac",
+    ("disease", "disambiguous"): "dcb86486f6123b69f1487165b0bd755d7270957aaf18d9e1d41ece68381e23e7",
+    ("educational_qualification", "ambiguous"): "82c39c5a6348e9324ba52aad32479777f9626368d6193a953678c4c8339b08a7",
+    ("educational_qualification", "disambiguous"): "8c4da7c096c7633067f5cb46cbe27f118896fac918a7445893c67e844e371f84",
+    ("ethnicity", "ambiguous"): "3a40da7eaeb665547283bfcb4d578682f74b5d42d7b6052b65a61d8d3008d24b",
+    ("ethnicity", "disambiguous"): "9c7f96e4aa7b055af8cb5a12263e1ee87dfccacf38c14f4bb052f299212540a5",
+    ("gender", "ambiguous"): "1f93d72ca4244ddc3d413e3663399e98860b612078e8e8c874ac3a7dd9b73a74",
+    ("gender", "disambiguous"): "752cf764f7c173b82566a6a4d264e63bcd89d0d8ffbb1d95d4867cd323da09d0",
+    ("physical_appearance", "ambiguous"): "796c969e85451d58947789aae36c4f93ce1a38963de060997ae1f7550b0bff0d",
+    ("physical_appearance", "disambiguous"): "bdc66a2a8b01677efe4255ad35f3accdd81a3ac59d4a23865676d257323e9efc",
+    ("region", "ambiguous"): "d202eb6b7d852218e59abad3ed79def0997ee1193bd7fa18b11f3c5f5d86f6d1",
+    ("region", "disambiguous"): "cc0ba01887f9ffa9f40184119ddaa18b51a4d3631fd716d1905e6b452ab01ef1",
+    ("religion", "ambiguous"): "cfe7ea4a73b697e13c9cb32ff42e8f133c4130afe695c7e91c09dbb8a571f1e0",
+    ("religion", "disambiguous"): "dfb5140bd848fd55112d783d4ecdd4f750aa61c532678f8325ad9113319df3fd",
+    ("sexual_orientation", "ambiguous"): "19a16cfdd2a1137d54fe7a916aa7f5787bff6f189c5189e0412081f713fc4cd2",
+    ("sexual_orientation", "disambiguous"): "b91864932b630fb7ba0dadf77beb3f2c79a1aac7c0dff78b31670d9c33ed7cab",
+}
 # records per category (ambiguous + disambiguated; the files not held here: the published dataset card's counts)
 ROWS = {"SES": 7_920, "age": 14_800, "disability": 3_144, "disease": 1_172, "educational_qualification": 2_784,
         "ethnicity": 1_960, "gender": 3_372, "household_registration": 17_400, "nationality": 23_974,
@@ -141,7 +165,8 @@ SPEC = DatasetSpec(
 
 RESOURCES = tuple(
     Resource(name=f"cbbq/{category}/{context}", path=f"cbbq/{file_path(category, context)}",
-             url=f"{GITHUB_RAW}/YFHuangxxxx/CBBQ/{CBBQ_COMMIT}/{file_path(category, context)}", sha256=None,
+             url=f"{GITHUB_RAW}/YFHuangxxxx/CBBQ/{CBBQ_COMMIT}/{file_path(category, context)}",
+             sha256=SHA256.get((category, context)),
              git_blob=BLOBS[category][i], description=f"CBBQ {category} records, {context} contexts (Huang and Xiong 2024)")
     for category in CATEGORIES for i, context in enumerate(CONTEXTS)
 )
