@@ -164,3 +164,51 @@ def test_a_data_mistake_is_one_line_naming_the_row_and_field(example, tmp_path, 
         benchmark = load_benchmark(example)
         benchmark.task.items({"limit": None}, None)
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+PAIRS = Path(__file__).resolve().parents[1] / "docs" / "examples" / "workplace_pairs"
+
+
+@pytest.fixture
+def pairs(tmp_path):
+    """The sentence-pairs example copied into a folder of its own; its benchmark unregistered afterwards."""
+    folder = tmp_path / "workplace_pairs"
+    shutil.copytree(PAIRS, folder)
+    yield folder / "pairs.yaml"
+    unregister("workplace_pairs")
+    _DECLARED.pop("workplace_pairs", None)
+
+
+@pytest.mark.parametrize("protocol", ["likelihood", "generate"])
+def test_plumbing_sentence_pairs_from_jsonl_in_both_protocols_give_the_crows_pairs_metric(pairs, tiny_models, tmp_path, capsys,
+                                                                                         protocol):
+    out = tmp_path / "run"
+    code = main(["run", str(pairs), "--model", str(tiny_models[0]), "--device", "cpu", "--protocol", protocol, "--out", str(out),
+                 "--no-progress"])
+    if protocol == "generate":  # a random model names no sentence: said in one line, its replies kept
+        error = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(error) == 1 and "none of the 8 replies names a sentence" in error[0]
+        assert len((out / "generations.jsonl").read_text().splitlines()) == 8
+        return
+    assert code == 0 and "| overall |" in capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())
+    assert results["benchmark"] == "workplace_pairs" and results["data"]["counts"] == {"pairs": 8, "gender": 3, "age": 3,
+                                                                                       "disability": 2}
+    # the metric by hand: the more stereotypical sentence scored higher (at the authors' 3 decimals)
+    scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    preferred = [round(s["sent_more_score"], 3) > round(s["sent_less_score"], 3) for s in scores]
+    assert results["results"]["overall"]["metric_score"] == pytest.approx(100 * sum(preferred) / len(preferred))
+
+
+@pytest.mark.parametrize("line, message", [
+    (lambda r: {**r, "sent_less": r["sent_more"]}, "row 1: more and less are the same sentence"),
+    (lambda r: {**r, "stereo_antistereo": "pro"}, "row 1: direction (column 'stereo_antistereo') is 'pro'; expected stereo"),
+    (lambda r: {k: v for k, v in r.items() if k != "sent_less"}, "no column for less (column 'sent_less')"),
+])
+def test_a_sentence_pairs_mistake_is_one_line(pairs, line, message):
+    data = pairs.parent / "pairs.jsonl"
+    rows = [json.loads(text) for text in data.read_text().splitlines()]
+    data.write_text("".join(json.dumps(row) + "\n" for row in [line(rows[0]), *rows[1:]]))
+    with pytest.raises(InputError) as error:
+        load_benchmark(pairs).task.items({"limit": None}, None)
+    assert message in str(error.value) and "\n" not in str(error.value)

@@ -21,16 +21,18 @@ REFERENCES = tuple(Reference(model, "metric_score", value, "Nangia et al. 2020, 
                    for model, value in (("BERT-base", 60.5), ("RoBERTa-large", 64.1), ("ALBERT-xxlarge-v2", 67.0)))
 
 
-def records(results: dict) -> Iterable[dict]:
+def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]:
     """The metric score overall, then per bias type; a generative run's invalid-reply rate. A generative
-    run's records name their protocol."""
+    run's records name their protocol (``benchmark``: a set scored as CrowS-Pairs, a user's sentence pairs; default
+    CrowS-Pairs)."""
+    benchmark = benchmark or BENCHMARK
     body, named = results["results"], record_protocol(results)
-    yield BENCHMARK.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"],
+    yield benchmark.record("metric_score", body["overall"]["metric_score"], domain="overall", count=body["overall"]["count"],
                            **named)
     for bias_type, block in body["bias_types"].items():
-        yield BENCHMARK.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], **named)
+        yield benchmark.record("metric_score", block["metric_score"], domain=bias_type, count=block["count"], **named)
     if get_protocol(protocol_of(results)).reads_replies:
-        yield BENCHMARK.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], **named)
+        yield benchmark.record("invalid_rate", invalid_rate(results), domain="overall", count=body["answers"], **named)
 
 
 def summary(results: dict, out) -> str:

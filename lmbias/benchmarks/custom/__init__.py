@@ -2,9 +2,13 @@
 one: ``lmbias run ./my_benchmark.yaml``, alone or beside built-ins, with both protocols, resume, report,
 compare, leaderboard and push.
 
-The shape ``multiple_choice`` is BBQ's: a context (ambiguous or disambiguated), a question (negative or
-non-negative), three answers of which one is "unknown" and one the stereotyped group's; its measures are BBQ's
-accuracy and bias scores (s_AMB, s_DIS), per category and pooled (:mod:`.multiple_choice`).
+The shapes:
+
+* ``multiple_choice``, BBQ's: a context (ambiguous or disambiguated), a question (negative or non-negative),
+  three answers of which one is "unknown" and one the stereotyped group's; BBQ's accuracy and bias scores
+  (s_AMB, s_DIS), per category and pooled (:mod:`.multiple_choice`);
+* ``sentence_pairs``, CrowS-Pairs': a more and a less stereotypical sentence; the metric score, per group and
+  overall (:mod:`.sentence_pairs`).
 
 A run records its declaration's text and digest and its data's digest: a rerun in the same folder with
 another declaration or changed data is refused, and a report, comparison or leaderboard of the run finds the
@@ -18,10 +22,10 @@ from pathlib import Path
 from ...errors import InputError
 from .. import get_benchmark, names, register
 from ..base import Benchmark
+from . import multiple_choice, sentence_pairs
 from .declaration import read_declaration
-from .multiple_choice import make_benchmark
 
-SHAPES = {"multiple_choice": make_benchmark}
+SHAPES = {"multiple_choice": multiple_choice.make_benchmark, "sentence_pairs": sentence_pairs.make_benchmark}
 SUFFIXES = (".yaml", ".yml", ".json")
 _DECLARED: dict = {}  # name -> the digest of the declaration registered under it
 

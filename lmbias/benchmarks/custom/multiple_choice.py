@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...checks import first_repeat
 from ...errors import InputError
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, Variant
 from ..bbq import METRICS as BBQ_METRICS
@@ -26,35 +25,18 @@ from ..bbq import records as bbq_records
 from ..bbq import summary as bbq_summary
 from ..bbq import task as bbq
 from ..declared import Option, Task
-from .declaration import Declaration, read_data
+from .declaration import Declaration
+from .shape import check_columns, check_language, check_unique, data_block, field_value, identity, loaded
 
 FIELDS = ("id", "context", "question", "ans0", "ans1", "ans2", "label", "unknown", "stereotyped", "context_condition",
           "question_polarity")
 OPTIONAL = ("category", "language")
 
 
-_READ: dict = {}  # (declaration digest, the data file's size and time) -> (data, rows): read once per version
-
-
-def _loaded(declaration: Declaration):
-    """The declaration's data and its rows, read again whenever the data file changes (a Hub revision cannot)."""
-    path = declaration.data.get("path")
-    stat = (declaration.path.parent / str(path)).stat() if path and (declaration.path.parent / str(path)).is_file() else None
-    key = (declaration.declaration_sha256, None if stat is None else (stat.st_size, stat.st_mtime_ns))
-    if key not in _READ:
-        data = read_data(declaration)
-        _READ[key] = data, tuple(item_rows(declaration, data))
-    return _READ[key]
-
-
 def _item(declaration: Declaration, source: str, number: int, record: dict) -> dict:
     """One record of the data as a BBQ row, checked (one line naming the source, the row and the field)."""
     def value(field: str, default=None):
-        column = declaration.column(field)
-        found = record.get(column, default)
-        if found is None or (isinstance(found, str) and not found.strip() and default is None):
-            raise InputError(f"{source} row {number}: {field} (column {column!r}) is empty")
-        return found.strip() if isinstance(found, str) else found
+        return field_value(declaration, source, number, record, field, default)
 
     answers = [str(value(key)) for key in ("ans0", "ans1", "ans2")]
 
@@ -80,10 +62,7 @@ def _item(declaration: Declaration, source: str, number: int, record: dict) -> d
     if (condition == "ambig") != (label == unknown):
         expected = "the unknown answer" if condition == "ambig" else "a person, not the unknown answer"
         raise InputError(f"{source} row {number}: label is {answers[label]!r} in a {condition} context; expected {expected}")
-    language = record.get(declaration.column("language"))
-    if declaration.language and language not in (None, "") and language != declaration.language:
-        raise InputError(f"{source} row {number}: language is {language!r}, but {declaration.path.name} declares "
-                         f"{declaration.language!r} (one language per declaration)")
+    check_language(declaration, source, number, record)
     other = next(i for i in (0, 1, 2) if i not in (unknown, stereotyped))
     return {"id": str(value("id")), "category": str(value("category", "all") or "all"), "context": value("context"),
             "question": value("question"), "ans0": answers[0], "ans1": answers[1], "ans2": answers[2], "label": label,
@@ -93,17 +72,9 @@ def _item(declaration: Declaration, source: str, number: int, record: dict) -> d
 
 def item_rows(declaration: Declaration, data) -> list[dict]:
     """The data's rows as BBQ rows, checked (one line naming the source, the row and the field)."""
-    missing = [f"{field} (column {declaration.column(field)!r})" for field in FIELDS
-               if declaration.column(field) not in data.records[0]]
-    if missing:
-        raise InputError(f"{data.source}: no column for {', '.join(missing)}; its columns: {sorted(data.records[0])} "
-                         f"(map a field to a column under `columns:` in {declaration.path.name})")
-    rows = [_item(declaration, data.source, number, record) for number, record in enumerate(data.records, start=1)]
-    repeat = first_repeat((row["id"], row["row"]) for row in rows)
-    if repeat is not None:
-        raise InputError(f"{data.source}: id {repeat[0]!r} in row {repeat[1]} and again in row {repeat[2]} (an item given "
-                         "twice would be scored twice)")
-    return rows
+    check_columns(declaration, data, FIELDS)
+    return check_unique([_item(declaration, data.source, number, record) for number, record in enumerate(data.records, 1)],
+                        data.source)
 
 
 def select_rows(rows, limit: int | None) -> list[dict]:
@@ -119,18 +90,8 @@ def select_rows(rows, limit: int | None) -> list[dict]:
 
 def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``multiple_choice`` declaration declares."""
-    def identity(protocol: str, settings: dict) -> dict:
-        data, _ = _loaded(declaration)
-        return {"protocol": protocol, "limit": settings["limit"],
-                "declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
-                "data": f"{data.source} sha256:{data.sha256}"}
-
-    def data_block(rows, settings, data_dir) -> dict:
-        data, _ = _loaded(declaration)
-        return {"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256, "language": declaration.language,
-                "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
-                                                                  "sha256": declaration.declaration_sha256},
-                "counts": {"items": len(rows), **Counter(row["category"] for row in rows)}}
+    def rows() -> tuple:
+        return loaded(declaration, item_rows)[1]
 
     task = Task(
         name=declaration.name, display_name=declaration.display_name,
@@ -143,11 +104,12 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
                    expected="an integer >= 0 (0: no intervals)", identity=False),
         ),
         protocols=bbq.DESCRIBED, prompts=bbq.PROMPTS, check=bbq.check, outcomes=bbq.outcomes, outcome_name="correct answer",
-        items=lambda settings, data_dir: select_rows(_loaded(declaration)[1], settings["limit"]),
+        items=lambda settings, data_dir: select_rows(rows(), settings["limit"]),
         request=lambda protocol, rows, settings: bbq.request(protocol, rows, batch_size=settings["batch_size"],
                                                              seed=settings["seed"]),
-        measure=bbq.measure, data=data_block, identity=identity,
-        counted=lambda rows, settings: {"items": (len(rows), len(_loaded(declaration)[1]))},
+        measure=bbq.measure, data=data_block(declaration, item_rows, "items", "category"),
+        identity=identity(declaration, item_rows, ("limit",)),
+        counted=lambda asked, settings: {"items": (len(asked), len(rows()))},
         config=lambda protocol, options: {"decision": options["decision"] if bbq.decisions(protocol) else None,
                                           **bbq.SETTINGS.get(protocol, {})},
     )
