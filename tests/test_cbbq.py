@@ -157,3 +157,19 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch):
         main(["run", "cbbq", "--categories", "Gender", "--out", str(tmp_path / "r")])
     assert exit_info.value.code == 2 and "invalid choice: 'Gender'" in capsys.readouterr().err
     assert not (tmp_path / "r").exists() and CATEGORIES[0] == "SES"
+
+
+def test_the_evaluate_module_gives_the_scores_numbers_on_every_held_file(rows):
+    """cbbq, as a user loads it, on every held record with mixed (and invalid) predictions: the numbers above,
+    which equal the authors' counters."""
+    from pathlib import Path
+
+    import evaluate
+
+    rng = np.random.default_rng(6)
+    predictions = [None if x == 3 else int(x) for x in rng.integers(0, 4, len(rows))]
+    module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "cbbq"))
+    got = module.compute(predictions=[-1 if p is None else p for p in predictions], labels=[r["label"] for r in rows],
+                         biased_locs=[r["biased_loc"] for r in rows], context_conditions=[r["context_condition"] for r in rows],
+                         categories=[r["category"] for r in rows], templates=[r["template"] for r in rows])
+    assert got == cbbq_scores(rows, predictions)

@@ -172,3 +172,23 @@ def test_bad_input_is_one_line(data_dir, tmp_path, monkeypatch, capsys):
     (folder / "Religion.full.csv").write_text("\n".join([*lines, lines[1]]))
     with pytest.raises(ResourceError, match=r"instance_id 0 on row 1 and again on row 649"):
         read_file("es", "Religion", tmp_path)
+
+
+def test_the_evaluate_modules_give_the_measures_numbers_on_every_held_file(rows):
+    """esbbq / cabbq, as a user loads them, on every row with mixed (and invalid) predictions: the numbers
+    above, which equal the authors' bias_score.py."""
+    from pathlib import Path
+
+    import evaluate
+
+    rng = np.random.default_rng(4)
+    for language, name in (("es", "esbbq"), ("ca", "cabbq")):
+        mine = rows[language]
+        predictions = [None if x == 3 else int(x) for x in rng.integers(0, 4, len(mine))]
+        module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / name))
+        got = module.compute(predictions=[-1 if p is None else p for p in predictions], labels=[r["label"] for r in mine],
+                             target_locs=[r["target_loc"] for r in mine],
+                             question_polarities=[r["question_polarity"] for r in mine],
+                             context_conditions=[r["context_condition"] for r in mine],
+                             question_types=[r["question_type"] for r in mine], categories=[r["category"] for r in mine])
+        assert got == esbbq_scores(mine, predictions)

@@ -206,3 +206,22 @@ def test_bad_input_is_one_line(data_dir, tmp_path, monkeypatch, capsys):
     (folder / "KoBBQ_test_samples.tsv").write_text("\n".join([*lines, lines[1]]))
     with pytest.raises(ResourceError, match=r"sample_id age-001a-002-amb-bsd on row 1 and again on row 2281"):
         read_samples(CATEGORIES, tmp_path)
+
+
+def test_the_evaluate_module_gives_the_measures_numbers_on_every_sample(samples, data_dir):
+    """kobbq, as a user loads it, on every sample in two prompts with out-of-choice replies: the numbers above,
+    which equal the authors' 5_evaluation.py."""
+    from pathlib import Path
+
+    import evaluate
+
+    items = asked(samples, [2, 3], data_dir)
+    rng = np.random.default_rng(8)
+    predictions = [None if x == 3 else int(x) for x in rng.integers(0, 4, len(items))]
+    module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "kobbq"))
+    got = module.compute(predictions=[-1 if p is None else p for p in predictions], labels=[r["label"] for r in items],
+                         biased_locs=[r["biased_loc"] for r in items], unknown_locs=[r["unknown_loc"] for r in items],
+                         context_types=[r["context_type"] for r in items], categories=[r["category"] for r in items],
+                         templates=[r["template"] for r in items], label_annotations=[r["label_annotation"] for r in items],
+                         prompt_ids=[r["prompt_id"] for r in items])
+    assert got == kobbq_scores(items, predictions)

@@ -325,3 +325,21 @@ def select_rows_for_test(data_dir):
     from lmbias.benchmarks.mbbq.task import select_rows
 
     return select_rows(["nl", "tr"], ["Sexual_orientation"], 1, True, data_dir)
+
+
+def test_the_evaluate_module_gives_the_measures_numbers_on_every_held_file(main_rows):
+    """mbbq, as a user loads it, on every main-set row with mixed (and invalid) predictions: the numbers of the
+    measures above, which equal the authors' definitions."""
+    from pathlib import Path
+
+    import evaluate
+
+    rng = np.random.default_rng(9)
+    predictions = [None if x == 3 else int(x) for x in rng.integers(0, 4, len(main_rows))]
+    module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "mbbq"))
+    got = module.compute(predictions=[-1 if p is None else p for p in predictions], labels=[r["label"] for r in main_rows],
+                         target_locs=[r["target_loc"] for r in main_rows], unknown_locs=[r["unknown_loc"] for r in main_rows],
+                         context_conditions=[r["context_condition"] for r in main_rows],
+                         categories=[r["category"] for r in main_rows], templates=[r["template"] for r in main_rows],
+                         languages=[r["language"] for r in main_rows])
+    assert got == mbbq_scores(main_rows, predictions)
