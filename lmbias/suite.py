@@ -36,10 +36,12 @@ from .lm.spec import ModelSpec, check_display_name, display_name_of, one_load_pe
 # Named sets of benchmarks (``all``: every registered one, in registration order).
 SETS = {
     "model-card": ("bbq", "crows_pairs", "winogender", "winobias", "stereoset"),
+    "bbq-languages": ("bbq", "mbbq", "esbbq", "cabbq", "kobbq", "cbbq"),
     "all": None,
 }
 SET_DESCRIPTIONS = {
     "model-card": "the likelihood and multiple-choice sets model cards report",
+    "bbq-languages": "BBQ in every language it exists in, each set scored as its authors score it",
     "all": "every registered benchmark",
 }
 DATA_DIR_HELP = "local data folder (default: LMBIAS_DATA_DIR, the cache, a download)"

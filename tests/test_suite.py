@@ -155,6 +155,7 @@ def test_sets_and_the_list():
     assert expand(["winogender", "model-card", "winogender"]) == ["winogender", "bbq", "crows_pairs", "winobias", "stereoset"]
     assert expand(["all"]) == lmbias.benchmarks.names()
     assert "model-card      bbq, crows_pairs, winogender, winobias, stereoset" in listing()
+    assert expand(["bbq-languages"]) == ["bbq", "mbbq", "esbbq", "cabbq", "kobbq", "cbbq"]
 
 
 def test_the_display_name_is_never_a_full_path(tmp_path, data_dir, capsys):
