@@ -27,7 +27,7 @@ from .declaration import read_declaration
 
 SHAPES = {"multiple_choice": multiple_choice.make_benchmark, "sentence_pairs": sentence_pairs.make_benchmark}
 SUFFIXES = (".yaml", ".yml", ".json")
-_DECLARED: dict = {}  # name -> the digest of the declaration registered under it
+_DECLARED: dict = {}  # name -> (path, digest) of the declaration registered under it
 
 
 def is_declaration(argument: str) -> bool:
@@ -37,15 +37,17 @@ def is_declaration(argument: str) -> bool:
 
 def load_benchmark(path, text: str | None = None) -> Benchmark:
     """The benchmark a declaration file declares, registered under its name (``text``: the declaration as a run
-    recorded it). A built-in benchmark's name, or another declaration's under the same name, is refused."""
+    recorded it). A built-in benchmark's name, or another declaration file's, is refused; the same file edited
+    replaces its benchmark."""
     declaration = read_declaration(path, tuple(SHAPES), text)
-    if declaration.name in names():
-        if _DECLARED.get(declaration.name) == declaration.declaration_sha256:
-            return get_benchmark(declaration.name)
-        what = "another declaration's" if declaration.name in _DECLARED else "a built-in benchmark's"
+    known = _DECLARED.get(declaration.name)
+    if known == (declaration.path, declaration.declaration_sha256):
+        return get_benchmark(declaration.name)
+    if declaration.name in names() and (known is None or known[0] != declaration.path):  # the same file edited: replaced
+        what = "another declaration's" if known else "a built-in benchmark's"
         raise InputError(f"{declaration.path}: name {declaration.name!r} is {what}; give the benchmark a name of its own")
     benchmark = register(SHAPES[declaration.shape](declaration))
-    _DECLARED[declaration.name] = declaration.declaration_sha256
+    _DECLARED[declaration.name] = (declaration.path, declaration.declaration_sha256)
     return benchmark
 
 
