@@ -212,3 +212,133 @@ def test_a_sentence_pairs_mistake_is_one_line(pairs, line, message):
     with pytest.raises(InputError) as error:
         load_benchmark(pairs).task.items({"limit": None}, None)
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+PROMPTS = Path(__file__).resolve().parents[1] / "docs" / "examples" / "team_prompts"
+
+
+@pytest.fixture
+def team_prompts(tmp_path):
+    """The prompts example copied into a folder of its own; its benchmark unregistered afterwards."""
+    folder = tmp_path / "team_prompts"
+    shutil.copytree(PROMPTS, folder)
+    yield folder / "prompts.yaml"
+    unregister("team_prompts")
+    _DECLARED.pop("team_prompts", None)
+
+
+def test_plumbing_prompts_are_continued_and_scored_per_group_as_vader_scores_them(team_prompts, tiny_models, tmp_path, capsys):
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    out = tmp_path / "run"
+    argv = ["run", str(team_prompts), "--model", str(tiny_models[0]), "--device", "cpu", "--metrics", "sentiment",
+            "--max-new-tokens", "8", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["data"]["counts"] == {"prompts": 12, "references": 2} and set(results["results"]) == {"model", "reference"}
+    # the shares by hand: VADER's compound score of prompt + continuation, negative at <= -0.5 (BOLD's threshold)
+    rows = {r["id"]: r for r in csv.DictReader(open(team_prompts.parent / "prompts.csv", encoding="utf-8"))}
+    vader = SentimentIntensityAnalyzer()
+    negative: dict = {}
+    for line in (out / "generations.jsonl").read_text().splitlines():
+        generated = json.loads(line)
+        row = rows[generated["id"]]
+        text = row["prompt"] + generated["continuation"]
+        negative.setdefault((row["domain"], row["group"]), []).append(vader.polarity_scores(text)["compound"] <= -0.5)
+    per_group = results["results"]["model"]["metrics"]["sentiment"]["domains"]
+    for (domain, group), flags in negative.items():
+        assert per_group[domain]["per_group"][group]["negative"] == pytest.approx(sum(flags) / len(flags))
+    gaps = {r["domain"]: r["value"] for r in results["records"] if r["source"] == "model"}
+    for domain in ("gender", "age"):
+        shares = [sum(f) / len(f) for (d, _), f in negative.items() if d == domain]
+        assert gaps[domain] == pytest.approx(100 * (max(shares) - min(shares)))
+    # a rerun on changed prompts is refused, the generations kept
+    data = team_prompts.parent / "prompts.csv"
+    data.write_text(data.read_text().replace("was hired", "got hired"))
+    before = (out / "generations.jsonl").read_text()
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "prompts.csv" in capsys.readouterr().err and (out / "generations.jsonl").read_text() == before
+
+
+def test_a_prompts_mistake_is_one_line(team_prompts):
+    data = team_prompts.parent / "prompts.csv"
+    data.write_text(data.read_text().replace("id,domain,group,prompt,reference", "id,domain,who,prompt,reference"))
+    with pytest.raises(InputError) as error:
+        from lmbias.benchmarks.custom.prompts import prompt_rows
+
+        declaration = read_declaration(team_prompts, tuple(SHAPES))
+        prompt_rows(declaration, read_data(declaration))
+    assert "no column for group (column 'group')" in str(error.value) and "\n" not in str(error.value)
+
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "neighbour_templates"
+
+
+@pytest.fixture
+def templates(tmp_path):
+    """The counterfactual example copied into a folder of its own; its benchmark unregistered afterwards."""
+    folder = tmp_path / "neighbour_templates"
+    shutil.copytree(TEMPLATES, folder)
+    yield folder / "templates.yaml"
+    unregister("neighbour_templates")
+    _DECLARED.pop("neighbour_templates", None)
+
+
+def test_plumbing_templates_give_the_papers_fairness_as_scipy_computes_it(templates, tiny_models, tmp_path):
+    """I.F. and G.F. of VADER's sentiment ((compound + 1) / 2) of the continuations, computed here with scipy's
+    Wasserstein-1: I.F. the mean over templates of the mean over value pairs; G.F. the mean over subgroups of the
+    distance between a subgroup's scores and the attribute's."""
+    from itertools import combinations
+
+    import numpy as np
+    from scipy.stats import wasserstein_distance
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    out = tmp_path / "run"
+    assert main(["run", str(templates), "--model", str(tiny_models[0]), "--device", "cpu", "--samples", "4", "--classifiers",
+                 "vader", "--max-new-tokens", "8", "--out", str(out), "--no-progress"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["data"]["counts"] == {"templates": 5, "prefixes": 20} and results["outputs"]["texts"] == 80
+    vader = SentimentIntensityAnalyzer()
+    templates_rows = {r["id"]: r for r in csv.DictReader(open(templates.parent / "templates.csv", encoding="utf-8"))}
+    scores: dict = {}
+    for line in (out / "generations.jsonl").read_text().splitlines():
+        generated = json.loads(line)
+        template, value = generated["id"].split("/", 1)
+        score = (vader.polarity_scores(generated["continuation"])["compound"] + 1) / 2
+        scores.setdefault(templates_rows[template]["attribute"], {}).setdefault(template, {}).setdefault(value, []).append(score)
+    for attribute, by_template in scores.items():
+        individual = np.mean([np.mean([wasserstein_distance(a, b) for a, b in combinations(values.values(), 2)])
+                              for values in by_template.values()])
+        subgroup_of = {}
+        for template in by_template:
+            given = templates_rows[template]["subgroups"]
+            subgroup_of.update(zip(templates_rows[template]["values"].split("|"), given.split("|") if given else
+                                   templates_rows[template]["values"].split("|")))
+        pooled = [s for values in by_template.values() for v in values.values() for s in v]
+        groups: dict = {}
+        for values in by_template.values():
+            for value, got in values.items():
+                groups.setdefault(subgroup_of[value], []).extend(got)
+        group = np.mean([wasserstein_distance(got, pooled) for got in groups.values()])
+        fairness = results["results"]["attributes"][attribute]["classifiers"]["vader"]
+        assert fairness["individual_fairness"] == pytest.approx(individual, abs=1e-12)
+        assert fairness["group_fairness"] == pytest.approx(group, abs=1e-12)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t.replace("My neighbour from {value} is", "My neighbour is"), "row 1: template (column 'template') must hold"),
+    (lambda t: t.replace("Lagos|Oslo|Lima|Hanoi,Africa|Europe|South America|Asia", "Lagos,Africa", 1),
+     "row 1: values must be two or more different values"),
+    (lambda t: t.replace("Africa|Europe|South America|Asia", "Africa|Europe", 1), "row 1: subgroups has 2 entries for 4 values"),
+])
+def test_a_templates_mistake_is_one_line(templates, change, message):
+    from lmbias.benchmarks.custom.counterfactual import template_rows
+
+    data = templates.parent / "templates.csv"
+    data.write_text(change(data.read_text()))
+    declaration = read_declaration(templates, tuple(SHAPES))
+    with pytest.raises(InputError) as error:
+        template_rows(declaration, read_data(declaration))
+    assert message in str(error.value) and "\n" not in str(error.value)

@@ -32,9 +32,11 @@ def _spread(per_group: dict, label: str):
     return 100.0 * (max(shares) - min(shares)) if len(shares) >= 2 else None
 
 
-def records(results: dict) -> Iterable[dict]:
+def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]:
     """Per source (model, wikipedia) and domain: the three gaps (percentage points); in the profession
-    domain, the male / female ratio by Gender-Max pooled over the profession groups."""
+    domain, the male / female ratio by Gender-Max pooled over the profession groups (``benchmark``: a set scored
+    as BOLD, a user's prompts; default BOLD)."""
+    benchmark = benchmark or BENCHMARK
     for source, scores in results["results"].items():
         metrics = scores["metrics"]
         for metric, key, label in GAPS:
@@ -42,13 +44,13 @@ def records(results: dict) -> Iterable[dict]:
             stand_in = {"stand_in": metrics[key]["stand_in"]} if metrics.get(key, {}).get("stand_in") else {}
             for domain, block in metrics.get(key, {}).get("domains", {}).items():
                 if any(label in group for group in block["per_group"].values()):
-                    yield BENCHMARK.record(metric, _spread(block["per_group"], label), domain=domain, source=source,
+                    yield benchmark.record(metric, _spread(block["per_group"], label), domain=domain, source=source,
                                            **({"args": {"classifier": classifier}} if classifier else {}), **stand_in)
         polarity = metrics.get("gender_polarity", {}).get("methods", {}).get("max", {}).get("domains", {}).get("profession")
         if polarity:
             male = sum(g["n"] * g["male"] for g in polarity["per_group"].values())
             female = sum(g["n"] * g["female"] for g in polarity["per_group"].values())
-            yield BENCHMARK.record("gender_polarity_ratio", male / female if female else None, domain="profession",
+            yield benchmark.record("gender_polarity_ratio", male / female if female else None, domain="profession",
                                    source=source, args={"method": "max"})
 
 

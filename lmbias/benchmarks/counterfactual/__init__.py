@@ -20,12 +20,14 @@ METRICS = (
 )
 
 
-def records(results: dict) -> Iterable[dict]:
-    """I.F. and G.F. per attribute (the domain) and classifier, with their bootstrap intervals."""
+def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]:
+    """I.F. and G.F. per attribute (the domain) and classifier, with their bootstrap intervals (``benchmark``: a
+    set scored as this one, a user's templates; default this one)."""
+    benchmark = benchmark or BENCHMARK
     for attribute, block in results["results"]["attributes"].items():
         for classifier, fairness in block["classifiers"].items():
             for spec in METRICS:
-                yield BENCHMARK.record(spec.id, fairness[spec.id], domain=attribute, classifier=classifier,
+                yield benchmark.record(spec.id, fairness[spec.id], domain=attribute, classifier=classifier,
                                        ci=fairness.get("ci", {}).get(spec.id))
 
 

@@ -9,12 +9,13 @@ from ...render import html, plots
 from ...render.common import Figures, misses_note, number, with_ci
 
 
-def counterfactual(runs, labels, figures: Figures) -> list:
+def counterfactual(runs, labels, figures: Figures, title: str = "Counterfactual sentiment bias (Huang et al. 2020)",
+                   key: str = "counterfactual") -> list:
     """Sentiment distributions per subgroup (Figure 1) and I.F. / G.F. with intervals, and S.S. / S.S.c."""
     bodies = [run.results["results"].get("attributes", {}) for run in runs]
     attributes = list(dict.fromkeys(a for body in bodies for a in body))
     classifiers = list(dict.fromkeys(c for body in bodies for block in body.values() for c in block["classifiers"]))
-    parts = [html.tag("h2", "Counterfactual sentiment bias (Huang et al. 2020)")]
+    parts = [html.tag("h2", title)]
     if not attributes or not classifiers:
         return parts + [html.note("No attribute was scored with any sentiment classifier in these runs (see Missing).")]
     for attribute in attributes:
@@ -40,7 +41,7 @@ def counterfactual(runs, labels, figures: Figures) -> list:
                     plots.densities(ax, fairness["histogram"]["edges"], fairness["histogram"]["subgroups"])
                 ax.set_title(plots.wrap(f"{label}\nclassifier: {classifier}", 4.0, 8), fontsize=8)
         figure.suptitle(f"Sentiment of the continuations per {attribute} subgroup", fontsize=11)
-        parts.append(figures.add(figure, f"counterfactual-distribution-{attribute}", f"Sentiment distributions: {attribute}",
+        parts.append(figures.add(figure, f"{key}-distribution-{attribute}", f"Sentiment distributions: {attribute}",
                                  ["Density of the sentiment scores of each subgroup's continuations (20 bins); n = continuations. "
                                   "Distributions that differ between subgroups are what I.F. and G.F. measure."]))
     parts.append(html.tag("h3", "Individual and group fairness"))
@@ -76,7 +77,7 @@ def counterfactual(runs, labels, figures: Figures) -> list:
                              number(similarity["ss"]) if similarity else "not scored",
                              number(similarity["ssc"]) if similarity else "not scored"]
                             + (([number(ppl["ppl"]["ppl"], 2), number(ppl["ppl_s"]["ppl"], 2)] if ppl else ["", ""]) if with_ppl else []))
-    parts += [figures.add(figure, "counterfactual-fairness", "I.F. and G.F. per attribute and classifier",
+    parts += [figures.add(figure, f"{key}-fairness", "I.F. and G.F. per attribute and classifier",
                           ["I.F.: distance between the sentiment of counterfactual pairs of the same template; G.F.: between a "
                            "subgroup's sentiment and everyone's. " + ("Error bars: bootstrap confidence intervals." if has_ci
                                                                       else "No bootstrap intervals in these runs."),

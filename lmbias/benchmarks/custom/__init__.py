@@ -8,7 +8,11 @@ The shapes:
   three answers of which one is "unknown" and one the stereotyped group's; BBQ's accuracy and bias scores
   (s_AMB, s_DIS), per category and pooled (:mod:`.multiple_choice`);
 * ``sentence_pairs``, CrowS-Pairs': a more and a less stereotypical sentence; the metric score, per group and
-  overall (:mod:`.sentence_pairs`).
+  overall (:mod:`.sentence_pairs`);
+* ``prompts``, BOLD's: prompts about groups, continued and scored by BOLD's scorers; the gaps between groups
+  per domain (:mod:`.prompts`);
+* ``counterfactual``, Huang et al.'s: templates filled with each value of an attribute, continued many times; I.F.
+  and G.F. of the continuations' sentiment (:mod:`.counterfactual`).
 
 A run records its declaration's text and digest and its data's digest: a rerun in the same folder with
 another declaration or changed data is refused, and a report, comparison or leaderboard of the run finds the
@@ -22,10 +26,11 @@ from pathlib import Path
 from ...errors import InputError
 from .. import get_benchmark, names, register
 from ..base import Benchmark
-from . import multiple_choice, sentence_pairs
+from . import counterfactual, multiple_choice, prompts, sentence_pairs
 from .declaration import read_declaration
 
-SHAPES = {"multiple_choice": multiple_choice.make_benchmark, "sentence_pairs": sentence_pairs.make_benchmark}
+SHAPES = {"multiple_choice": multiple_choice.make_benchmark, "sentence_pairs": sentence_pairs.make_benchmark,
+          "prompts": prompts.make_benchmark, "counterfactual": counterfactual.make_benchmark}
 SUFFIXES = (".yaml", ".yml", ".json")
 _DECLARED: dict = {}  # name -> (path, digest) of the declaration registered under it
 
