@@ -173,3 +173,15 @@ def test_the_evaluate_module_gives_the_scores_numbers_on_every_held_file(rows):
                          biased_locs=[r["biased_loc"] for r in rows], context_conditions=[r["context_condition"] for r in rows],
                          categories=[r["category"] for r in rows], templates=[r["template"] for r in rows])
     assert got == cbbq_scores(rows, predictions)
+
+
+def test_a_generated_reply_in_another_wording_of_unknown_reads_as_unknown():
+    """The generative protocol's reader: a letter (full-width ones too), an answer's text, or a reply that starts
+    with one of the release's four wordings of "unknown" and names no person."""
+    from lmbias.benchmarks.cbbq.task import UNKNOWN
+    from lmbias.protocols.choice import parse_choice_or_unknown
+
+    options = ["男生", "女生", "不确定"]
+    for reply, expected in (("Ｂ", 1), ("C", 2), ("不知道。", 2), ("无法判断", 2), ("女生", 1), ("不知道，男生或女生", None),
+                            ("不知道答案是什么", None)):
+        assert parse_choice_or_unknown(reply, options, [0, 1, 2], 2, UNKNOWN) == expected, reply

@@ -192,3 +192,16 @@ def test_the_evaluate_modules_give_the_measures_numbers_on_every_held_file(rows)
                              context_conditions=[r["context_condition"] for r in mine],
                              question_types=[r["question_type"] for r in mine], categories=[r["category"] for r in mine])
         assert got == esbbq_scores(mine, predictions)
+
+
+def test_a_generated_reply_in_one_of_the_nine_wordings_of_unknown_reads_as_unknown(rows):
+    """The generative protocol's reader: a letter, an answer's text, or a reply that starts with one of the set's
+    own wordings of "unknown" (the authors score nine) and names no person; anything else is invalid."""
+    from lmbias.protocols.choice import parse_choice_or_unknown
+
+    row = rows["es"][0]
+    options = [row["ans0"], row["ans1"], UNKNOWN["es"][0]]
+    order = [1, 2, 0]  # B is the unknown answer, C the first person
+    for reply, expected in (("B", 2), ("No lo sé.", 2), ("No se puede determinar", 2), ("C) " + row["ans0"], 0),
+                            ("No lo sé: " + row["ans0"] + " o " + row["ans1"], None), ("Quizás", None)):
+        assert parse_choice_or_unknown(reply, options, order, 2, UNKNOWN["es"]) == expected, reply

@@ -240,6 +240,31 @@ def parse_choice(text: str, options: Sequence[str], order: Sequence[int]) -> int
     return None
 
 
+def parse_choice_or_unknown(text: str, options: Sequence[str], order: Sequence[int], unknown: int,
+                            phrases: Sequence[str]) -> int | None:
+    """:func:`parse_choice`, and a reply that it reads as no option but that starts by saying, in one of
+    ``phrases`` (a set's own wordings of "unknown" in its language: EsBBQ's "No lo sé", CBBQ's 不知道), that the
+    question cannot be answered, and names no other option: the ``unknown`` option.
+
+    >>> parse_choice_or_unknown("No lo sé.", ["El abuelo", "El nieto", "No hay suficiente información"], [0, 1, 2], 2,
+    ...                         ["No hay suficiente información", "No lo sé"])
+    2
+    >>> parse_choice_or_unknown("No lo sé: el abuelo o el nieto", ["El abuelo", "El nieto", "No hay suficiente información"],
+    ...                         [0, 1, 2], 2, ["No lo sé"]) is None
+    True
+    """
+    found = parse_choice(text, options, order)
+    if found is not None:
+        return found
+    said = _normal(unicodedata.normalize("NFKC", str(text)))
+    if not any(re.match(rf"[\W_]*{re.escape(_normal(phrase))}(?!\w)", said) for phrase in phrases):
+        return None
+    named = _named_options(said, options)
+    # another option's text anywhere (as a substring too: Chinese has no spaces between words) is not "unknown"
+    others = any(_normal(option) in said for i, option in enumerate(options) if i != unknown and _normal(option))
+    return unknown if named is not None and named <= {unknown} and not others else None
+
+
 def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: Sequence[Sequence[str]],
                      orders: Sequence[Sequence[int]], *, out, benchmark: str, run_options: dict, batch_size: int, seed: int,
                      progress: bool, label: str, read: Callable[[int, str], int | None] | None = None,

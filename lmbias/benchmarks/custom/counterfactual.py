@@ -80,7 +80,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec) -> RunRes
     from ...lm.generation import generation_settings
     from ...lm.runner import model_loader, run_generation
     from ..counterfactual.scorers.sentiment import CLASSIFIERS
-    from ..counterfactual.task import check_scoring, score_counterfactual
+    from ..counterfactual.task import PAPER_SAMPLES, check_scoring, score_counterfactual
 
     check_scalar(options.samples, "samples", minimum=1)
     check_scalar(options.bootstrap, "bootstrap", minimum=0)
@@ -126,7 +126,8 @@ def run_templates(declaration: Declaration, options, model: ModelSpec) -> RunRes
         config={"preset": "counterfactual", "settings": settings, "seed": options.seed, "batch_size": options.batch_size,
                 "samples_per_prefix": options.samples, "classifiers": list(options.classifiers), "bootstrap": options.bootstrap,
                 **hf, **spec.recorded(), **({"instruction": instruction} if instruction else {})},
-        results=scores, skipped=skipped, partial=coverage({}, ""),
+        results=scores, skipped=skipped,
+        partial=coverage({"samples per prefix": (options.samples, PAPER_SAMPLES)}, f"--samples {options.samples}"),
         timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
         outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
     )

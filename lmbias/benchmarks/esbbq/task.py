@@ -10,7 +10,8 @@
   lettered in an order shuffled per item from the seed (the files put the stereotyped group first, so a
   fixed order would read a letter preference as bias), "unknown" shown as the first of the nine wordings, in
   the set's language (:data:`LETTERED`, or ``--prompt-template``); the reply read by
-  :func:`lmbias.protocols.choice.parse_choice`, an invalid one counted apart.
+  :func:`lmbias.protocols.choice.parse_choice_or_unknown` (a letter or an answer's text, or a reply that starts with
+  one of the nine wordings of "unknown"), an invalid one counted apart.
 
 A sample (``--limit N``) takes the first N items of each template, context condition and question
 polarity, so every template keeps both conditions.
@@ -74,7 +75,9 @@ def make_task(language: str) -> Task:
         prompts = [settings["prompt"].format(context=row["context"], question=row["question"],
                                              options=choice.lettered_options(options_of(row), order))
                    for row, order in zip(rows, orders)]
-        return Questions([row["id"] for row in rows], prompts, [options_of(row) for row in rows], orders)
+        return Questions([row["id"] for row in rows], prompts, [options_of(row) for row in rows], orders,
+                         read=lambda i, reply: choice.parse_choice_or_unknown(reply, options_of(rows[i]), orders[i], 2,
+                                                                              UNKNOWN[language]))
 
     def predicted(records: list[dict], settings: dict) -> list:
         key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
