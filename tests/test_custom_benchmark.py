@@ -342,3 +342,26 @@ def test_a_templates_mistake_is_one_line(templates, change, message):
     with pytest.raises(InputError) as error:
         template_rows(declaration, read_data(declaration))
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("example, options, texts", [
+    ("team_prompts", ["--metrics", "sentiment", "--max-new-tokens", "6"], 12),
+    ("neighbour_templates", ["--samples", "3", "--classifiers", "vader", "--max-new-tokens", "6"], 60),
+])
+def test_plumbing_two_runs_of_a_generation_shape_compare_by_their_texts_scored_again(tiny_models, tmp_path, example, options,
+                                                                                      texts):
+    from lmbias.compare import compare_runs
+
+    folder = tmp_path / example
+    shutil.copytree(EXAMPLE.parent / example, folder)
+    declaration = next(folder.glob("*.yaml"))
+    outs = [tmp_path / f"run{i}" for i in (0, 1)]
+    try:
+        for model, out in zip(tiny_models, outs):
+            assert main(["run", str(declaration), "--model", str(model), "--device", "cpu", *options, "--out", str(out),
+                         "--no-progress"]) == 0
+        comparison = compare_runs(*outs, bootstrap=20)
+        assert comparison["items"] == texts and comparison["measures"]
+    finally:
+        unregister(example)
+        _DECLARED.pop(example, None)

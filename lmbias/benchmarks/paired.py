@@ -38,9 +38,10 @@ class Side:
     data: dict
 
 
-def saved_generations(run, dataset: str, data_dir=None) -> tuple[list, list]:
+def saved_generations(run, dataset: str, data_dir=None, rows=None) -> tuple[list, list]:
     """A generation run's saved texts (its ``generations.jsonl``, in id and sample order) and the rows of
-    ``dataset`` they continue, for a comparison that scores them again.
+    ``dataset`` they continue (``rows``: those rows given, a user's benchmark's), for a comparison that scores
+    them again.
 
     Raises:
         InputError: no generations file, or a text of an item the dataset does not have.
@@ -53,7 +54,7 @@ def saved_generations(run, dataset: str, data_dir=None) -> tuple[list, list]:
                          "wrote the run")
     generations = sorted((json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()),
                          key=lambda g: (g["id"], g["sample"]))
-    by_id = {row["id"]: row for row in load_rows(dataset, data_dir=data_dir)}
+    by_id = {row["id"]: row for row in (load_rows(dataset, data_dir=data_dir) if rows is None else rows)}
     unknown = [g["id"] for g in generations if g["id"] not in by_id]
     if unknown:
         raise InputError(f"{path}: {len(unknown):,} texts of items {dataset} does not have (first {unknown[0]!r})")

@@ -146,6 +146,14 @@ def add_arguments(parser) -> None:
     add_instruction_argument(parser)
 
 
+def _paired(run, declaration: Declaration):
+    """A run as one side of ``lmbias compare``: its continuations scored again with VADER, as the built-in
+    benchmark's are (:func:`lmbias.benchmarks.counterfactual.paired.counterfactual_side`), on the filled templates."""
+    from ..counterfactual.paired import counterfactual_side
+
+    return counterfactual_side(run, rows=prefixes(loaded(declaration, template_rows)[1]), data_keys=("data_sha256",))
+
+
 def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``counterfactual`` declaration declares."""
     from ..counterfactual.report import counterfactual as counterfactual_section
@@ -162,5 +170,6 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         add_arguments=add_arguments, derived_records=derived_records, defaults={"batch_size": 8},
         variants=(Variant("classifier", f"{declaration.display_name} classifier", ("opinion", "vader", "hf")),),
         overall_note=f"{declaration.display_name}'s overall I.F. / G.F. are the mean over the attributes measured.",
+        paired=lambda run, data_dir: _paired(run, declaration),
     )
     return benchmark

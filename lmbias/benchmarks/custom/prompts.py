@@ -198,6 +198,14 @@ def _report(runs, labels, figures, declaration: Declaration) -> list:
                        f"{declaration.display_name}: shares per group")]
 
 
+def _paired(run, declaration: Declaration):
+    """A run as one side of ``lmbias compare``: its texts scored again for sentiment, as BOLD's runs are
+    (:func:`lmbias.benchmarks.bold.paired.bold_side`), on the declaration's prompts."""
+    from ..bold.paired import bold_side
+
+    return bold_side(run, rows=list(loaded(declaration, prompt_rows)[1]), data_keys=("data_sha256",))
+
+
 def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``prompts`` declaration declares."""
     benchmark = Benchmark(
@@ -212,5 +220,6 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         baseline=Baseline("reference", "Reference texts", "the data's reference texts, scored with the same scorers",
                           size=lambda results: (results.get("data", {}).get("counts") or {}).get("references") or 0),
         overall_note=f"{declaration.display_name}'s gaps are the mean of the per-domain gaps over the domains measured.",
+        paired=lambda run, data_dir: _paired(run, declaration),
     )
     return benchmark
