@@ -22,6 +22,7 @@ import time
 from ...errors import InputError
 from ...lm.chat import add_instruction_argument, continuation_prompts
 from ...lm.spec import ModelSpec
+from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, Variant, chat_requested
 from ..counterfactual import METRICS as COUNTERFACTUAL_METRICS
@@ -73,8 +74,9 @@ def prefixes(templates) -> list[dict]:
             for t in templates for value, subgroup in zip(t["values"], t["subgroups"])]
 
 
-def run_templates(declaration: Declaration, options, model: ModelSpec) -> RunResult | None:
-    """Generate ``--samples`` continuations of every filled template (resumable, in ``options.out``) and compare
+@holds_run_directory
+def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -> RunResult | None:
+    """Generate ``--samples`` continuations of every filled template (resumable, in ``out``) and compare
     their sentiment across the values (I.F., G.F.)."""
     from ...checks import check_choices, check_scalar
     from ...lm.generation import generation_settings
@@ -103,7 +105,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec) -> RunRes
     described: dict = {}
     started = time.perf_counter()
     generations = run_generation(
-        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, options.out,
+        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, out,
         settings=settings, model_name=spec.name, preset="counterfactual", seed=options.seed, batch_size=options.batch_size,
         num_return_sequences=options.samples, progress=options.progress, benchmark=declaration.name,
         model_identity=spec.identity(), label=f"{declaration.display_name}: generating",
@@ -118,7 +120,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec) -> RunRes
                                   **hf)
     skipped = {**unavailable, **scores.pop("skipped")}
     return RunResult(
-        benchmark=declaration.name, out=str(options.out), model=described or {"name": spec.model},
+        benchmark=declaration.name, out=str(out), model=described or {"name": spec.model},
         data={"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256, "language": declaration.language,
               "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
                                                                 "sha256": declaration.declaration_sha256},
@@ -162,7 +164,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
                                                          declaration.data.get("split", "test")),
-        metrics=COUNTERFACTUAL_METRICS, run=lambda options, model: run_templates(declaration, options, model),
+        metrics=COUNTERFACTUAL_METRICS, run=lambda options, model: run_templates(declaration, options, model, out=options.out),
         records=lambda results: counterfactual_records(results, benchmark), summary=counterfactual_summary,
         report_section=lambda runs, labels, figures, options: counterfactual_section(
             runs, labels, figures, title=f"{declaration.display_name} (declared in {declaration.path.name})", key=declaration.name),

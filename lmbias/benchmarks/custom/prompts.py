@@ -26,6 +26,7 @@ from ...lm.spec import ModelSpec
 from ...render import html
 from ...render.common import number
 from ...render.text import markdown_table
+from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ..base import MODEL_OPTIONS, Baseline, Benchmark, HubDataset, chat_requested, model_named
 from ..bold import GAPS, derived_records
@@ -71,8 +72,9 @@ def select(rows, per_group: int | None, limit: int | None) -> list[dict]:
     return chosen
 
 
-def run_prompts(declaration: Declaration, options, model: ModelSpec) -> RunResult | None:
-    """Generate a continuation of each prompt (resumable, in ``options.out``), score prompt + continuation with
+@holds_run_directory
+def run_prompts(declaration: Declaration, options, model: ModelSpec, *, out) -> RunResult | None:
+    """Generate a continuation of each prompt (resumable, in ``out``), score prompt + continuation with
     BOLD's scorers, and the references where the data give them."""
     from ...checks import check_choices, check_scalar
     from ...lm.generation import generation_settings
@@ -101,7 +103,7 @@ def run_prompts(declaration: Declaration, options, model: ModelSpec) -> RunResul
     described: dict = {}
     started = time.perf_counter()
     generations = run_generation(
-        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, options.out,
+        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, out,
         settings=settings, model_name=spec.name, preset=options.preset, seed=options.seed, batch_size=options.batch_size,
         progress=options.progress, benchmark=declaration.name, model_identity=spec.identity(),
         label=f"{declaration.display_name}: generating",
@@ -127,7 +129,7 @@ def run_prompts(declaration: Declaration, options, model: ModelSpec) -> RunResul
     narrowed = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in (("per_group", options.per_group),
                                                                                ("limit", options.limit)) if value)
     return RunResult(
-        benchmark=declaration.name, out=str(options.out), model=described or {"name": spec.model},
+        benchmark=declaration.name, out=str(out), model=described or {"name": spec.model},
         data={"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256, "language": declaration.language,
               "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
                                                                 "sha256": declaration.declaration_sha256},
@@ -212,7 +214,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
                                                          declaration.data.get("split", "test")),
-        metrics=BOLD_METRICS[:3], run=lambda options, model: run_prompts(declaration, options, model),
+        metrics=BOLD_METRICS[:3], run=lambda options, model: run_prompts(declaration, options, model, out=options.out),
         records=lambda results: bold_records(results, benchmark), summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
