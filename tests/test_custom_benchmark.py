@@ -300,6 +300,7 @@ def test_plumbing_templates_give_the_papers_fairness_as_scipy_computes_it(templa
                  "vader", "--max-new-tokens", "8", "--out", str(out), "--no-progress"]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["data"]["counts"] == {"templates": 5, "prefixes": 20} and results["outputs"]["texts"] == 80
+    assert results["partial"] == {"samples per prefix": "4 of 1,000 (--samples 4)"}  # below the paper's 1,000
     vader = SentimentIntensityAnalyzer()
     templates_rows = {r["id"]: r for r in csv.DictReader(open(templates.parent / "templates.csv", encoding="utf-8"))}
     scores: dict = {}

@@ -49,3 +49,26 @@ def bbq(runs, labels, figures: Figures, title: str = "BBQ (Parrish et al. 2022)"
                         ["Bars: the authors' bias scores x 100 (0: no bias; 100: always the stereotyped answer; "
                          "s_AMB is scaled by the errors in ambiguous contexts). Intervals: bootstrap, when computed."]),
             table]
+
+
+def category_bias_panels(bodies, labels, measure: str = "bias"):
+    """A figure of two panels of bars, the ambiguous and disambiguated bias (``bias_ambig``, ``bias_disambig``, in
+    [-1, 1]) per category and overall of each run's results body (``categories``, ``overall``), with their intervals:
+    the sets scored on BBQ's plan with their own measures (EsBBQ / CaBBQ, KoBBQ). Returns ``(figure, names)``."""
+    names = list(dict.fromkeys(c for body in bodies for c in body["categories"])) + ["overall"]
+
+    def block(body, name):
+        return body["overall"] if name == "overall" else body["categories"].get(name) or {}
+
+    figure = plots.new_figure(10, plots.bar_height(len(names), len(bodies)) + 0.8)
+    axes = figure.subplots(1, 2, sharey=True)
+    for ax, (metric, title) in zip(axes, (("bias_ambig", "ambiguous contexts"), ("bias_disambig", "disambiguated contexts"))):
+        plots.bars(ax, names, {label: [block(body, n).get(metric) for n in names] for label, body in zip(labels, bodies)},
+                   errors={label: [(block(body, n).get("ci") or {}).get(metric) for n in names]
+                           for label, body in zip(labels, bodies)})
+        plots.reference_line(ax, 0, "no bias")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_title(f"{measure}, {title}", fontsize=10)
+        ax.set_xlabel(f"{measure} (positive: toward the stereotype)", fontsize=9)
+    plots.legend(figure, axes[0])
+    return figure, names

@@ -150,6 +150,13 @@ def decisions(protocol: str) -> tuple:
     return () if get_protocol(protocol).reads_replies else DECISIONS
 
 
+def predicted(records: list[dict], settings: dict) -> list:
+    """Each record's answer: by ``--decision`` where answers were scored, the reply's where one was read (None:
+    invalid). BBQ's multilingual sets read their records the same way."""
+    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
+    return [record[key] for record in records]
+
+
 def check(protocol: str, options: dict) -> None:
     """``--decision`` other than the default is refused where the protocol reads a reply."""
     if options["decision"] != "sum" and not decisions(protocol):
@@ -178,8 +185,7 @@ def data(rows: list[dict], options: dict, data_dir) -> dict:
 
 def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
     """Whether each item's answer (by ``--decision`` where the run scored) is the correct one; None: invalid."""
-    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
-    return [None if record[key] is None else record[key] == row["label"] for record, row in zip(records, rows)]
+    return [None if answer is None else answer == row["label"] for answer, row in zip(predicted(records, settings), rows)]
 
 
 DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",

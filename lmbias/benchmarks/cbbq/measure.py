@@ -22,6 +22,7 @@ import numpy as np
 
 from ...checks import check_scalar
 from ...errors import InputError
+from ..counted import measure_block, resampled
 
 MEASURES = ("bias_ambig", "bias_disambig", "bias_total", "accuracy_ambig", "accuracy_disambig")
 WEIGHTS = (0.4, 0.6)  # S_total's weights of S_amb and S_disamb
@@ -55,11 +56,7 @@ def measures(counts: np.ndarray) -> np.ndarray:
 
 
 def _block(values, interval, items: int, invalid: int) -> dict:
-    block = {m: None if np.isnan(v) else float(v * s) for m, v, s in zip(MEASURES, values, _SCALE)}
-    if interval is not None:
-        block["ci"] = {m: None if np.isnan(lo) else [float(lo * s), float(hi * s)]
-                       for m, lo, hi, s in zip(MEASURES, interval[0], interval[1], _SCALE)}
-    return {**block, "items": items, "invalid": invalid}
+    return measure_block(MEASURES, _SCALE, values, interval, items, invalid)
 
 
 def cbbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0) -> dict:
@@ -94,7 +91,7 @@ def cbbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, boot
     rng = np.random.default_rng(seed)
     bands = whole = None
     if bootstrap:
-        draws = np.stack([measures(rng.multinomial(len(c), np.full(len(c), 1 / len(c)), bootstrap) @ c) for c in counts.values()],
+        draws = np.stack([measures(resampled(c, bootstrap, rng)) for c in counts.values()],
                          axis=1)  # (bootstrap, categories, measures)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a measure NaN in every draw has no interval

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...errors import InputError
 from ...protocols import choice
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, decisions
+from ..bbq.task import DECISIONS, check, decisions, predicted
 from ..declared import Option, Task
 from .data import CATEGORIES, CBBQ_COMMIT, CITATION, CONTEXTS, ROWS, read_file
 from .measure import cbbq_scores
@@ -60,18 +59,6 @@ def request(protocol: str, rows: list[dict], settings: dict):
                      [[row[key] for key in ANSWERS] for row in rows], [[0, 1, 2]] * len(rows),
                      read=lambda i, reply: choice.parse_choice_or_unknown(reply, [rows[i][key] for key in ANSWERS], [0, 1, 2],
                                                                           2, UNKNOWN))
-
-
-def predicted(records: list[dict], settings: dict) -> list:
-    """Each record's answer: by ``--decision`` where answers were scored, the reply's where one was read."""
-    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
-    return [record[key] for record in records]
-
-
-def check(protocol: str, options: dict) -> None:
-    """``--decision`` applies to likelihood."""
-    if not decisions(protocol) and options["decision"] != "sum":
-        raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
 
 
 def data(rows: list[dict], settings: dict, data_dir) -> dict:

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...checks import check_scalar
 from ...errors import InputError
+from ..counted import measure_block, resampled
 
 MEASURES = ("accuracy_ambig", "accuracy_disambig", "bias_ambig", "bias_disambig")
 # the per-template counts every measure is a ratio of
@@ -76,12 +77,7 @@ def _weighted(values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def _block(values, interval, items: int, invalid: int) -> dict:
-    scale = (100.0, 100.0, 1.0, 1.0)
-    block = {m: None if np.isnan(v) else float(v * s) for m, v, s in zip(MEASURES, values, scale)}
-    if interval is not None:
-        block["ci"] = {m: None if np.isnan(lo) else [float(lo * s), float(hi * s)]
-                       for m, lo, hi, s in zip(MEASURES, interval[0], interval[1], scale)}
-    return {**block, "items": items, "invalid": invalid}
+    return measure_block(MEASURES, (100.0, 100.0, 1.0, 1.0), values, interval, items, invalid)
 
 
 def esbbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0) -> dict:
@@ -122,8 +118,8 @@ def esbbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, boo
     intervals = None
     if bootstrap:
         rng = np.random.default_rng(seed)
-        draws = np.stack([rng.multinomial(len(counts), np.full(len(counts), 1 / len(counts)), bootstrap) @ counts
-                          for counts in per_template.values()], axis=1)  # (bootstrap, categories, counts)
+        draws = np.stack([resampled(counts, bootstrap, rng) for counts in per_template.values()],
+                         axis=1)  # (bootstrap, categories, counts)
         drawn = measures(draws)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a measure NaN in every draw has no interval

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...errors import InputError
 from ...protocols import choice
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, decisions
+from ..bbq.task import DECISIONS, check, decisions, predicted
 from ..declared import Option, Task
 from .data import CATEGORIES, CITATION, ESBBQ_COMMIT, NAMES, ROWS, UNKNOWN, read_file
 from .measure import esbbq_scores
@@ -79,16 +78,8 @@ def make_task(language: str) -> Task:
                          read=lambda i, reply: choice.parse_choice_or_unknown(reply, options_of(rows[i]), orders[i], 2,
                                                                               UNKNOWN[language]))
 
-    def predicted(records: list[dict], settings: dict) -> list:
-        key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
-        return [record[key] for record in records]
-
     def measure(records, rows, settings, data_dir) -> dict:
         return esbbq_scores(rows, predicted(records, settings), bootstrap=settings["bootstrap"], seed=settings["seed"])
-
-    def check(protocol: str, options: dict) -> None:
-        if options["decision"] != "sum" and not decisions(protocol):
-            raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
 
     def data(rows, settings, data_dir) -> dict:
         counts = Counter(row["category"] for row in rows)

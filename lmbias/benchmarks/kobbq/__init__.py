@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
-from ...render import html, plots
+from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
@@ -61,23 +61,14 @@ def summary(results: dict, out) -> str:
 
 def report_section(runs, labels, figures, options) -> list:
     """Two panels of bars (the two diff-biases per category) and tables per category and per prompt."""
+    from ..bbq.report import category_bias_panels
+
     bodies = [run.results["results"] for run in runs]
-    names = list(dict.fromkeys(c for body in bodies for c in body["categories"])) + ["overall"]
+    figure, names = category_bias_panels(bodies, labels, "diff-bias")
 
     def block(body, name):
         return body["overall"] if name == "overall" else body["categories"].get(name) or {}
 
-    figure = plots.new_figure(10, plots.bar_height(len(names), len(runs)) + 0.8)
-    axes = figure.subplots(1, 2, sharey=True)
-    for ax, (metric, title) in zip(axes, (("bias_ambig", "ambiguous contexts"), ("bias_disambig", "disambiguated contexts"))):
-        plots.bars(ax, names, {label: [block(body, n).get(metric) for n in names] for label, body in zip(labels, bodies)},
-                   errors={label: [(block(body, n).get("ci") or {}).get(metric) for n in names]
-                           for label, body in zip(labels, bodies)})
-        plots.reference_line(ax, 0, "no bias")
-        ax.set_xlim(-1.05, 1.05)
-        ax.set_title(f"diff-bias, {title}", fontsize=10)
-        ax.set_xlabel("diff-bias (positive: toward the stereotype)", fontsize=9)
-    plots.legend(figure, axes[0])
     rows = [[name, label, b["items"], number(b["ooc_ratio"]), number(b["accuracy_ambig"]), number(b["accuracy_disambig"]),
              with_ci(b["bias_ambig"], (b.get("ci") or {}).get("bias_ambig"), 3),
              with_ci(b["bias_disambig"], (b.get("ci") or {}).get("bias_disambig"), 3)]

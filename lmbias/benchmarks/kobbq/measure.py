@@ -26,6 +26,7 @@ import numpy as np
 
 from ...checks import check_scalar
 from ...errors import InputError
+from ..counted import measure_block, resampled
 
 MEASURES = ("ooc_ratio", "accuracy_ambig", "accuracy_disambig", "bias_ambig", "bias_disambig")
 _SCALE = (100.0, 100.0, 100.0, 1.0, 1.0)
@@ -62,11 +63,7 @@ def measures(counts: np.ndarray) -> np.ndarray:
 
 
 def _block(values, interval, items: int, ooc: int) -> dict:
-    block = {m: None if np.isnan(v) else float(v * s) for m, v, s in zip(MEASURES, values, _SCALE)}
-    if interval is not None:
-        block["ci"] = {m: None if np.isnan(lo) else [float(lo * s), float(hi * s)]
-                       for m, lo, hi, s in zip(MEASURES, interval[0], interval[1], _SCALE)}
-    return {**block, "items": items, "invalid": ooc}
+    return measure_block(MEASURES, _SCALE, values, interval, items, ooc)
 
 
 def kobbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0) -> dict:
@@ -110,7 +107,7 @@ def kobbq_scores(rows: Sequence[dict], predictions: Sequence[int | None], *, boo
     if bootstrap:  # each draw resamples every category's templates; a template outside the draw weighs 0
         weights = np.zeros((bootstrap, len(templates)))
         for members in categories.values():
-            weights[:, members] = rng.multinomial(len(members), np.full(len(members), 1 / len(members)), bootstrap)
+            weights[:, members] = resampled(np.eye(len(members)), bootstrap, rng)
     per_prompt: dict = {prompt: {} for prompt in prompts}
     mean: dict = {}
     for kind, members_of in groups.items():

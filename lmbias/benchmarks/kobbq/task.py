@@ -18,7 +18,7 @@ from collections import Counter
 from ...errors import InputError
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, decisions
+from ..bbq.task import DECISIONS, decisions, predicted
 from ..declared import Option, Task
 from .data import CATEGORIES, CITATION, KOBBQ_COMMIT, PROMPT_IDS, ROWS, UNKNOWN, read_prompts, read_samples
 from .measure import kobbq_scores
@@ -74,12 +74,6 @@ def request(protocol: str, rows: list[dict], settings: dict):
     return Questions([row["id"] for row in rows], [row["prompt"] for row in rows], [row["choices"] for row in rows],
                      [row["order"] for row in rows], read=lambda i, reply: read_reply(reply, rows[i]["shown"], rows[i]["order"]),
                      max_new_tokens=REPLY_TOKENS)
-
-
-def predicted(records: list[dict], settings: dict) -> list:
-    """Each record's answer (file order): by ``--decision`` where answers were scored, the reply's where one was read."""
-    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
-    return [record[key] for record in records]
 
 
 def check(protocol: str, options: dict) -> None:

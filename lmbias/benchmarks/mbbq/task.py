@@ -27,7 +27,7 @@ from collections import Counter
 from ...errors import InputError
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring
-from ..bbq.task import DECISIONS, decisions, score_bbq
+from ..bbq.task import DECISIONS, decisions, predicted, score_bbq
 from ..declared import Option, Task
 from . import detect
 from .data import CATEGORIES, CITATION, LANGUAGES, MBBQ_COMMIT, ROWS, SETS, read_file
@@ -93,12 +93,6 @@ def request(protocol: str, rows: list[dict], settings: dict):
         return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=settings["batch_size"], prompt=prompt),
                        unit="item", per_item=3)
     return questions(rows, settings)
-
-
-def predicted(records: list[dict], settings: dict) -> list:
-    """Each record's answer: by ``--decision`` where answers were scored, the reply's where one was read."""
-    key = f"prediction_{settings['decision']}" if decisions(settings["protocol"]) else "prediction"
-    return [record[key] for record in records]
 
 
 def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
