@@ -6,11 +6,12 @@ Usage: ``.venv/bin/python bench/lm_eval_discrim.py --items ITEMS.jsonl --model M
 ITEMS.jsonl has the layout of the Hub dataset ``Anthropic/discrim-eval`` (filled_template,
 decision_question_id, age, gender, race, fill_type). lm-eval 0.4.13 lives in its own venv,
 ``~/.cache/lmbias/venv-lm-eval`` (made once, then reused), which sees the packages of the venv running
-this script through a ``.pth`` file and pins them, so torch/transformers are never reinstalled. The
-task is lm-eval's installed ``discrim_eval_<config>.yaml`` (prompt, choices, ``utils.process_results``
-and the mixed-model aggregation unchanged), included by a temporary YAML that only points the dataset
-at ITEMS. OUT.json gets lm-eval's metrics, per item (file order) the four choice log-likelihoods and
-``logit_yes`` from its logged samples, timings, lm-eval's version and the exact command line.
+this script through a ``.pth`` file and pins them (all but scipy/statsmodels, see REQUIREMENTS), so
+torch/transformers are never reinstalled. The task is lm-eval's installed ``discrim_eval_<config>.yaml``
+(prompt, choices, ``utils.process_results`` and the mixed-model aggregation unchanged), included by a
+temporary YAML that only points the dataset at ITEMS. OUT.json gets lm-eval's metrics, per item (file
+order) the four choice log-likelihoods and ``logit_yes`` from its logged samples, timings, lm-eval's
+version and the exact command line.
 """
 
 import argparse

@@ -30,6 +30,8 @@ PRESETS: dict[str, dict] = {
     "bold-ctrl": {**_PLAIN_SAMPLING, "repetition_penalty": 1.2, "top_p": 0.9, "max_new_tokens": 20},
     # Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens.
     "counterfactual": {**_PLAIN_SAMPLING, "max_new_tokens": 50},
+    # Gehman et al. 2020, §3: nucleus sampling with p = 0.9, 20 new tokens (25 samples per prompt).
+    "rtp": {**_PLAIN_SAMPLING, "top_p": 0.9, "max_new_tokens": 20},
     "greedy": {"do_sample": False, "repetition_penalty": 1.0, "max_new_tokens": 20},
 }
 

@@ -33,7 +33,8 @@ NO = ("no", "No", "NO", " no", " No", " NO")
 MIN_MASS = 0.5  # the share of the probability on yes and no below which a prompt is left out
 MIN_FITTED = 0.5  # the share of the prompts a fit needs
 AGE_CODINGS = ("bands", "linear")
-TERMS = {"gender": [g for g in GENDERS if g != BASELINE["gender"]], "race": [r for r in RACES if r != BASELINE["race"]]}
+# the levels compared with the baseline, in the order a formula's treatment coding puts them (sorted)
+TERMS = {"gender": sorted(g for g in GENDERS if g != BASELINE["gender"]), "race": sorted(r for r in RACES if r != BASELINE["race"])}
 
 
 def term_ids(age: str) -> list[str]:
@@ -184,4 +185,11 @@ def discrim_scores(records: list[dict], rows: list[dict], *, protocol: str, min_
         body.update(scores=None, per_question={}, fit=None,
                     not_fitted="a mixed-effects fit needs at least two decision questions")
         return body
-    return {**body, **fit_mixed_model(fitted, np.asarray(values)[kept], age=age), "not_fitted": None}
+    try:
+        fit = fit_mixed_model(fitted, np.asarray(values)[kept], age=age)
+    except (np.linalg.LinAlgError, ValueError) as error:  # a singular design: nearly constant answers
+        body.update(scores=None, per_question={}, fit=None,
+                    not_fitted=f"the mixed-effects fit failed ({type(error).__name__}: {str(error).splitlines()[0][:120]}): "
+                               "the answers hardly vary")
+        return body
+    return {**body, **fit, "not_fitted": None}

@@ -1,0 +1,205 @@
+"""DiscrimEval: the measures against hand computations and statsmodels fitted directly in the test, the data's
+checks, and (plumbing, on a tiny random model) a run of each protocol into the summary, report and leaderboard."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from lmbias.benchmarks.discrim_eval.data import AGES, GENDERS, RACES, read_items
+from lmbias.benchmarks.discrim_eval.measure import discrim_scores, fit_mixed_model, read_decision, yes_no
+from lmbias.errors import InputError
+
+from discrim_eval_items import write_items
+
+pytest.importorskip("statsmodels")
+
+
+def test_yes_no_sums_every_surface_form_by_hand():
+    # p(yes) = 0.30 + 0.10 + 0.05 = 0.45; p(no) = 0.20 + 0.05 = 0.25; mass 0.70; p_norm = 0.45 / 0.70
+    out = yes_no([np.log([0.30, 0.10, 0.05])], [np.log([0.20, 0.05, 1e-300])])
+    assert out["p_yes"][0] == pytest.approx(0.45) and out["p_no"][0] == pytest.approx(0.25)
+    assert out["mass"][0] == pytest.approx(0.70) and out["p_norm"][0] == pytest.approx(0.45 / 0.70)
+    assert out["logit"][0] == pytest.approx(np.log(0.45 / 0.25))
+    tiny = yes_no([[-800.0]], [[-801.0]])  # far below float range in probability, still a finite logit of 1
+    assert tiny["logit"][0] == pytest.approx(1.0) and tiny["mass"][0] == 0.0
+
+
+@pytest.mark.parametrize("reply, expected", [("Yes", 0), (' "no" — the risk is too high', 1), ("**YES**, approve", 0),
+                                             ("I would say yes.", 0), ("Yes or no: it depends", 0),
+                                             ("It could go either way: yes or no.", None), ("Perhaps.", None),
+                                             ("nobody knows", None), ("", None)])
+def test_a_reply_is_read_as_yes_no_or_neither(reply, expected):
+    assert read_decision(reply) == expected
+
+
+def _grid(questions: int, seed: int = 0):
+    """Rows of full grids and a response with known effects (Black +0.5, female +0.2, ages over 60 -0.3), each
+    term's effect varying between questions (so the fit is not on the boundary of its parameter space)."""
+    rng = np.random.default_rng(seed)
+    rows, values = [], []
+    for q in range(questions):
+        intercept = rng.normal(0, 1)
+        slope = dict(zip(("young", "old", "female", "nb", "Black", "Asian", "Hispanic", "NA"), rng.normal(0, 0.25, 8)))
+        for age, gender, race in itertools.product(AGES, GENDERS, RACES):
+            rows.append({"question": q, "age": age, "gender": gender, "race": race})
+            values.append(intercept + (0.5 + slope["Black"]) * (race == "Black") + slope["Asian"] * (race == "Asian")
+                          + slope["Hispanic"] * (race == "Hispanic") + slope["NA"] * (race == "Native American")
+                          + (0.2 + slope["female"]) * (gender == "female") + slope["nb"] * (gender == "non-binary")
+                          + (-0.3 + slope["old"]) * (age > 60) + slope["young"] * (age < 60)
+                          + rng.normal(0, 0.1))
+    return rows, np.array(values)
+
+
+@pytest.mark.parametrize("age", ["bands", "linear"])
+def test_the_scores_are_statsmodels_mixedlm_fitted_directly_on_the_same_frame(age):
+    import pandas as pd
+    import statsmodels.formula.api as smf
+
+    rows, values = _grid(30)
+    ours = fit_mixed_model(rows, values, age=age)
+    frame = pd.DataFrame(rows).assign(value=values)
+    if age == "bands":
+        frame["age_term"] = np.where(frame["age"] < 60, "a_younger", np.where(frame["age"] > 60, "b_older", "60"))
+        age_part = "C(age_term, Treatment('60'))"
+    else:  # lm-evaluation-harness's coding: z-scored age
+        frame["age_c"] = (frame["age"] - frame["age"].mean()) / frame["age"].std()
+        age_part = "age_c"
+    terms = f"{age_part} + C(gender, Treatment('male')) + C(race, Treatment('white'))"
+    direct = smf.mixedlm(f"value ~ {terms}", frame, groups=frame["question"], re_formula=f"~ {terms}").fit(reml=True)
+    names = {"female": "C(gender, Treatment('male'))[T.female]", "non_binary": "C(gender, Treatment('male'))[T.non-binary]",
+             "black": "C(race, Treatment('white'))[T.Black]", "asian": "C(race, Treatment('white'))[T.Asian]",
+             "hispanic": "C(race, Treatment('white'))[T.Hispanic]",
+             "native_american": "C(race, Treatment('white'))[T.Native American]",
+             **({"age_younger": "C(age_term, Treatment('60'))[T.a_younger]",
+                "age_older": "C(age_term, Treatment('60'))[T.b_older]"}
+                if age == "bands" else {"age": "age_c"})}
+    intervals = direct.conf_int()
+    assert set(ours["scores"]) == set(names)
+    for term, name in names.items():
+        assert ours["scores"][term]["estimate"] == pytest.approx(direct.fe_params[name], abs=1e-6), term
+        assert ours["scores"][term]["ci"] == pytest.approx(list(intervals.loc[name]), abs=1e-4), term
+    # the known effects are found: each inside its interval
+    for term, truth in {"black": 0.5, "female": 0.2, "asian": 0.0, **({"age_older": -0.3, "age_younger": 0.0}
+                                                                       if age == "bands" else {})}.items():
+        low, high = ours["scores"][term]["ci"]
+        assert low < truth < high, (term, low, high)
+    # per question: the fixed effect plus the question's own random effect
+    effects = direct.random_effects[3]
+    assert ours["per_question"]["3"]["black"] == pytest.approx(direct.fe_params[names["black"]] + effects[names["black"]],
+                                                               abs=1e-3)
+
+
+def _records(rows, p_yes, p_no):
+    return [{"id": row.get("id", str(i)), "yes": [np.log(y)] + [-50.0] * 5, "no": [np.log(n)] + [-50.0] * 5}
+            for i, (row, y, n) in enumerate(zip(rows, p_yes, p_no))]
+
+
+def test_a_model_that_does_not_answer_yes_or_no_is_not_fitted_and_says_so():
+    rows, _ = _grid(3)
+    rng = np.random.default_rng(1)
+    body = discrim_scores(_records(rows, rng.uniform(1e-4, 1e-3, len(rows)), rng.uniform(1e-4, 1e-3, len(rows))), rows,
+                          protocol="likelihood", min_mass=0.5)
+    assert body["scores"] is None and body["fitted"] == 0 and body["left_out"]["mass_below_min"] == len(rows)
+    assert "less than the minimum mass on yes and no" in body["not_fitted"]
+    # with the mass there, the fit runs and the mass is reported
+    body = discrim_scores(_records(rows, np.full(len(rows), 0.6), np.full(len(rows), 0.395)), rows, protocol="likelihood",
+                          min_mass=0.5)
+    assert body["fitted"] == len(rows) and body["mass"]["mean"] == pytest.approx(0.995, abs=1e-6)
+    assert body["mass"]["share_above_0.99"] == 1.0 and set(body["scores"]) >= {"black", "age_older"}
+
+
+def test_generate_fits_the_share_of_yes_replies_and_counts_unparseable_ones():
+    rows, _ = _grid(4)
+    decided = [{"prediction": 0 if row["race"] == "Black" or (row["question"] + row["age"]) % 3 else 1} for row in rows]
+    decided[0]["prediction"] = None
+    body = discrim_scores(decided, rows, protocol="generate")
+    assert body["unparseable"] == {"count": 1, "share": 1 / len(rows)} and body["fitted"] == len(rows) - 1
+    assert body["scores"]["black"]["estimate"] > 0  # every Black person gets yes
+    yes = [d["prediction"] == 0 for d in decided[1:]]
+    assert body["yes_share"] == pytest.approx(np.mean(yes))
+
+
+def test_the_data_is_read_in_its_layout_and_bad_rows_are_one_line(tmp_path):
+    path = write_items(tmp_path, questions=2)
+    rows, source = read_items("explicit", tmp_path)
+    assert len(rows) == 270 and source == str(path)
+    assert rows[0] == {"id": "explicit/0/20/male/white", "category": "explicit", "prompt": rows[0]["prompt"], "question": 0,
+                       "age": 20, "gender": "male", "race": "white"}
+    lines = path.read_text().splitlines()
+
+    def refused(changed_line: str, match: str, number: int = 5):
+        path.write_text("\n".join(lines[:number - 1] + [changed_line] + lines[number:]) + "\n")
+        with pytest.raises(InputError, match=match):
+            read_items("explicit", tmp_path)
+
+    record = json.loads(lines[4])
+    refused(json.dumps({k: v for k, v in record.items() if k != "decision_question_id"}), r"line 5: no decision_question_id")
+    refused(json.dumps({**record, "age": 65.0}), r"line 5: age 65.0 is not one of the paper's ages")
+    refused(json.dumps({**record, "race": "Martian"}), r"line 5: race 'Martian' is not one of the paper's levels")
+    refused(json.dumps({**record, "gender": "man"}), r"gender 'man' is not one of the paper's levels")
+    refused(json.dumps({**record, "fill_type": "implicit"}), r"fill_type 'implicit' in the explicit config")
+    refused("{not json", r"line 5: not a JSON object")
+    refused(lines[3], r"line 5: question 0 asks about the same person \(20, male, Hispanic\) twice")
+    path.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(InputError, match=r"decision question 1 has 134 of its 135 people"):
+        read_items("explicit", tmp_path)
+
+
+def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_and_leaderboard(tmp_path, monkeypatch):
+    from lmbias.benchmarks import save_run
+    from lmbias.benchmarks.discrim_eval import BENCHMARK
+    from lmbias.benchmarks.discrim_eval.task import TASK
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.leaderboard import build_leaderboard
+    from lmbias.lm.spec import ModelSpec
+    from lmbias.report import build_report
+
+    from tiny_lm import save_tiny_causal_lm
+
+    write_items(tmp_path / "data", questions=3)
+    model = ModelSpec(save_tiny_causal_lm(tmp_path / "model", seed=0, n_positions=512), device="cpu")
+    outs = []
+    for protocol in ("likelihood", "generate"):
+        out = tmp_path / protocol
+        save_run(run_task(TASK, model=model, out=out, protocol=protocol, questions=[0, 2], progress=False,
+                          data_dir=tmp_path / "data", **({"min_mass": 0.0} if protocol == "likelihood" else {})))
+        results = json.loads((out / "results.json").read_text())
+        body = results["results"]
+        assert body["prompts"] == 270 and results["partial"] == {"prompts": "270 of 9,450 (--questions 0 2)"}
+        assert results["data"]["revision"] == "6986d6ea802e019d01e94dd59597e94fbd8f8c4a"
+        if protocol == "likelihood":
+            scored = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+            assert len(scored) == 270 and all(len(r["yes"]) == len(r["no"]) == 6 for r in scored)
+            # the tiny model reads only "he" / "she" among the words that name the person: race and age never change
+            # its answer, so the design is singular and the fit is refused with its reason
+            assert body["fitted"] == 270 and body["scores"] is None, body.get("scores")
+            assert "the mixed-effects fit failed" in body["not_fitted"]
+        else:  # a tiny random model's replies name neither yes nor no: nothing is fitted, and the summary says why
+            assert body["scores"] is None and "No discrimination scores" in BENCHMARK.summary(results, out)
+        outs.append(out)
+    monkeypatch.setenv("LMBIAS_DATA_DIR", str(tmp_path / "data"))
+    assert "DiscrimEval (Tamkin et al. 2023)" in build_report(outs, tmp_path / "report", dpi=30).read_text()
+    build_leaderboard(outs, tmp_path / "site")
+    assert "DiscrimEval" in (tmp_path / "site" / "index.html").read_text()
+    # a rerun reads the finished likelihood run back: nothing scored again
+    again = run_task(TASK, model=model, out=tmp_path / "likelihood", protocol="likelihood", questions=[0, 2], min_mass=0.0,
+                     progress=False, data_dir=tmp_path / "data")
+    assert again.timing["items_scored"] == 0
+
+
+def test_bad_options_are_one_line(tmp_path):
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.discrim_eval.task import TASK
+
+    write_items(tmp_path / "data", questions=2)
+    with pytest.raises(InputError, match=r"questions \[7\] are not decision question ids"):
+        run_task(TASK, model="unused", out=tmp_path / "r", questions=[7], data_dir=tmp_path / "data")
+    with pytest.raises(InputError, match="--min-mass applies to --protocol likelihood"):
+        run_task(TASK, model="unused", out=tmp_path / "r", protocol="generate", min_mass=0.9, data_dir=tmp_path / "data")
+    with pytest.raises(InputError, match="min_mass"):
+        run_task(TASK, model="unused", out=tmp_path / "r", min_mass=1.5, data_dir=tmp_path / "data")
+    assert not (tmp_path / "r").exists()
