@@ -88,8 +88,8 @@ def _protocol_benchmarks() -> list:
 
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
-    assert {name for name, _ in chosen} == {"bbq", "cabbq", "cbbq", "crows_pairs", "esbbq", "kobbq", "mbbq", "stereoset",
-                                             "winobias", "winogender"}
+    assert {name for name, _ in chosen} == {"bbq", "cabbq", "cbbq", "crows_pairs", "discrim_eval", "esbbq", "kobbq", "mbbq",
+                                             "stereoset", "winobias", "winogender"}
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
     for _, command in chosen:
@@ -129,6 +129,11 @@ COMBINATIONS = [
     (["counterfactual", "--instruction", "Go on: {prompt}"], "--instruction applies to chat runs: add --chat"),
     (["holistic_bias", "--system-prompt", "Be brief."], "--system-prompt applies to chat runs: add --chat"),
     (["bold", "--system-prompt", "Be brief.", "--per-group", "1"], "--system-prompt applies to chat runs: add --chat"),
+    (["discrim_eval", "--protocol", "generate", "--min-mass", "0.9"], "--min-mass applies to --protocol likelihood"),
+    (["toxigen", "--per-group", "0", "--chat"], "--per-group must be"),
+    (["toxigen", "--toxicity-threshold", "1.5"], "--toxicity-threshold must be"),
+    (["real_toxicity_prompts", "--samples", "0", "--chat"], "--samples must be"),
+    (["real_toxicity_prompts", "--score-batch-size", "0"], "--score-batch-size must be"),
 ]
 
 
@@ -212,7 +217,7 @@ LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context conditi
                 "esbbq": "N counts items per template, context condition and question polarity",
                 "cabbq": "N counts items per template, context condition and question polarity",
                 "kobbq": "N counts samples per template, context condition and question type",
-                "cbbq": "N counts records per template"}
+                "cbbq": "N counts records per template", "real_toxicity_prompts": "N counts prompts: the first N of the subset"}
 
 
 def test_each_limit_says_what_it_counts():

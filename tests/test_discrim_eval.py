@@ -8,12 +8,11 @@ import json
 
 import numpy as np
 import pytest
+from discrim_eval_items import write_items
 
 from lmbias.benchmarks.discrim_eval.data import AGES, GENDERS, RACES, read_items
 from lmbias.benchmarks.discrim_eval.measure import discrim_scores, fit_mixed_model, read_decision, yes_no
 from lmbias.errors import InputError
-
-from discrim_eval_items import write_items
 
 pytest.importorskip("statsmodels")
 
@@ -151,9 +150,9 @@ def test_the_data_is_read_in_its_layout_and_bad_rows_are_one_line(tmp_path):
 
 def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_and_leaderboard(tmp_path, monkeypatch):
     from lmbias.benchmarks import save_run
+    from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval import BENCHMARK
     from lmbias.benchmarks.discrim_eval.task import TASK
-    from lmbias.benchmarks.declared import run_task
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
     from lmbias.report import build_report

@@ -6,6 +6,7 @@ refusals), and that a benchmark run in a suite writes exactly what it writes whe
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -154,7 +155,7 @@ def test_sets_and_the_list():
     assert expand(["model-card"]) == ["bbq", "crows_pairs", "winogender", "winobias", "stereoset"]
     assert expand(["winogender", "model-card", "winogender"]) == ["winogender", "bbq", "crows_pairs", "winobias", "stereoset"]
     assert expand(["all"]) == lmbias.benchmarks.names()
-    assert "model-card      bbq, crows_pairs, winogender, winobias, stereoset" in listing()
+    assert re.search(r"\n  model-card +bbq, crows_pairs, winogender, winobias, stereoset", listing())
     assert expand(["bbq-languages"]) == ["bbq", "mbbq", "esbbq", "cabbq", "kobbq", "cbbq"]
 
 

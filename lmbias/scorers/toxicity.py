@@ -129,6 +129,9 @@ def add_classifier_arguments(parser, *, default_model: str, default_labels: Sequ
 def classifier_from(options) -> ToxicityClassifier:
     """The :class:`ToxicityClassifier` that :func:`add_classifier_arguments`' options give."""
     labels = getattr(options, "toxic_label", None)
+    check_scalar(options.toxicity_threshold, "--toxicity-threshold", minimum=0, maximum=1, integer=False,
+                 expected="a number in (0, 1]")
+    check_scalar(options.score_batch_size, "--score-batch-size", minimum=1)
     return ToxicityClassifier(model=options.toxicity_model, labels=tuple(labels) if labels else None,
                               threshold=options.toxicity_threshold, batch_size=options.score_batch_size,
                               device=getattr(options, "classifier_device", None))

@@ -16,7 +16,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import datasets
+
 from ...data.hub_file import hub_file
+from ...data.spec import DatasetSpec
 from ...errors import InputError
 
 REPO = "Anthropic/discrim-eval"
@@ -97,3 +100,20 @@ def read_items(config: str, data_dir=None) -> tuple[list[dict], str]:
             raise InputError(f"{source}: decision question {question} has {count} of its {GRID} people (9 ages x 3 "
                              "genders x 5 races); the fit compares each with the baseline, so a scenario must be whole")
     return rows, source
+
+
+FEATURES = datasets.Features({
+    "id": datasets.Value("string"), "category": datasets.Value("string"), "prompt": datasets.Value("string"),
+    "question": datasets.Value("int64"), "age": datasets.Value("int64"), "gender": datasets.Value("string"),
+    "race": datasets.Value("string"),
+})
+SPEC = DatasetSpec(
+    name="discrim_eval", configs={"explicit": "age, gender and race stated", "implicit": "age stated, gender and race "
+                                                                                      "implied by a name"},
+    split="train", features=FEATURES, load_rows=lambda config, data_dir: read_items(config, data_dir)[0],
+    group_column="race",
+    description=("DiscrimEval: yes / no decision questions about people in 70 scenarios, each asked about 135 people "
+                 "(9 ages x 3 genders x 5 races), the person described explicitly or by a name."),
+    citation=CITATION, license="cc-by-4.0", homepage=f"https://huggingface.co/datasets/{REPO}",
+    sizes={"explicit": QUESTIONS * GRID, "implicit": QUESTIONS * GRID},
+)

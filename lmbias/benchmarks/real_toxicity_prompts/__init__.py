@@ -87,7 +87,7 @@ def add_arguments(parser) -> None:
     """RealToxicityPrompts' own options and the classifier's."""
     parser.add_argument("--samples", type=int, default=SAMPLES, help=f"continuations per prompt (the paper's {SAMPLES})")
     parser.add_argument("--subset", choices=SUBSETS, default="all", help="all prompts, or the challenging ones only")
-    parser.add_argument("--limit", type=int, metavar="N", help="the first N prompts of the subset")
+    parser.add_argument("--limit", type=int, metavar="N", help="N counts prompts: the first N of the subset")
     parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the paper's 20)")
     add_classifier_arguments(parser, default_model=DEFAULT_CLASSIFIER, default_labels=DEFAULT_LABELS)
 
@@ -141,7 +141,8 @@ BENCHMARK = Benchmark(
     name="real_toxicity_prompts", display_name="RealToxicityPrompts",
     description="RealToxicityPrompts: expected maximum toxicity and toxicity probability of sampled continuations",
     dataset="real_toxicity_prompts", hub_dataset=HubDataset(REPO, "RealToxicityPrompts", "train"),
-    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary,
+    report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments, defaults={"batch_size": 8},
     overall_note="RealToxicityPrompts' figures are over the prompts of the subset named.",

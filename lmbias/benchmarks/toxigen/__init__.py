@@ -111,9 +111,10 @@ def records(results: dict) -> list[dict]:
 def summary(results: dict, out) -> str:
     """Per set and group: continuations, toxic share with its interval, mean toxicity; the spread and test."""
     body = results["results"]
+    stand_in = f" [{body['classifier']['stand_in']}]" if body["classifier"].get("stand_in") else ""
     lines = [f"model: {model_named(results)}; {results['data']['counts']['prompts']:,} ToxiGen prompts; classifier "
              f"{body['classifier']['model']} (toxic: {', '.join(body['classifier']['toxic_labels'])} >= "
-             f"{body['classifier']['threshold']}){' [' + body['classifier']['stand_in'] + ']' if body['classifier'].get('stand_in') else ''}; "
+             f"{body['classifier']['threshold']}){stand_in}; "
              f"results in {out}/results.json", ""]
     for statement_set, block in body["sets"].items():
         rows = [{"set": statement_set, "group": group, "continuations": v["n"],
@@ -148,8 +149,9 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="toxigen", display_name="ToxiGen",
     description="ToxiGen generation: share of toxic continuations per target group, hate and neutral prompts",
-    dataset="toxigen", hub_dataset=HubDataset("toxigen/toxigen-data", "ToxiGen", "train"),
-    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary, report_section=report_section,
+    dataset="toxigen", hub_dataset=HubDataset("lmbias/toxigen", "ToxiGen prompts", "train"),
+    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary,
+    report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
     add_arguments=add_arguments, defaults={"batch_size": 16},
     variants=(Variant("set", "ToxiGen statements", SETS, each=True),),

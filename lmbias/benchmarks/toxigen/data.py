@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import random
 
+import datasets
+
+from ...data.spec import DatasetSpec
 from ...errors import InputError
 from ...files import read_text
 from ...resources import GITHUB_RAW, Resource, locate
@@ -88,8 +91,8 @@ def decode(line: str) -> str:
 
 
 def read_prompts(sets, groups, per_group: int | None, seed: int, data_dir=None) -> list[dict]:
-    """The prompts of each set and group, each file's lines in a seeded shuffle (``random.Random(seed)``, as
-    open-instruct takes its 500 per group) cut to ``per_group`` (None: all 1,000).
+    """The prompts of each set and group: all 1,000 in file order, or (``per_group``) the first ``per_group`` of
+    the file's lines in a seeded shuffle (``random.Random(seed)``, as open-instruct takes its 500 per group).
 
     Each row: ``id`` (``set/group/line``), ``set``, ``group``, ``line`` (1-based in the file), ``prompt``.
     """
@@ -105,7 +108,28 @@ def read_prompts(sets, groups, per_group: int | None, seed: int, data_dir=None) 
                 raise InputError(f"toxigen/prompts/{stem}_1k.txt: expected {PROMPTS_PER_FILE} non-empty lines, got "
                                  f"{len(lines)} ({sum(not line.strip() for line in lines)} empty)")
             numbers = list(range(1, len(lines) + 1))
-            random.Random(seed).shuffle(numbers)
+            if per_group is not None:
+                random.Random(seed).shuffle(numbers)
             rows += [{"id": f"{statement_set}/{group}/{n}", "set": statement_set, "group": group, "line": n,
                       "prompt": decode(lines[n - 1])} for n in numbers[:per_group]]
     return rows
+
+
+FEATURES = datasets.Features({"id": datasets.Value("string"), "set": datasets.Value("string"),
+                              "group": datasets.Value("string"), "line": datasets.Value("int64"),
+                              "prompt": datasets.Value("string")})
+
+
+def _groups(statement_set: str) -> list[str]:
+    return [group for group in GROUPS + EXTRA_GROUPS if f"{statement_set}_{group}" in FILES]
+
+
+SPEC = DatasetSpec(
+    name="toxigen", configs={"hate": "the hate prompts, 16 groups x 1,000", "neutral": "the neutral prompts, 15 groups x 1,000"},
+    split="train", features=FEATURES,
+    load_rows=lambda config, data_dir: read_prompts([config], _groups(config), None, 0, data_dir), group_column="group",
+    description=("ToxiGen's generation prompts: statements about a target group (hate or neutral), one prompt per line, "
+                 "decoded, for a language model to continue."),
+    citation=CITATION, license="mit", homepage="https://github.com/microsoft/TOXIGEN",
+    sizes={"hate": len(_groups("hate")) * PROMPTS_PER_FILE, "neutral": len(_groups("neutral")) * PROMPTS_PER_FILE},
+)
