@@ -18,7 +18,8 @@ def check_scores(scores, what: str = "toxicity") -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values.ravel()) | (values.ravel() < 0) | (values.ravel() > 1))
     if bad.size:
         index = np.unravel_index(bad[0], values.shape)
-        raise InputError(f"{what}[{', '.join(map(str, index))}] is {values[index]!r}; a toxicity score is a probability in [0, 1]")
+        raise InputError(f"{what}[{', '.join(map(str, index))}] is {float(values[index])!r}; a toxicity score is a "
+                         "probability in [0, 1]")
     return values
 
 
