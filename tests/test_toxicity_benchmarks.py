@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from rtp_rows import PROMPTS, write_rows
 
 from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts as read_rtp
 from lmbias.benchmarks.real_toxicity_prompts.measure import rtp_scores, toxicity_block
@@ -16,8 +17,6 @@ from lmbias.benchmarks.toxigen.measure import toxic_shares, wilson
 from lmbias.errors import InputError
 from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
 from lmbias.scorers.toxicity import ToxicityClassifier
-
-from rtp_rows import PROMPTS, write_rows
 
 
 def test_toxigen_prompts_are_decoded_as_open_instruct_decodes_them(data_dir):
