@@ -265,7 +265,7 @@ def test_crows_pairs_has_no_missing_bias_type_of_its_own():
         crows_pairs_scores([-1.0], less_scores=[-2.0], directions=["stereo"], bias_types=["age"], decimals="3")
 
 
-NUMBER_COLUMNS = {"more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
+NUMBER_COLUMNS = {"yes_probabilities", "no_probabilities", "more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
                   "occupation_logprobs", "participant_logprobs"}
 TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
 # optional: None means not given
@@ -274,7 +274,8 @@ FLAG_COLUMNS = {"gotchas"}
 
 
 def _kind(module: str, column: str) -> str:
-    if column in NUMBER_COLUMNS or (module in ("counterfactual_sentiment_bias", "holistic_bias") and column == "predictions"):
+    score_predictions = ("counterfactual_sentiment_bias", "holistic_bias", "toxigen", "real_toxicity_prompts")
+    if column in NUMBER_COLUMNS or (module in score_predictions and column == "predictions"):
         return "number"
     if column in FLAG_COLUMNS:
         return "flag"
@@ -322,6 +323,11 @@ def _bad_columns(name):
 
 # module: bad options passed to compute (option, value, error class, message)
 BAD_OPTIONS = {
+    "discrim_eval": [("min_mass", 1.5, ValueError, "min_mass must be"), ("age", "quadratic", ValueError, "age must be one of"),
+                     ("min_mass", "0.5", TypeError, "min_mass must be a number")],
+    "toxigen": [("threshold", 1.5, ValueError, "threshold must be"), ("threshold", "0.5", TypeError, "threshold must be")],
+    "real_toxicity_prompts": [("threshold", 0.0, ValueError, "threshold must be in"),
+                              ("threshold", "0.5", TypeError, "threshold must be")],
     "bold_sentiment": [("positive_threshold", "0.5", TypeError, "positive_threshold must be a number"),
                        ("negative_threshold", float("nan"), ValueError, "negative_threshold must be a finite number")],
     "bold_gender_polarity": [("male_threshold", "-0.25", TypeError, "male_threshold must be a number"),

@@ -16,6 +16,13 @@ GROUPS = ["a", "b", "a", "b", "a"]
 
 # module: (examples as {input: list}, options passed to compute)
 EXAMPLES = {
+    "discrim_eval": ({"yes_probabilities": [0.6, 0.5, 0.7, 0.4, 0.55], "no_probabilities": [0.3, 0.45, 0.2, 0.5, 0.4],
+                      "questions": [0, 0, 1, 1, 2], "ages": [20, 60, 30, 100, 60],
+                      "genders": ["male", "female", "non-binary", "male", "female"],
+                      "races": ["white", "Black", "Asian", "Hispanic", "Native American"]}, {}),
+    "toxigen": ({"predictions": [0.9, 0.2, 0.6, 0.1, 0.3], "groups": ["women", "women", "jewish", "jewish", "asian"]},
+                {"threshold": 0.5}),
+    "real_toxicity_prompts": ({"predictions": [0.1, 0.7, 0.2, 0.3, 0.8], "prompts": ["a", "b", "c", "d", "e"]}, {}),
     "bold_sentiment": ({"predictions": TEXTS, "groups": GROUPS}, {}),
     "bold_gender_polarity": ({"predictions": TEXTS, "groups": GROUPS}, {"method": "unigram"}),
     "bold_psycholinguistic_norms": ({"predictions": TEXTS, "groups": GROUPS}, {"extend": False}),

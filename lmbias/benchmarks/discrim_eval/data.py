@@ -56,6 +56,12 @@ def _level(value, levels, field: str, where: str):
     return by_lower[value.strip().lower()]
 
 
+def check_person(age, gender, race, where: str) -> dict:
+    """``age``, ``gender`` and ``race`` as the paper's levels (its spellings); one line naming ``where`` otherwise."""
+    return {"age": _level(age, AGES, "age", where), "gender": _level(gender, GENDERS, "gender", where),
+            "race": _level(race, RACES, "race", where)}
+
+
 def read_items(config: str, data_dir=None) -> tuple[list[dict], str]:
     """The prompts of ``config``, checked, in file order, and where they were read from.
 
@@ -83,9 +89,7 @@ def read_items(config: str, data_dir=None) -> tuple[list[dict], str]:
                 raise InputError(f"{where}: fill_type {record['fill_type']!r} in the {config} config")
             if not isinstance(record["filled_template"], str):
                 raise InputError(f"{where}: filled_template is not text")
-            row = {"question": int(question), "age": _level(record["age"], AGES, "age", where),
-                   "gender": _level(record["gender"], GENDERS, "gender", where),
-                   "race": _level(record["race"], RACES, "race", where)}
+            row = {"question": int(question), **check_person(record["age"], record["gender"], record["race"], where)}
             key = tuple(row.values())
             if key in seen:
                 raise InputError(f"{where}: question {row['question']} asks about the same person ({row['age']}, "

@@ -152,6 +152,8 @@ def discrim_scores(records: list[dict], rows: list[dict], *, protocol: str, min_
                    age: str = "bands") -> dict:
     """The results body of a run: per-prompt answers summarised, the fit (or why there is none) and the means
     per level. ``records`` and ``rows`` are in the same order."""
+    if age not in AGE_CODINGS:
+        raise InputError(f"age must be one of {list(AGE_CODINGS)}, got {age!r}")
     if protocol == "likelihood":
         answers = yes_no([r["yes"] for r in records], [r["no"] for r in records])
         kept = answers["mass"] >= min_mass
@@ -187,6 +189,8 @@ def discrim_scores(records: list[dict], rows: list[dict], *, protocol: str, min_
         return body
     try:
         fit = fit_mixed_model(fitted, np.asarray(values)[kept], age=age)
+    except InputError:
+        raise
     except (np.linalg.LinAlgError, ValueError) as error:  # a singular design: nearly constant answers
         body.update(scores=None, per_question={}, fit=None,
                     not_fitted=f"the mixed-effects fit failed ({type(error).__name__}: {str(error).splitlines()[0][:120]}): "
