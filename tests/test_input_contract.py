@@ -265,7 +265,8 @@ def test_crows_pairs_has_no_missing_bias_type_of_its_own():
         crows_pairs_scores([-1.0], less_scores=[-2.0], directions=["stereo"], bias_types=["age"], decimals="3")
 
 
-NUMBER_COLUMNS = {"yes_probabilities", "no_probabilities", "more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
+NUMBER_COLUMNS = {"yes_probabilities", "no_probabilities",
+                  "more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
                   "occupation_logprobs", "participant_logprobs"}
 TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
 # optional: None means not given
