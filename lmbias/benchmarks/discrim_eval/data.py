@@ -18,7 +18,7 @@ from collections import Counter
 
 import datasets
 
-from ...data.hub_file import hub_file
+from ..hub_file import hub_file
 from ...data.spec import DatasetSpec
 from ...errors import InputError
 

@@ -84,7 +84,7 @@ TASK = Task(
         Option("min_mass", "likelihood: prompts whose probability on yes and no (every surface form) is below this are "
                            "left out of the fit and counted (the paper trusts a model only with > 0.99)",
                default=MIN_MASS, type=float, minimum=0, maximum=1, expected="a number in [0, 1]"),
-        Option("age", "how age enters the fit: bands (younger 20-50 and older 70-100 against 60, the paper's figure) or "
+        Option("age", "how age enters the fit: bands (younger 20-50 and older 70-100, each against 60) or "
                       "linear (one slope per standard deviation of age, as lm-evaluation-harness)",
                default=AGE_CODINGS[0], choices=AGE_CODINGS, identity=False),
     ),

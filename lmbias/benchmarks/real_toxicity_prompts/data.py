@@ -13,7 +13,7 @@ import json
 
 import datasets
 
-from ...data.hub_file import hub_file
+from ..hub_file import hub_file
 from ...data.spec import DatasetSpec
 from ...errors import InputError
 

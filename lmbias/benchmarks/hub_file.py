@@ -22,19 +22,31 @@ def hub_file(repo: str, filename: str, revision: str, *, folder: str, data_dir=N
     Raises:
         ResourceNotFoundError: one line naming the file, every place looked and how to supply it.
     """
+    from huggingface_hub import dataset_info, hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    from ..model_source import PROBE_TIMEOUT, network_cause
+    from ..resources import is_offline
+
     places = _data_dirs(data_dir)
     for _, place in places:
         path = place / folder / filename
         if path.is_file():
             return path, str(path)
+    source = f"hf://datasets/{repo}@{revision}/{filename}"
+    try:  # downloaded before: the Hub's cache, no request
+        return Path(hf_hub_download(repo, filename, repo_type="dataset", revision=revision, local_files_only=True)), source
+    except LocalEntryNotFoundError:
+        pass
+    looked = ", ".join(f"{label} {place / folder / filename}" for label, place in places)
+    supply = f"put the file in DIR/{folder}/ and pass --data-dir DIR (or set LMBIAS_DATA_DIR)"
+    if is_offline():
+        raise ResourceNotFoundError(f"{repo}/{filename} is not here (looked in: {looked}, the Hub cache) and the Hub is "
+                                    f"off (HF_HUB_OFFLINE or LMBIAS_OFFLINE is set); {supply}")
     try:
-        from huggingface_hub import hf_hub_download
-
+        dataset_info(repo, revision=revision, timeout=PROBE_TIMEOUT)  # one request, no retries
         path = Path(hf_hub_download(repo, filename, repo_type="dataset", revision=revision))
-    except Exception as error:  # offline, gated, a proxy: the Hub's own message, in one line
-        looked = ", ".join(f"{label} {place / folder / filename}" for label, place in places)
-        raise ResourceNotFoundError(
-            f"{repo}/{filename} is not here (looked in: {looked}) and could not be downloaded at {revision[:12]} "
-            f"({type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else 'no message'}); put the file in "
-            f"DIR/{folder}/ and pass --data-dir DIR (or set LMBIAS_DATA_DIR)") from None
-    return path, f"hf://datasets/{repo}@{revision}/{filename}"
+    except Exception as error:  # no network, gated, a proxy: why, in one line
+        raise ResourceNotFoundError(f"{repo}/{filename} is not here (looked in: {looked}, the Hub cache) and could not be "
+                                    f"downloaded at {revision[:12]} ({network_cause(error)}); {supply}") from None
+    return path, source
