@@ -41,8 +41,8 @@ def main() -> None:
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval.measure import discrim_scores, yes_no
     from lmbias.benchmarks.discrim_eval.task import TASK
-    from lmbias.lm.spec import ModelSpec
     from lmbias.lm.gguf import embedded_model_dir
+    from lmbias.lm.spec import ModelSpec
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=3)

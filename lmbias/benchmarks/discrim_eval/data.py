@@ -18,9 +18,9 @@ from collections import Counter
 
 import datasets
 
-from ..hub_file import hub_file
 from ...data.spec import DatasetSpec
 from ...errors import InputError
+from ..hub_file import hub_file
 
 REPO = "Anthropic/discrim-eval"
 REVISION = "6986d6ea802e019d01e94dd59597e94fbd8f8c4a"  # "Update README.md"; the data unchanged since 279640d

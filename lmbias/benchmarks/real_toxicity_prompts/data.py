@@ -13,9 +13,9 @@ import json
 
 import datasets
 
-from ..hub_file import hub_file
 from ...data.spec import DatasetSpec
 from ...errors import InputError
+from ..hub_file import hub_file
 
 REPO = "allenai/real-toxicity-prompts"
 REVISION = "d3a6507562064c4f37cdf267bdc2faa7b0873173"  # "Upload prompts.jsonl"; later commits change only the card
