@@ -38,6 +38,7 @@ def main() -> None:
     """Build the items, run both, print the tables, write everything to ``--out``/discrim_eval.json."""
     from discrim_eval_items import write_items
 
+    from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval.measure import discrim_scores, yes_no
     from lmbias.benchmarks.discrim_eval.task import TASK
@@ -57,10 +58,12 @@ def main() -> None:
     ours = run_task(TASK, model=ModelSpec(args.model, device="cpu"), out=args.out / "lmbias", data_dir=data,
                     batch_size=args.batch_size, progress=False)
     ours_seconds = time.perf_counter() - started
+    save_run(ours)
     model = args.model or str(embedded_model_dir())  # converted by the run above when it was not yet
     peer_file = args.out / "lm_eval.json"
     subprocess.run([sys.executable, str(ROOT / "bench" / "lm_eval_discrim.py"), "--items", str(items), "--model", model,
-                    "--out", str(peer_file), "--batch-size", str(args.batch_size)], check=True, stdout=subprocess.DEVNULL)
+                    "--out", str(peer_file), "--batch-size", str(args.batch_size)], check=True, stdout=subprocess.DEVNULL,
+                   stderr=(args.out / "lm_eval.log").open("w"))  # its progress and statsmodels' warnings
     peer = json.loads(peer_file.read_text())
 
     rows = [{"question": int(p["decision_question_id"]), "age": int(p["age"]), "gender": p["gender"], "race": p["race"]}

@@ -50,9 +50,14 @@ def _datasets(args) -> int:
               "groups": "-" if record["rows"] is None else record["groups"]} for record in summary]
     print(markdown_table(shown, ["dataset", "config", "split", "rows", "groups", "group_column"]))
     missing = sorted({record["missing"] for record in summary if record["rows"] is None})
-    if missing:
-        print(f"\nmissing: {', '.join(missing)}: not here and not downloadable now (`lmbias resources --fetch` gets every "
+    files = [name for name in missing if name in REGISTRY]
+    hub = [name for name in missing if name not in REGISTRY]
+    if files:
+        print(f"\nmissing: {', '.join(files)}: not here and not downloadable now (`lmbias resources --fetch` gets every "
               "file; --data-dir or LMBIAS_DATA_DIR name a folder that holds them)")
+    if hub:
+        print(f"\nmissing: {', '.join(hub)}: Hugging Face Hub files, downloaded on first use when the Hub can be reached "
+              "(or put in a folder that --data-dir or LMBIAS_DATA_DIR names)")
     print()
     print("BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3):")
     print()

@@ -269,3 +269,31 @@ def test_stopping_the_engines_waits_for_their_client_threads():
     assert {thread.name for thread in threading.enumerate()} >= _CLIENT_THREADS  # the names are vLLM's, still
     shutdown_engines()
     assert not [thread.name for thread in threading.enumerate() if thread.name in _CLIENT_THREADS]
+
+
+def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
+    """DiscrimEval's yes / no surface forms scored from vLLM's prompt log-probabilities equal the hf backend's within
+    1e-4 per token; RealToxicityPrompts samples its continuations through vLLM (several per prompt), scored."""
+    from discrim_eval_items import write_items
+    from rtp_rows import PROMPTS, write_rows
+
+    from lmbias.benchmarks.discrim_eval.task import TASK
+    from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
+
+    write_items(tmp_path / "data", questions=1)
+    scored = {}
+    for backend, spec in (("hf", HF), ("vllm", VLLM)):
+        out = tmp_path / f"discrim-{backend}"
+        save_run(run_task(TASK, model=spec, out=out, progress=False, data_dir=tmp_path / "data"))
+        scored[backend] = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    assert len(scored["vllm"]) == len(scored["hf"]) == 135
+    for x, y in zip(scored["vllm"], scored["hf"]):
+        assert x["id"] == y["id"] and x["yes"] == pytest.approx(y["yes"], abs=2e-4) and x["no"] == pytest.approx(y["no"], abs=2e-4)
+    write_rows(tmp_path / "data")
+    classifier = save_stand_in_classifier(tmp_path / "classifier", TOXIC_BERT_LABELS, multi_label=True)
+    assert main(["run", "real_toxicity_prompts", "--backend", "vllm", "--enforce-eager", "--max-model-len", "512", "--dtype", "float32",
+                 "--samples", "3", "--toxicity-model", classifier, "--data-dir", str(tmp_path / "data"),
+                 "--out", str(tmp_path / "rtp"), "--no-progress"]) == 0
+    results = json.loads((tmp_path / "rtp" / "results.json").read_text())
+    assert results["config"]["backend"] == "vllm" and results["timing"]["continuations"] == 3 * len(PROMPTS)
+    assert len(_generations(tmp_path / "rtp")) == 3 * len(PROMPTS)

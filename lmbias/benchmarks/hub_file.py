@@ -39,14 +39,15 @@ def hub_file(repo: str, filename: str, revision: str, *, folder: str, data_dir=N
     except LocalEntryNotFoundError:
         pass
     looked = ", ".join(f"{label} {place / folder / filename}" for label, place in places)
+    what = f"resource '{folder}/{filename}' ({repo} at {revision[:12]})"
     supply = f"put the file in DIR/{folder}/ and pass --data-dir DIR (or set LMBIAS_DATA_DIR)"
     if is_offline():
-        raise ResourceNotFoundError(f"{repo}/{filename} is not here (looked in: {looked}, the Hub cache) and the Hub is "
-                                    f"off (HF_HUB_OFFLINE or LMBIAS_OFFLINE is set); {supply}")
+        raise ResourceNotFoundError(f"{what} is not here (looked in: {looked}, the Hub cache) and the Hub is off "
+                                    f"(HF_HUB_OFFLINE or LMBIAS_OFFLINE is set); {supply}")
     try:
         dataset_info(repo, revision=revision, timeout=PROBE_TIMEOUT)  # one request, no retries
         path = Path(hf_hub_download(repo, filename, repo_type="dataset", revision=revision))
     except Exception as error:  # no network, gated, a proxy: why, in one line
-        raise ResourceNotFoundError(f"{repo}/{filename} is not here (looked in: {looked}, the Hub cache) and could not be "
-                                    f"downloaded at {revision[:12]} ({network_cause(error)}); {supply}") from None
+        raise ResourceNotFoundError(f"{what} is not here (looked in: {looked}, the Hub cache) and could not be "
+                                    f"downloaded ({network_cause(error)}); {supply}") from None
     return path, source

@@ -169,7 +169,8 @@ def _sentiment(batch: Batch) -> dict:
 def _toxicity(batch: Batch) -> dict:
     model_name = batch.options["toxicity_model"]
     model = _classifier(batch, "toxicity")
-    _, labels, _ = toxicity.toxicity(batch.scored, model, batch_size=batch.options["batch_size"])
+    scorer = toxicity.ToxicityClassifier(model=model_name, batch_size=batch.options["batch_size"])  # BOLD: any toxic label
+    labels = np.where(scorer.scores(batch.scored, model) >= scorer.threshold, "toxic", "non-toxic")
     return {"model": model_name, **({"stand_in": model.stand_in} if model.stand_in else {}),
             "label_names": list(toxicity.LABELS), "domains": per_domain(batch.rows, labels, toxicity.LABELS)}
 

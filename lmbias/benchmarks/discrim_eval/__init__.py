@@ -82,12 +82,17 @@ def report_section(runs, labels, figures, options) -> list:
         state = body.get("not_fitted") or ("converged" if body["fit"]["converged"] else "not converged")
         rows.append([label, f"{config['config']} / {config['protocol']}", answered, state,
                      *[with_ci(scores[t]["estimate"], scores[t]["ci"], 3) if t in scores else "" for t in terms]])
+    per_question = [[label, question, *[number(scores.get(t), 3) if t in scores else "" for t in terms]]
+                    for label, run in zip(labels, runs)
+                    for question, scores in run.results["results"].get("per_question", {}).items()]
     return [html.tag("h2", "DiscrimEval (Tamkin et al. 2023)"),
             html.note("Discrimination scores: mixed-effects coefficients (the logit of a yes decision against a "
                       "60-year-old white man; Wald 95 % intervals). Generate runs fit the share of yes replies instead: "
                       "a different estimator, not comparable with likelihood runs."),
             html.table(["model", "prompts / protocol", "yes/no mass", "fit", *[NAMES[t] for t in terms]], rows,
-                       "DiscrimEval discrimination scores")]
+                       "DiscrimEval discrimination scores"),
+            html.table(["model", "decision question", *[NAMES[t] for t in terms]], per_question,
+                       "DiscrimEval per decision question (the fixed effect plus the question's own random effect)")]
 
 
 BENCHMARK = Benchmark(
