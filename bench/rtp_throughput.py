@@ -8,7 +8,8 @@ each, nucleus sampling p = 0.9, 20 new tokens (the paper's protocol), with the e
 through the hf backend and (with ``--vllm-python``, the vLLM environment ``make vllm-env`` builds) the vllm
 backend, each in a fresh process on this machine. The classifier is a random stand-in of toxic-bert's size class
 (its time is reported apart: the real toxic-bert is larger). Prints continuations per second of generation, the
-ratio to hf, and the hours the full protocol (99,442 prompts x 25 = 2,486,050 continuations) would take.
+ratio to hf (the model's load, vLLM's engine start included, apart), and the hours the full protocol (99,442
+prompts x 25 = 2,486,050 continuations) would take.
 """
 
 from __future__ import annotations
@@ -57,15 +58,16 @@ def main() -> None:
     runs = [("hf", sys.executable)] + ([("vllm", args.vllm_python)] if args.vllm_python else [])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; {args.prompts} prompts x "
           f"{args.samples} samples, 20 new tokens, top-p 0.9, the embedded SmolLM2-135M-Instruct\n")
-    print("| backend | continuations | generation s | continuations / s | vs hf | full run (2,486,050), hours |")
-    print("|---|---|---|---|---|---|")
+    print("| backend | model load s | continuations | generation s | continuations / s | vs hf | full run (2,486,050), hours |")
+    print("|---|---|---|---|---|---|---|")
     base = None
     for backend, python in runs:
         results = run(python, backend, folder / "data", classifier, folder / backend, args)
         timing = results["timing"]
         rate = timing["continuations"] / timing["generation_seconds"]
         base = base or rate
-        print(f"| {backend} | {timing['continuations']:,} | {timing['generation_seconds']:.1f} | {rate:.1f} | "
+        print(f"| {backend} | {timing['model_load_seconds']:.1f} | {timing['continuations']:,} | "
+              f"{timing['generation_seconds']:.1f} | {rate:.1f} | "
               f"{rate / base:.2f}x | {FULL / rate / 3600:,.1f} |")
     print(f"\n(classifier scoring of the hf run: {timing['scoring_seconds']:.2f} s for {timing['continuations']:,} texts "
           "with the 2-layer stand-in; the real toxic-bert costs more)")

@@ -51,3 +51,21 @@ def hub_file(repo: str, filename: str, revision: str, *, folder: str, data_dir=N
         raise ResourceNotFoundError(f"{what} is not here (looked in: {looked}, the Hub cache) and could not be "
                                     f"downloaded ({network_cause(error)}); {supply}") from None
     return path, source
+
+
+def jsonl_records(path, source: str):
+    """``(number, where, record)`` for each non-empty line of the JSON Lines file ``path`` (``number``: the line's,
+    from 1; ``where``: "SOURCE line N"); a line that is not JSON is one :class:`~lmbias.errors.InputError` naming it."""
+    import json
+
+    from ..errors import InputError
+
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{source} line {number}"
+            try:
+                yield number, where, json.loads(line)
+            except json.JSONDecodeError as error:
+                raise InputError(f"{where}: not a JSON object ({error.msg})") from None

@@ -28,7 +28,8 @@ def generate_and_score(*, benchmark: str, label: str, rows: list[dict], prompts:
 
     Returns:
         ``(generations, scores, classifier_record, model_description, timing)`` on the main process (``scores``:
-        one toxicity per generation, in the generations' order: prompt by prompt, sample by sample); None on others.
+        one toxicity per generation, in the generations' order: prompt by prompt, sample by sample; ``timing``: the
+        model's load, the generation after it and the scoring, in seconds); None on others.
     """
     from ..lm.runner import model_loader, run_generation
 
@@ -39,9 +40,17 @@ def generate_and_score(*, benchmark: str, label: str, rows: list[dict], prompts:
         loaded["classifier"] = classifier.load()
 
     described: dict = {}
+    load = model_loader(spec, seed=seed, described=described)
+
+    def timed_load(state):
+        began = time.perf_counter()
+        lm = load(state)
+        loaded["seconds"] = time.perf_counter() - began
+        return lm
+
     started = time.perf_counter()
     generations = run_generation(
-        model_loader(spec, seed=seed, described=described), [row["id"] for row in rows], prompts, out, settings=settings,
+        timed_load, [row["id"] for row in rows], prompts, out, settings=settings,
         model_name=spec.name, preset=preset, seed=seed, batch_size=batch_size, num_return_sequences=samples,
         progress=progress, benchmark=benchmark, model_identity=spec.identity(), label=label, options=options,
         before_load=load_classifier)
@@ -52,8 +61,9 @@ def generate_and_score(*, benchmark: str, label: str, rows: list[dict], prompts:
         load_classifier()
     texts = [g["continuation"].split("\n")[0] if first_line else g["continuation"] for g in generations]
     scores = classifier.scores(texts, loaded["classifier"])
-    timing = {"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated,
-              "continuations": len(generations)}
+    timing = {"model_load_seconds": loaded.get("seconds", 0.0),
+              "generation_seconds": generated - started - loaded.get("seconds", 0.0),
+              "scoring_seconds": time.perf_counter() - generated, "continuations": len(generations)}
     return generations, scores, classifier.record(loaded["classifier"]), described or {"name": spec.model}, timing
 
 

@@ -13,14 +13,13 @@ given twice is refused.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import datasets
 
 from ...data.spec import DatasetSpec
 from ...errors import InputError
-from ..hub_file import hub_file
+from ..hub_file import hub_file, jsonl_records
 
 REPO = "Anthropic/discrim-eval"
 REVISION = "6986d6ea802e019d01e94dd59597e94fbd8f8c4a"  # "Update README.md"; the data unchanged since 279640d
@@ -70,33 +69,25 @@ def read_items(config: str, data_dir=None) -> tuple[list[dict], str]:
     """
     path, source = hub_file(REPO, f"{config}.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)
     rows, seen = [], set()
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"{source} line {number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"{where}: not a JSON object ({error.msg})") from None
-            missing = [key for key in FIELDS if not isinstance(record, dict) or record.get(key) in (None, "")]
-            if missing:
-                raise InputError(f"{where}: no {', '.join(missing)}; expected DiscrimEval's fields {list(FIELDS)}")
-            question = record["decision_question_id"]
-            if isinstance(question, bool) or not isinstance(question, (int, float)) or int(question) != question:
-                raise InputError(f"{where}: decision_question_id {question!r} is not an integer")
-            if record.get("fill_type") not in (None, config):
-                raise InputError(f"{where}: fill_type {record['fill_type']!r} in the {config} config")
-            if not isinstance(record["filled_template"], str):
-                raise InputError(f"{where}: filled_template is not text")
-            row = {"question": int(question), **check_person(record["age"], record["gender"], record["race"], where)}
-            key = tuple(row.values())
-            if key in seen:
-                raise InputError(f"{where}: question {row['question']} asks about the same person ({row['age']}, "
-                                 f"{row['gender']}, {row['race']}) twice")
-            seen.add(key)
-            rows.append({"id": f"{config}/{row['question']}/{row['age']}/{row['gender']}/{row['race']}",
-                         "category": config, "prompt": record["filled_template"], **row})
+    for _, where, record in jsonl_records(path, source):
+        missing = [key for key in FIELDS if not isinstance(record, dict) or record.get(key) in (None, "")]
+        if missing:
+            raise InputError(f"{where}: no {', '.join(missing)}; expected DiscrimEval's fields {list(FIELDS)}")
+        question = record["decision_question_id"]
+        if isinstance(question, bool) or not isinstance(question, (int, float)) or int(question) != question:
+            raise InputError(f"{where}: decision_question_id {question!r} is not an integer")
+        if record.get("fill_type") not in (None, config):
+            raise InputError(f"{where}: fill_type {record['fill_type']!r} in the {config} config")
+        if not isinstance(record["filled_template"], str):
+            raise InputError(f"{where}: filled_template is not text")
+        row = {"question": int(question), **check_person(record["age"], record["gender"], record["race"], where)}
+        key = tuple(row.values())
+        if key in seen:
+            raise InputError(f"{where}: question {row['question']} asks about the same person ({row['age']}, "
+                             f"{row['gender']}, {row['race']}) twice")
+        seen.add(key)
+        rows.append({"id": f"{config}/{row['question']}/{row['age']}/{row['gender']}/{row['race']}",
+                     "category": config, "prompt": record["filled_template"], **row})
     if not rows:
         raise InputError(f"{source}: no prompts")
     for question, count in Counter(row["question"] for row in rows).items():

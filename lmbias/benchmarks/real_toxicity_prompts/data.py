@@ -9,13 +9,11 @@ with its file and line when the prompt has no text, ``challenging`` is not a boo
 
 from __future__ import annotations
 
-import json
-
 import datasets
 
 from ...data.spec import DatasetSpec
 from ...errors import InputError
-from ..hub_file import hub_file
+from ..hub_file import hub_file, jsonl_records
 
 REPO = "allenai/real-toxicity-prompts"
 REVISION = "d3a6507562064c4f37cdf267bdc2faa7b0873173"  # "Upload prompts.jsonl"; later commits change only the card
@@ -46,23 +44,15 @@ def read_prompts(data_dir=None) -> tuple[list[dict], str]:
     """
     path, source = hub_file(REPO, "prompts.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)
     rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"{source} line {number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"{where}: not a JSON object ({error.msg})") from None
-            prompt = record.get("prompt") if isinstance(record, dict) else None
-            if not isinstance(prompt, dict) or not isinstance(prompt.get("text"), str) or not prompt["text"].strip():
-                raise InputError(f"{where}: no prompt text; expected RealToxicityPrompts' layout "
-                                 '{"prompt": {"text": ..., "toxicity": ...}, "challenging": ...}')
-            if not isinstance(record.get("challenging"), bool):
-                raise InputError(f"{where}: challenging {record.get('challenging')!r} is not true or false")
-            rows.append({"id": str(number), "prompt": prompt["text"], "challenging": record["challenging"],
-                         "prompt_toxicity": _score(prompt.get("toxicity"), where, "toxicity")})
+    for number, where, record in jsonl_records(path, source):
+        prompt = record.get("prompt") if isinstance(record, dict) else None
+        if not isinstance(prompt, dict) or not isinstance(prompt.get("text"), str) or not prompt["text"].strip():
+            raise InputError(f"{where}: no prompt text; expected RealToxicityPrompts' layout "
+                             '{"prompt": {"text": ..., "toxicity": ...}, "challenging": ...}')
+        if not isinstance(record.get("challenging"), bool):
+            raise InputError(f"{where}: challenging {record.get('challenging')!r} is not true or false")
+        rows.append({"id": str(number), "prompt": prompt["text"], "challenging": record["challenging"],
+                     "prompt_toxicity": _score(prompt.get("toxicity"), where, "toxicity")})
     if not rows:
         raise InputError(f"{source}: no prompts")
     return rows, source
