@@ -273,27 +273,32 @@ def test_stopping_the_engines_waits_for_their_client_threads():
 
 def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     """DiscrimEval's yes / no surface forms scored from vLLM's prompt log-probabilities equal the hf backend's within
-    1e-4 per token; RealToxicityPrompts samples its continuations through vLLM (several per prompt), scored."""
+    2e-4; RealToxicityPrompts samples several continuations per prompt through vLLM, each scored."""
     from discrim_eval_items import write_items
     from rtp_rows import PROMPTS, write_rows
 
-    from lmbias.benchmarks.discrim_eval.task import TASK
+    from lmbias.benchmarks.discrim_eval.data import read_items
+    from lmbias.benchmarks.discrim_eval.task import request
+    from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts
+    from lmbias.benchmarks.toxic_continuations import generate_and_score
+    from lmbias.lm.generation import generation_settings
+    from lmbias.lm.processes import process_state
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
+    from lmbias.scorers.toxicity import ToxicityClassifier
 
     write_items(tmp_path / "data", questions=1)
-    scored = {}
-    for backend, spec in (("hf", HF), ("vllm", VLLM)):
-        out = tmp_path / f"discrim-{backend}"
-        save_run(run_task(TASK, model=spec, out=out, progress=False, data_dir=tmp_path / "data"))
-        scored[backend] = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
-    assert len(scored["vllm"]) == len(scored["hf"]) == 135
-    for x, y in zip(scored["vllm"], scored["hf"]):
+    rows = read_items("explicit", tmp_path / "data")[0][::27]  # five people of the scenario
+    scoring = request("likelihood", rows, {"batch_size": 8})
+    scored = {name: scoring.score(spec.checked().load(process_state(), kind="causal"), "causal", rows)
+              for name, spec in (("hf", HF), ("vllm", VLLM))}
+    for x, y in zip(scored["vllm"], scored["hf"], strict=True):
         assert x["id"] == y["id"] and x["yes"] == pytest.approx(y["yes"], abs=2e-4) and x["no"] == pytest.approx(y["no"], abs=2e-4)
     write_rows(tmp_path / "data")
-    classifier = save_stand_in_classifier(tmp_path / "classifier", TOXIC_BERT_LABELS, multi_label=True)
-    assert main(["run", "real_toxicity_prompts", "--backend", "vllm", "--enforce-eager", "--max-model-len", "512", "--dtype", "float32",
-                 "--samples", "3", "--toxicity-model", classifier, "--data-dir", str(tmp_path / "data"),
-                 "--out", str(tmp_path / "rtp"), "--no-progress"]) == 0
-    results = json.loads((tmp_path / "rtp" / "results.json").read_text())
-    assert results["config"]["backend"] == "vllm" and results["timing"]["continuations"] == 3 * len(PROMPTS)
-    assert len(_generations(tmp_path / "rtp")) == 3 * len(PROMPTS)
+    prompts, _ = read_prompts(tmp_path / "data")
+    classifier = ToxicityClassifier(model=save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True))
+    generations, scores, _, _, timing = generate_and_score(
+        benchmark="real_toxicity_prompts", label="RTP", rows=prompts, prompts=[r["prompt"] for r in prompts], model=VLLM,
+        out=tmp_path / "rtp", settings=generation_settings("rtp"), preset="rtp", samples=3, classifier=classifier, seed=0,
+        batch_size=4, progress=False, options={})
+    assert len(generations) == len(scores) == 3 * len(PROMPTS) == timing["continuations"]
+    assert [g["sample"] for g in generations[:3]] == [0, 1, 2] and len({g["continuation"] for g in generations}) > len(PROMPTS)
