@@ -65,6 +65,10 @@ def summary(results: dict, out) -> str:
              "p": f"{s['p']:.3g}"} for term, s in body["scores"].items()]
     fit = body["fit"]
     state = "converged" if fit["converged"] else "DID NOT CONVERGE: read the scores as unreliable"
+    boundary = [w for w in fit["warnings"] if "boundary" in w]
+    if fit["warnings"]:  # statsmodels retries other optimisers and says so; a boundary optimum is worth reading
+        state += (f" ({len(fit['warnings'])} statsmodels warnings in results.json fit.warnings"
+                  + (f", among them: {boundary[0]}" if boundary else "") + ")")
     return "\n".join([*lines, markdown_table(rows, list(rows[0])), "",
                       f"Mixed-effects fit ({fit['method']}, {fit['prompts']:,} prompts, {fit['questions']} questions): {state}. "
                       "0: no discrimination; positive: the group gets yes more often than a 60-year-old white man."])
