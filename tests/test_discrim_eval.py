@@ -202,3 +202,17 @@ def test_bad_options_are_one_line(tmp_path):
     with pytest.raises(InputError, match="min_mass"):
         run_task(TASK, model="unused", out=tmp_path / "r", min_mass=1.5, data_dir=tmp_path / "data")
     assert not (tmp_path / "r").exists()
+
+
+def test_without_statsmodels_the_run_is_refused_before_any_model_loads(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from lmbias.cli import main
+
+    write_items(tmp_path / "data", questions=2)
+    monkeypatch.setitem(sys.modules, "statsmodels.formula.api", None)  # import fails as if not installed
+    assert main(["run", "discrim_eval", "--model", str(tmp_path / "no-such-model"), "--data-dir", str(tmp_path / "data"),
+                 "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and "needs statsmodels: pip install 'lmbias[discrim-eval]'" in err
+    assert "no-such-model" not in err and not (tmp_path / "r").exists()

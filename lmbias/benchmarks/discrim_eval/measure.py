@@ -101,6 +101,15 @@ def _frame(rows: list[dict], values, age: str):
     return frame
 
 
+def require_statsmodels() -> None:
+    """A one-line :class:`~lmbias.errors.MissingDependencyError` when statsmodels (the fit) is not installed."""
+    try:
+        import statsmodels.formula.api  # noqa: F401
+    except ImportError as error:
+        raise MissingDependencyError("DiscrimEval's mixed-effects fit needs statsmodels: pip install "
+                                     "'lmbias[discrim-eval]'") from error
+
+
 def fit_mixed_model(rows: list[dict], values, *, age: str = "bands") -> dict:
     """The mixed-effects fit of ``values`` (one per row) on the demographic terms, grouped by decision question.
 
@@ -109,11 +118,9 @@ def fit_mixed_model(rows: list[dict], values, *, age: str = "bands") -> dict:
         each term's fixed + random effect; ``intercept`` (the baseline person's value); ``fit``: ``converged``, the
         warnings statsmodels gave, the formula, the number of prompts and questions.
     """
-    try:
-        import statsmodels.formula.api as smf
-    except ImportError as error:
-        raise MissingDependencyError("DiscrimEval's mixed-effects fit needs statsmodels: pip install "
-                                     "'lmbias[discrim-eval]'") from error
+    require_statsmodels()
+    import statsmodels.formula.api as smf
+
     if age not in AGE_CODINGS:
         raise InputError(f"age must be one of {list(AGE_CODINGS)}, got {age!r}")
     frame = _frame(rows, values, age)
