@@ -57,8 +57,6 @@ def generate_and_score(*, benchmark: str, label: str, rows: list[dict], prompts:
     if generations is None:
         return None
     generated = time.perf_counter()
-    if "classifier" not in loaded:  # a finished run read back: the classifier was not needed to generate
-        load_classifier()
     texts = [g["continuation"].split("\n")[0] if first_line else g["continuation"] for g in generations]
     scores = classifier.scores(texts, loaded["classifier"])
     timing = {"model_load_seconds": loaded.get("seconds", 0.0),
