@@ -24,7 +24,7 @@ from ...lm.chat import add_instruction_argument, continuation_prompts
 from ...lm.spec import ModelSpec
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, Variant, chat_requested
+from ..base import MODEL_OPTIONS, Benchmark, Variant, chat_requested
 from ..counterfactual import METRICS as COUNTERFACTUAL_METRICS
 from ..counterfactual import derived_records
 from ..counterfactual import records as counterfactual_records
@@ -162,8 +162,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
 
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
-                                                         declaration.data.get("split", "test")),
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
         metrics=COUNTERFACTUAL_METRICS, run=lambda options, model: run_templates(declaration, options, model, out=options.out),
         records=lambda results: counterfactual_records(results, benchmark), summary=counterfactual_summary,
         report_section=lambda runs, labels, figures, options: counterfactual_section(

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...files import read_text
+from ..base import HubDataset
 
 FORMAT_VERSION = 1
 NAME = re.compile(r"[a-z][a-z0-9_]{1,39}")
@@ -50,6 +51,11 @@ class Declaration:
     def column(self, field: str) -> str:
         """The data column that holds ``field`` (the field's own name unless the declaration maps it)."""
         return self.columns.get(field, field)
+
+    @property
+    def hub_dataset(self) -> HubDataset:
+        """The dataset the model-index names: the declared Hub dataset and split, else the declaration's name, "test"."""
+        return HubDataset(self.data.get("hub", self.name), self.display_name, self.data.get("split", "test"))
 
 
 def _close(value: str, known) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ...errors import InputError
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, Variant
+from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..bbq import METRICS as BBQ_METRICS
 from ..bbq import records as bbq_records
 from ..bbq import summary as bbq_summary
@@ -115,8 +115,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     )
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
-                                                         declaration.data.get("split", "test")),
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
         metrics=BBQ_METRICS, run=task.run, task=task, summary=bbq_summary,
         records=lambda results: bbq_records(results, benchmark),
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),

@@ -28,7 +28,7 @@ from ...render.common import number
 from ...render.text import markdown_table
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
-from ..base import MODEL_OPTIONS, Baseline, Benchmark, HubDataset, chat_requested, model_named
+from ..base import MODEL_OPTIONS, Baseline, Benchmark, chat_requested, model_named
 from ..bold import GAPS, derived_records
 from ..bold import METRICS as BOLD_METRICS
 from ..bold import records as bold_records
@@ -212,8 +212,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``prompts`` declaration declares."""
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
-                                                         declaration.data.get("split", "test")),
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
         metrics=BOLD_METRICS[:3], run=lambda options, model: run_prompts(declaration, options, model, out=options.out),
         records=lambda results: bold_records(results, benchmark), summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),

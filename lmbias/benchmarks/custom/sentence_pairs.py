@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...errors import InputError
 from ...lm.loading import MODEL_TYPES
 from .. import sentence_choice
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, Variant
+from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..crows_pairs import METRICS as CROWS_METRICS
 from ..crows_pairs import records as crows_records
 from ..crows_pairs import summary as crows_summary
@@ -78,8 +78,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     )
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=HubDataset(declaration.data.get("hub", declaration.name), declaration.display_name,
-                                                         declaration.data.get("split", "test")),
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
         metrics=CROWS_METRICS, run=task.run, task=task, summary=crows_summary,
         records=lambda results: crows_records(results, benchmark),
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
