@@ -18,17 +18,23 @@ from lmbias.benchmarks.custom.multiple_choice import item_rows
 from lmbias.cli import main
 from lmbias.errors import InputError
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hiring_bias"
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+
+
+def _copied(tmp_path, name: str, declaration: str):
+    """docs/examples/NAME copied into a folder of its own, its declaration file's path yielded; the benchmark it
+    declares (named NAME) unregistered afterwards."""
+    folder = tmp_path / name
+    shutil.copytree(EXAMPLES / name, folder)
+    yield folder / declaration
+    unregister(name)
+    _DECLARED.pop(name, None)
 
 
 @pytest.fixture
 def example(tmp_path):
-    """The worked example copied into a folder of its own; its benchmark unregistered afterwards."""
-    folder = tmp_path / "hiring_bias"
-    shutil.copytree(EXAMPLE, folder)
-    yield folder / "hiring.yaml"
-    unregister("hiring_bias")
-    _DECLARED.pop("hiring_bias", None)
+    """The worked example (hiring_bias)."""
+    yield from _copied(tmp_path, "hiring_bias", "hiring.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -166,17 +172,10 @@ def test_a_data_mistake_is_one_line_naming_the_row_and_field(example, tmp_path, 
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
-PAIRS = Path(__file__).resolve().parents[1] / "docs" / "examples" / "workplace_pairs"
-
-
 @pytest.fixture
 def pairs(tmp_path):
-    """The sentence-pairs example copied into a folder of its own; its benchmark unregistered afterwards."""
-    folder = tmp_path / "workplace_pairs"
-    shutil.copytree(PAIRS, folder)
-    yield folder / "pairs.yaml"
-    unregister("workplace_pairs")
-    _DECLARED.pop("workplace_pairs", None)
+    """The sentence-pairs example (workplace_pairs)."""
+    yield from _copied(tmp_path, "workplace_pairs", "pairs.yaml")
 
 
 @pytest.mark.parametrize("protocol", ["likelihood", "generate"])
@@ -214,17 +213,10 @@ def test_a_sentence_pairs_mistake_is_one_line(pairs, line, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
-PROMPTS = Path(__file__).resolve().parents[1] / "docs" / "examples" / "team_prompts"
-
-
 @pytest.fixture
 def team_prompts(tmp_path):
-    """The prompts example copied into a folder of its own; its benchmark unregistered afterwards."""
-    folder = tmp_path / "team_prompts"
-    shutil.copytree(PROMPTS, folder)
-    yield folder / "prompts.yaml"
-    unregister("team_prompts")
-    _DECLARED.pop("team_prompts", None)
+    """The prompts example (team_prompts)."""
+    yield from _copied(tmp_path, "team_prompts", "prompts.yaml")
 
 
 def test_plumbing_prompts_are_continued_and_scored_per_group_as_vader_scores_them(team_prompts, tiny_models, tmp_path, capsys):
@@ -272,17 +264,10 @@ def test_a_prompts_mistake_is_one_line(team_prompts):
     assert "no column for group (column 'group')" in str(error.value) and "\n" not in str(error.value)
 
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "docs" / "examples" / "neighbour_templates"
-
-
 @pytest.fixture
 def templates(tmp_path):
-    """The counterfactual example copied into a folder of its own; its benchmark unregistered afterwards."""
-    folder = tmp_path / "neighbour_templates"
-    shutil.copytree(TEMPLATES, folder)
-    yield folder / "templates.yaml"
-    unregister("neighbour_templates")
-    _DECLARED.pop("neighbour_templates", None)
+    """The counterfactual example (neighbour_templates)."""
+    yield from _copied(tmp_path, "neighbour_templates", "templates.yaml")
 
 
 def test_plumbing_templates_give_the_papers_fairness_as_scipy_computes_it(templates, tiny_models, tmp_path):
@@ -354,7 +339,7 @@ def test_plumbing_two_runs_of_a_generation_shape_compare_by_their_texts_scored_a
     from lmbias.compare import compare_runs
 
     folder = tmp_path / example
-    shutil.copytree(EXAMPLE.parent / example, folder)
+    shutil.copytree(EXAMPLES / example, folder)
     declaration = next(folder.glob("*.yaml"))
     outs = [tmp_path / f"run{i}" for i in (0, 1)]
     try:
