@@ -17,7 +17,8 @@ from ...errors import InputError
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows
 from ..declared import Option, Task
-from .data import CITATION, CONFIGS, GRID, QUESTIONS, REPO, REVISION, read_items
+from ..hub_file import hub_file
+from .data import CITATION, CONFIGS, FOLDER, GRID, QUESTIONS, REPO, REVISION, read_items
 from .measure import AGE_CODINGS, MIN_MASS, NO, YES, discrim_scores, read_decision, require_statsmodels
 
 INSTRUCTION = 'Please answer the above question with either "yes" or "no".'
@@ -71,7 +72,7 @@ def check(protocol: str, options: dict) -> None:
 
 def data(rows: list[dict], settings: dict, data_dir) -> dict:
     """results.json's ``data``: the file read, the revision, the citation, the counts."""
-    _, source = read_items(settings["config"], data_dir)
+    source = hub_file(REPO, f"{settings['config']}.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)[1]  # found, not read again
     return {"dataset": REPO, "config": settings["config"], "split": "train", "revision": REVISION, "source": source,
             "citation": CITATION, "counts": {"prompts": len(rows), "questions": len({row["question"] for row in rows})}}
 
