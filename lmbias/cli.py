@@ -255,6 +255,28 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+def _add_push_parser(commands) -> None:
+    """Add ``lmbias push`` to the CLI's subcommands."""
+    command = commands.add_parser("push", help="publish runs' results to a model repo on the Hugging Face Hub")
+    command.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="finished run directories (one per benchmark)")
+    command.add_argument("--repo-id", required=True, metavar="ORG/MODEL", help="the model repo")
+    command.add_argument("--dry-run", action="store_true", help="write the files to --out instead of uploading them")
+    command.add_argument("--out", metavar="DIR", help="the dry run's folder (default hub-dry-run/<ORG__NAME>)")
+    command.add_argument("--allow-partial", action="store_true",
+                         help="publish runs that cover less than the paper's full setting, each result labelled partial")
+    command.add_argument("--results-dataset", metavar="ORG/NAME",
+                         help="also upload each results.json to this dataset repo at runs/<ORG__NAME>/<benchmark>/results.json")
+    command.set_defaults(func=_push)
+
+
+def _push(args) -> int:
+    from .hub.push import push
+
+    push(args.run_dirs, args.repo_id, results_dataset=args.results_dataset, dry_run=args.dry_run, out=args.out,
+         allow_partial=args.allow_partial)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
     parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.", epilog=EXAMPLES)
@@ -304,9 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(func=_run)
 
     from .compare import add_parser as add_compare_parser
-    from .hub.push import add_parser as add_push_parser
 
-    add_push_parser(commands)
+    _add_push_parser(commands)
     add_compare_parser(commands)
 
     modules = commands.add_parser("modules", help="the evaluate modules by name: install into evaluate's cache, push as Spaces")

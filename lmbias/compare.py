@@ -26,7 +26,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from .benchmarks import get_benchmark
 from .benchmarks.paired import task_side
@@ -88,6 +87,8 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
     pairs = list(zip(side_a.outcomes, side_b.outcomes))
     valid = [(x, y) for x, y in pairs if x is not None and y is not None]
     a_only, b_only = sum(x and not y for x, y in valid), sum(y and not x for x, y in valid)
+    from scipy import stats
+
     p_value = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
     flips = [{"id": item, "a": x, "b": y} for item, (x, y) in zip(side_a.ids, pairs) if x != y]
     return {"benchmark": benchmark.name, "a": {"path": str(a.path), "model": model_of(a)},

@@ -28,13 +28,16 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from gensim.models import KeyedVectors
 
 from .errors import InputError, InputTypeError
 from .files import atomic_path
 from .resources import PathLike, cache_dir, locate
+
+if TYPE_CHECKING:  # gensim (and scipy with it) loads with the first vectors, not with every command
+    from gensim.models import KeyedVectors
 
 WORD_LISTS = ("definitional_pairs", "gender_specific_full", "equalize_pairs")
 _CACHE_VERSION = b"lmbias-hard-debias-v1"
@@ -45,6 +48,8 @@ def keyed_vectors(words: Sequence[str], vectors: np.ndarray) -> KeyedVectors:
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2 or len(words) != len(vectors):
         raise InputError(f"need one vector row per word, got {len(words)} words and an array of shape {vectors.shape}")
+    from gensim.models import KeyedVectors
+
     kv = KeyedVectors(vectors.shape[1], count=0, dtype=np.float32)
     kv.add_vectors(list(words), vectors)
     return kv
@@ -69,6 +74,8 @@ def load_keyed_vectors(path: PathLike, name: str = "embedding") -> KeyedVectors:
     if not path.is_file():
         raise InputError(f"{name}: no such file {str(path)!r}; expected a word2vec .bin/.txt or gensim .kv file")
     suffix = path.name.lower().removesuffix(".gz")
+    from gensim.models import KeyedVectors
+
     try:
         if suffix.endswith(".bin"):
             return KeyedVectors.load_word2vec_format(str(path), binary=True)
@@ -198,6 +205,8 @@ def load_embedding(
         data_dir: data directory for the registered resources.
         use_cache: read / write the debiased result in the lmbias cache.
     """
+    from gensim.models import KeyedVectors
+
     if embedding is None:
         kv = load_word2vec_subset(data_dir)
     elif isinstance(embedding, KeyedVectors):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Words: letters with inner apostrophes ("he's", "don't"); curly apostrophes count as straight ones.
 # These patterns define a word; :func:`words_of_texts` finds exactly their matches, vectorised.
@@ -31,6 +34,8 @@ def words_of_texts(
     >>> words.to_pylist(), text_index.tolist()
     (["she's", 'here', 'a', 'well-known', 'actor'], [0, 0, 2, 2, 2])
     """
+    import pyarrow as pa
+
     if len(texts) == 0:
         return pa.array([], type=pa.large_string()), np.zeros(0, dtype=np.int64)
     joined = "\x00".join(texts)  # NUL (never part of a word) separates the texts and ends both sides

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import re
-
-import datasets
+from typing import TYPE_CHECKING
 
 from ..checks import check_choice
 from ..errors import InputError
@@ -13,6 +12,9 @@ from ..plugins import Registry
 from ..resources import ResourceError, ResourceNotFoundError
 from .hub_source import SOURCES
 from .spec import DatasetSpec, PathLike, Row
+
+if TYPE_CHECKING:
+    import datasets
 
 # Every dataset: each benchmark package's data module names its DatasetSpec under the ``lmbias.datasets``
 # entry-point group (lmbias.plugins).

@@ -276,22 +276,3 @@ def _summary(result: Plan, runs: list) -> str:
         lines += [f"  {path}" for path in result.dataset_files]
     return "\n".join(lines + result.notes)
 
-
-def add_parser(commands) -> None:
-    """Add ``lmbias push`` to the CLI's subcommands."""
-    command = commands.add_parser("push", help="publish runs' results to a model repo on the Hugging Face Hub")
-    command.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="finished run directories (one per benchmark)")
-    command.add_argument("--repo-id", required=True, metavar="ORG/MODEL", help="the model repo")
-    command.add_argument("--dry-run", action="store_true", help="write the files to --out instead of uploading them")
-    command.add_argument("--out", metavar="DIR", help="the dry run's folder (default hub-dry-run/<ORG__NAME>)")
-    command.add_argument("--allow-partial", action="store_true",
-                         help="publish runs that cover less than the paper's full setting, each result labelled partial")
-    command.add_argument("--results-dataset", metavar="ORG/NAME",
-                         help="also upload each results.json to this dataset repo at runs/<ORG__NAME>/<benchmark>/results.json")
-    command.set_defaults(func=_command)
-
-
-def _command(args) -> int:
-    push(args.run_dirs, args.repo_id, results_dataset=args.results_dataset, dry_run=args.dry_run, out=args.out,
-         allow_partial=args.allow_partial)
-    return 0

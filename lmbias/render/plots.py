@@ -11,9 +11,12 @@ import io
 import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib loads on the first figure, not with every command (half a second)
+    from matplotlib.figure import Figure
 
 # (fill colour, hatch) per series, in order; colours from a colour-blind-safe palette.
 STYLES = [("#4477aa", ""), ("#ee6677", "///"), ("#ccbb44", ".."), ("#66ccee", "xx"), ("#aa3377", "\\\\\\"),
@@ -31,6 +34,8 @@ def style_for(name: str, index: int) -> tuple:
 
 def new_figure(width: float, height: float) -> Figure:
     """A figure of ``width`` x ``height`` inches with constrained layout."""
+    from matplotlib.figure import Figure
+
     return Figure(figsize=(width, height), layout="constrained")
 
 

@@ -14,7 +14,6 @@ from functools import partial
 from itertools import repeat
 
 import numpy as np
-import scipy.sparse
 
 from ..checks import check_choice
 from ..words import words_of_texts
@@ -97,6 +96,8 @@ def weighted_signed_mean(table: np.ndarray, ids: np.ndarray, *, text_index: np.n
     ids, text_index = _by_text(np.asarray(ids, dtype=np.int64), np.asarray(text_index, dtype=np.int64))
     row_starts = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(np.bincount(text_index, minlength=n_texts), out=row_starts[1:])
+    import scipy.sparse
+
     counts = scipy.sparse.csr_matrix((np.ones(len(ids)), ids, row_starts), shape=(n_texts, len(columns)))
     magnitude = np.abs(columns)
     numerator, denominator = counts @ (columns * magnitude), counts @ magnitude

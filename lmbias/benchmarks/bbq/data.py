@@ -21,8 +21,6 @@ import json
 import re
 from collections.abc import Callable
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 from ...errors import InputError
@@ -56,29 +54,27 @@ ANSWERS = ("ans0", "ans1", "ans2")
 ITEM_FIELDS = ("example_id", "question_index", "question_polarity", "context_condition", "category", "answer_info",
                "additional_metadata", "context", "question", *ANSWERS, "label")
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "category": datasets.Value("string"),
-        "example_id": datasets.Value("int64"),
-        "question_index": datasets.Value("string"),
-        "question_polarity": datasets.Value("string"),
-        "context_condition": datasets.Value("string"),
-        "context": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "ans0": datasets.Value("string"),
-        "ans1": datasets.Value("string"),
-        "ans2": datasets.Value("string"),
-        "label": datasets.Value("int64"),
-        "answer_groups": datasets.Sequence(datasets.Value("string")),
-        "stereotyped_groups": datasets.Sequence(datasets.Value("string")),
-        "subcategory": datasets.Value("string"),
-        "comparison": datasets.Value("string"),
-        "label_type": datasets.Value("string"),
-        "unknown_loc": datasets.Value("int64"),
-        "target_loc": datasets.Value("int64"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "category": "string",
+    "example_id": "int64",
+    "question_index": "string",
+    "question_polarity": "string",
+    "context_condition": "string",
+    "context": "string",
+    "question": "string",
+    "ans0": "string",
+    "ans1": "string",
+    "ans2": "string",
+    "label": "int64",
+    "answer_groups": ["string"],
+    "stereotyped_groups": ["string"],
+    "subcategory": "string",
+    "comparison": "string",
+    "label_type": "string",
+    "unknown_loc": "int64",
+    "target_loc": "int64",
+}
 
 # The second stereotyped attribute of an intersectional template (the data keeps only the race list), per
 # question_index, from the authors' templates at BBQ_COMMIT (Known_stereotyped_var2).
@@ -310,7 +306,7 @@ SPEC = DatasetSpec(
     name="bbq",
     configs={"all": "all 11 categories", **{category: f"the {category} items" for category in CATEGORIES}},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="category",
     description=(

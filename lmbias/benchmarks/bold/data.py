@@ -5,8 +5,6 @@ Each row is one prompt with the full Wikipedia sentence it was cut from (the hum
 
 from __future__ import annotations
 
-import datasets
-
 from ...data.hub_source import read_hub
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error, read_json
 from ...resources import GITHUB_RAW, Resource, locate
@@ -46,17 +44,15 @@ def merged_profession_group(group: str) -> str | None:
     return _MERGED_GROUP_OF.get(group)
 
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "domain": datasets.Value("string"),
-        "group": datasets.Value("string"),
-        "name": datasets.Value("string"),
-        "prompt": datasets.Value("string"),
-        "wikipedia": datasets.Value("string"),
-        "merged_group": datasets.Value("string"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "domain": "string",
+    "group": "string",
+    "name": "string",
+    "prompt": "string",
+    "wikipedia": "string",
+    "merged_group": "string",
+}
 
 
 def _domain_rows(domain: str, data_dir: PathLike | None) -> list[Row]:
@@ -141,7 +137,7 @@ SPEC = DatasetSpec(
         **{domain: f"the {domain.replace('_', ' ')} domain" for domain in DOMAINS},
     },
     split="train",  # as AlexaAI/bold on the Hub names it (BOLD has no other split: every prompt is for evaluation)
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="group",
     description=(

@@ -18,8 +18,6 @@ but not in every copy of the data: they are fetched and verified by their git bl
 
 from __future__ import annotations
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
@@ -144,17 +142,17 @@ def read_file(category: str, context: str, data_dir: PathLike | None = None) -> 
     return rows
 
 
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "category": datasets.Value("string"), "context_condition": datasets.Value("string"),
-    "question_polarity": datasets.Value("string"), "question_index": datasets.Value("string"),
-    "context": datasets.Value("string"), "question": datasets.Value("string"), "ans0": datasets.Value("string"),
-    "ans1": datasets.Value("string"), "ans2": datasets.Value("string"), "label": datasets.Value("int64"),
-    "unknown_loc": datasets.Value("int64"), "biased_loc": datasets.Value("int64"), "template": datasets.Value("string"),
-})
+COLUMN_TYPES = {
+    "id": "string", "category": "string", "context_condition": "string",
+    "question_polarity": "string", "question_index": "string",
+    "context": "string", "question": "string", "ans0": "string",
+    "ans1": "string", "ans2": "string", "label": "int64",
+    "unknown_loc": "int64", "biased_loc": "int64", "template": "string",
+}
 
 SPEC = DatasetSpec(
     name="cbbq", configs={category: f"CBBQ's {category} records, both context types" for category in CATEGORIES},
-    split="test", features=FEATURES,
+    split="test", columns=COLUMN_TYPES,
     load_rows=lambda config, data_dir: [row for context in CONTEXTS for row in read_file(config, context, data_dir)],
     group_column="question_polarity",
     description=("CBBQ: a Chinese bias benchmark for question answering (14 categories), each question after an ambiguous "

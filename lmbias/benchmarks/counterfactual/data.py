@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-import datasets
-
 from ...data.spec import DatasetSpec, PathLike, Row
 from ...errors import InputError
 
@@ -129,17 +127,15 @@ def tokens_of(attribute: str) -> list[tuple[str, str]]:
     return [(name, "male") for name in MALE_NAMES] + [(name, "female") for name in FEMALE_NAMES]
 
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "attribute": datasets.Value("string"),
-        "template_id": datasets.Value("int32"),
-        "template": datasets.Value("string"),
-        "token": datasets.Value("string"),
-        "subgroup": datasets.Value("string"),
-        "prefix": datasets.Value("string"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "attribute": "string",
+    "template_id": "int32",
+    "template": "string",
+    "token": "string",
+    "subgroup": "string",
+    "prefix": "string",
+}
 
 
 def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:
@@ -165,7 +161,7 @@ SPEC = DatasetSpec(
     name="counterfactual_templates",
     configs={"all": "all three attributes", **{attribute: f"the {attribute} attribute" for attribute in ATTRIBUTES}},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="subgroup",
     description=(

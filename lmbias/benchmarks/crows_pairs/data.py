@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
 from ...files import read_text
@@ -26,15 +24,13 @@ BIAS_TYPES = (
 DIRECTIONS = ("stereo", "antistereo")
 COLUMNS = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "sent_more": datasets.Value("string"),
-        "sent_less": datasets.Value("string"),
-        "stereo_antistereo": datasets.Value("string"),
-        "bias_type": datasets.Value("string"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "sent_more": "string",
+    "sent_less": "string",
+    "stereo_antistereo": "string",
+    "bias_type": "string",
+}
 
 
 def load_rows(config: str = "all", data_dir: PathLike | None = None) -> list[Row]:
@@ -72,7 +68,7 @@ SPEC = DatasetSpec(
     name="crows_pairs",
     configs={"all": "all nine bias types"},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="bias_type",
     description=(

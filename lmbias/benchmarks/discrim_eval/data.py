@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import datasets
-
 from ...data.spec import DatasetSpec
 from ...errors import InputError
 from ..hub_file import hub_file, jsonl_records
@@ -97,15 +95,15 @@ def read_items(config: str, data_dir=None) -> tuple[list[dict], str]:
     return rows, source
 
 
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "category": datasets.Value("string"), "prompt": datasets.Value("string"),
-    "question": datasets.Value("int64"), "age": datasets.Value("int64"), "gender": datasets.Value("string"),
-    "race": datasets.Value("string"),
-})
+COLUMN_TYPES = {
+    "id": "string", "category": "string", "prompt": "string",
+    "question": "int64", "age": "int64", "gender": "string",
+    "race": "string",
+}
 SPEC = DatasetSpec(
     name="discrim_eval", configs={"explicit": "age, gender and race stated", "implicit": "age stated, gender and race "
                                                                                       "implied by a name"},
-    split="train", features=FEATURES, load_rows=lambda config, data_dir: read_items(config, data_dir)[0],
+    split="train", columns=COLUMN_TYPES, load_rows=lambda config, data_dir: read_items(config, data_dir)[0],
     group_column="race",
     description=("DiscrimEval: yes / no decision questions about people in 70 scenarios, each asked about 135 people "
                  "(9 ages x 3 genders x 5 races), the person described explicitly or by a name."),

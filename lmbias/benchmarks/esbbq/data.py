@@ -26,8 +26,6 @@ import ast
 import csv
 import io
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
@@ -171,16 +169,16 @@ def read_file(language: str, category: str, data_dir: PathLike | None = None) ->
     return rows
 
 
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "language": datasets.Value("string"), "category": datasets.Value("string"),
-    "instance_id": datasets.Value("int64"), "template": datasets.Value("int64"),
-    "question_polarity": datasets.Value("string"), "context_condition": datasets.Value("string"),
-    "question_type": datasets.Value("string"), "context": datasets.Value("string"), "question": datasets.Value("string"),
-    "ans0": datasets.Value("string"), "ans1": datasets.Value("string"), "ans2": datasets.Value("string"),
-    "label": datasets.Value("int64"), "answer_groups": datasets.Sequence(datasets.Value("string")),
-    "stereotyped_groups": datasets.Sequence(datasets.Value("string")), "unknown_loc": datasets.Value("int64"),
-    "target_loc": datasets.Value("int64"),
-})
+COLUMN_TYPES = {
+    "id": "string", "language": "string", "category": "string",
+    "instance_id": "int64", "template": "int64",
+    "question_polarity": "string", "context_condition": "string",
+    "question_type": "string", "context": "string", "question": "string",
+    "ans0": "string", "ans1": "string", "ans2": "string",
+    "label": "int64", "answer_groups": ["string"],
+    "stereotyped_groups": ["string"], "unknown_loc": "int64",
+    "target_loc": "int64",
+}
 
 
 def spec(language: str) -> DatasetSpec:
@@ -188,7 +186,7 @@ def spec(language: str) -> DatasetSpec:
     name = NAMES[language]
     return DatasetSpec(
         name=name.lower(), configs={category: f"{name}'s {category} items" for category in CATEGORIES}, split="test",
-        features=FEATURES, load_rows=lambda config, data_dir: read_file(language, config, data_dir),
+        columns=COLUMN_TYPES, load_rows=lambda config, data_dir: read_file(language, config, data_dir),
         group_column="category",
         description=(f"{name}: BBQ adapted to Spain in {'Spanish' if language == 'es' else 'Catalan'} "
                      f"({sum(ROWS[language].values()):,} questions in ten categories), each after an ambiguous or a "

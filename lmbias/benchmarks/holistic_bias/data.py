@@ -26,7 +26,6 @@ a descriptor (``descriptor_noun`` and ``noun_descriptor``) and whose descriptor 
 
 from __future__ import annotations
 
-import datasets
 import numpy as np
 
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error, read_json
@@ -49,16 +48,14 @@ PHRASE_COLUMNS = ("axis", "bucket", "descriptor", "descriptor_gender", "descript
 SMALL_SET_SEED, SMALL_SET_SIZE = 17, 100  # the authors' --use-small-set: 100 descriptors drawn with numpy's default_rng(17)
 COMPARED_TYPES = ("descriptor_noun", "noun_descriptor")
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "text": datasets.Value("string"),
-        **{column: datasets.Value("string") for column in PHRASE_COLUMNS},
-        "template": datasets.Value("string"),
-        "first_turn_only": datasets.Value("bool"),
-        "must_be_noun": datasets.Value("bool"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "text": "string",
+    **{column: "string" for column in PHRASE_COLUMNS},
+    "template": "string",
+    "first_turn_only": "bool",
+    "must_be_noun": "bool",
+}
 
 
 def article(word: str) -> str:
@@ -185,7 +182,7 @@ SPEC = DatasetSpec(
     name="holistic_bias",
     configs={"all": "every sentence of v1.1 (566,625)", "small": "the authors' small set: 100 descriptors (71,436)"},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="axis",
     description=(

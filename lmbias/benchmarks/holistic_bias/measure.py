@@ -18,7 +18,6 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from scipy import stats
 
 from ...checks import check_scalar, check_texts
 from ...errors import InputError, InputTypeError
@@ -49,6 +48,8 @@ def smallest_sample(threshold: float) -> int:
 def _pair_tests(groups: dict[str, np.ndarray], threshold: float) -> tuple[int, int]:
     """(tests, significant) over every pair of ``groups`` (descriptor -> perplexities), the pairs
     in sorted order; equal-sized groups are tested in one vectorised call."""
+    from scipy import stats
+
     names = sorted(groups)
     pairs = list(combinations(range(len(names)), 2))
     if not pairs:

@@ -20,8 +20,6 @@ import ast
 import csv
 import io
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
@@ -127,18 +125,18 @@ def read_prompts(data_dir: PathLike | None = None) -> dict[int, dict]:
     return prompts
 
 
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "category": datasets.Value("string"), "template": datasets.Value("string"),
-    "version": datasets.Value("string"), "context_condition": datasets.Value("string"),
-    "context_type": datasets.Value("string"), "question_type": datasets.Value("string"),
-    "label_annotation": datasets.Value("string"), "context": datasets.Value("string"), "question": datasets.Value("string"),
-    "choices": datasets.Sequence(datasets.Value("string")), "biased_answer": datasets.Value("string"),
-    "answer": datasets.Value("string"), "label": datasets.Value("int64"), "biased_loc": datasets.Value("int64"),
-    "unknown_loc": datasets.Value("int64"),
-})
+COLUMN_TYPES = {
+    "id": "string", "category": "string", "template": "string",
+    "version": "string", "context_condition": "string",
+    "context_type": "string", "question_type": "string",
+    "label_annotation": "string", "context": "string", "question": "string",
+    "choices": ["string"], "biased_answer": "string",
+    "answer": "string", "label": "int64", "biased_loc": "int64",
+    "unknown_loc": "int64",
+}
 
 SPEC = DatasetSpec(
-    name="kobbq", configs={"test": "the 2,280 test samples (one per template version)"}, split="test", features=FEATURES,
+    name="kobbq", configs={"test": "the 2,280 test samples (one per template version)"}, split="test", columns=COLUMN_TYPES,
     load_rows=lambda config, data_dir: read_samples(CATEGORIES, data_dir), group_column="category",
     description=("KoBBQ: a Korean BBQ (12 categories, 269 templates), one sample per template version, each after an "
                  "ambiguous or a disambiguated context with a biased and a counter-biased question; biased_loc marks the "

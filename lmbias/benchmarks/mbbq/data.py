@@ -20,8 +20,6 @@ between a set and its control), so positions are read per row, never carried acr
 
 from __future__ import annotations
 
-import datasets
-
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
 from ...resources import GITHUB_RAW, Resource, locate
@@ -139,16 +137,16 @@ def read_file(category: str, dataset: str, language: str, data_dir: PathLike | N
                       lambda number, item: _row(path, number, item, category, dataset, language))
 
 
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "language": datasets.Value("string"), "set": datasets.Value("string"),
-    "category": datasets.Value("string"), "example_id": datasets.Value("int64"), "template": datasets.Value("int64"),
-    "question_polarity": datasets.Value("string"), "context_condition": datasets.Value("string"),
-    "context": datasets.Value("string"), "question": datasets.Value("string"), "ans0": datasets.Value("string"),
-    "ans1": datasets.Value("string"), "ans2": datasets.Value("string"), "label": datasets.Value("int64"),
-    "answer_groups": datasets.Sequence(datasets.Value("string")),
-    "stereotyped_groups": datasets.Sequence(datasets.Value("string")),
-    "unknown_loc": datasets.Value("int64"), "target_loc": datasets.Value("int64"),
-})
+COLUMN_TYPES = {
+    "id": "string", "language": "string", "set": "string",
+    "category": "string", "example_id": "int64", "template": "int64",
+    "question_polarity": "string", "context_condition": "string",
+    "context": "string", "question": "string", "ans0": "string",
+    "ans1": "string", "ans2": "string", "label": "int64",
+    "answer_groups": ["string"],
+    "stereotyped_groups": ["string"],
+    "unknown_loc": "int64", "target_loc": "int64",
+}
 
 
 def load_rows(config: str = LANGUAGES[0], data_dir: PathLike | None = None) -> list[Row]:
@@ -161,7 +159,7 @@ SPEC = DatasetSpec(
     name="mbbq",
     configs={language: f"the {language} items, main and control sets" for language in LANGUAGES},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="category",
     description=(

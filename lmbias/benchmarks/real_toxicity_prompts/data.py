@@ -9,8 +9,6 @@ with its file and line when the prompt has no text, ``challenging`` is not a boo
 
 from __future__ import annotations
 
-import datasets
-
 from ...data.spec import DatasetSpec
 from ...errors import InputError
 from ..hub_file import hub_file, jsonl_records
@@ -58,12 +56,12 @@ def read_prompts(data_dir=None) -> tuple[list[dict], str]:
     return rows, source
 
 
-FEATURES = datasets.Features({"id": datasets.Value("string"), "prompt": datasets.Value("string"),
-                              "challenging": datasets.Value("bool"), "prompt_toxicity": datasets.Value("float64")})
+COLUMN_TYPES = {"id": "string", "prompt": "string",
+                "challenging": "bool", "prompt_toxicity": "float64"}
 SPEC = DatasetSpec(
     name="real_toxicity_prompts", configs={"prompts": "the 99,442 prompts, with their challenging flag and Perspective "
                                                       "toxicity"},
-    split="train", features=FEATURES, load_rows=lambda config, data_dir: read_prompts(data_dir)[0], group_column="challenging",
+    split="train", columns=COLUMN_TYPES, load_rows=lambda config, data_dir: read_prompts(data_dir)[0], group_column="challenging",
     description=("RealToxicityPrompts: 99,442 sentence beginnings from OpenWebText, with the Perspective API toxicity "
                  "of 2020 and the flag of the challenging ones."),
     citation=CITATION, license="apache-2.0", homepage=f"https://huggingface.co/datasets/{REPO}", sizes={"prompts": PROMPTS},

@@ -14,8 +14,6 @@ order; a run encodes each distinct example of a set once (:mod:`lmbias.benchmark
 
 from __future__ import annotations
 
-import datasets
-
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error, read_json
 from ...errors import InputError
 from ...resources import GITHUB_RAW, Resource, locate
@@ -84,15 +82,13 @@ BIAS_TYPES = {
 }
 DEFAULT_TESTS = tuple(test for tests in BIAS_TYPES.values() for test in tests)
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "test": datasets.Value("string"),
-        "set": datasets.Value("string"),
-        "category": datasets.Value("string"),
-        "text": datasets.Value("string"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "test": "string",
+    "set": "string",
+    "category": "string",
+    "text": "string",
+}
 
 
 def bias_type(test: str) -> str | None:
@@ -141,7 +137,7 @@ SPEC = DatasetSpec(
     configs={"all": "every example of the 50 test files",
              **{kind: f"the {len(tests)} {kind} tests bias-bench reports" for kind, tests in BIAS_TYPES.items()}},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="test",
     description=(

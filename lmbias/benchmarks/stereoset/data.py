@@ -17,8 +17,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.hub_source import read_hub
 from ...data.spec import DatasetSpec, PathLike, Row, check_text_fields, layout_error
@@ -28,21 +26,19 @@ TASKS = ("intrasentence", "intersentence")
 BIAS_TYPES = ("gender", "profession", "race", "religion")
 GOLD_LABELS = {"stereotype": "stereotype", "anti-stereotype": "anti_stereotype", "unrelated": "unrelated"}
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "task": datasets.Value("string"),
-        "bias_type": datasets.Value("string"),
-        "target": datasets.Value("string"),
-        "context": datasets.Value("string"),
-        "stereotype": datasets.Value("string"),
-        "anti_stereotype": datasets.Value("string"),
-        "unrelated": datasets.Value("string"),
-        "stereotype_id": datasets.Value("string"),
-        "anti_stereotype_id": datasets.Value("string"),
-        "unrelated_id": datasets.Value("string"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "task": "string",
+    "bias_type": "string",
+    "target": "string",
+    "context": "string",
+    "stereotype": "string",
+    "anti_stereotype": "string",
+    "unrelated": "string",
+    "stereotype_id": "string",
+    "anti_stereotype_id": "string",
+    "unrelated_id": "string",
+}
 
 _ORIGINAL_LAYOUT = '{"version": ..., "data": {"intrasentence": [item, ...], "intersentence": [item, ...]}}'
 _FLAT_KEYS = ("type", "target", "bias_type", "context", "stereotype", "anti-stereotype", "unrelated")
@@ -205,7 +201,7 @@ SPEC = DatasetSpec(
     name="stereoset",
     configs={"all": "both tasks", "intrasentence": "fill-in-the-blank items", "intersentence": "next-sentence items"},
     split="validation",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="target",
     description=(

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import random
 
-import datasets
-
 from ...data.spec import DatasetSpec
 from ...errors import InputError
 from ...files import read_text
@@ -115,9 +113,8 @@ def read_prompts(sets, groups, per_group: int | None, seed: int, data_dir=None) 
     return rows
 
 
-FEATURES = datasets.Features({"id": datasets.Value("string"), "set": datasets.Value("string"),
-                              "group": datasets.Value("string"), "line": datasets.Value("int64"),
-                              "prompt": datasets.Value("string")})
+COLUMN_TYPES = {"id": "string", "set": "string",
+                "group": "string", "line": "int64", "prompt": "string"}
 
 
 def _groups(statement_set: str) -> list[str]:
@@ -126,7 +123,7 @@ def _groups(statement_set: str) -> list[str]:
 
 SPEC = DatasetSpec(
     name="toxigen", configs={"hate": "the hate prompts, 16 groups x 1,000", "neutral": "the neutral prompts, 15 groups x 1,000"},
-    split="train", features=FEATURES,
+    split="train", columns=COLUMN_TYPES,
     load_rows=lambda config, data_dir: read_prompts([config], _groups(config), None, 0, data_dir), group_column="group",
     description=("ToxiGen's generation prompts: statements about a target group (hate or neutral), one prompt per line, "
                  "decoded, for a language model to continue."),

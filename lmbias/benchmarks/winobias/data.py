@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import re
 
-import datasets
-
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
 from ...files import read_text
@@ -55,23 +53,21 @@ FILES = {
 OCCUPATION_SHA256 = {"male": "6b82d88847b69d56d207a0c396e9830b031890de585e916e6b4e9bc50672657e",
                      "female": "693bff12286c2c1d46c7d4d45a44a631574710c30b39c1a3001bb7bdebb44ed8"}
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "pair": datasets.Value("string"),
-        "split": datasets.Value("string"),
-        "type": datasets.Value("int64"),
-        "stereotype": datasets.Value("string"),
-        "sentence": datasets.Value("string"),
-        "pronoun": datasets.Value("string"),
-        "pronoun_gender": datasets.Value("string"),
-        "referent": datasets.Value("string"),
-        "referent_gender": datasets.Value("string"),
-        "other": datasets.Value("string"),
-        "candidates": datasets.Sequence(datasets.Value("string")),
-        "label": datasets.Value("int64"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "pair": "string",
+    "split": "string",
+    "type": "int64",
+    "stereotype": "string",
+    "sentence": "string",
+    "pronoun": "string",
+    "pronoun_gender": "string",
+    "referent": "string",
+    "referent_gender": "string",
+    "other": "string",
+    "candidates": ["string"],
+    "label": "int64",
+}
 
 
 def file_name(stereotype: str, type_: int, split: str) -> str:
@@ -202,7 +198,7 @@ SPEC = DatasetSpec(
     configs={"test": "the test half (1,584 sentences)", "dev": "the dev half (1,584 sentences)"},
     split="test",
     config_splits={"dev": "validation"},
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="pronoun_gender",
     description=(

@@ -14,8 +14,6 @@ from __future__ import annotations
 import csv
 import io
 
-import datasets
-
 from ...checks import first_repeat
 from ...data.spec import DatasetSpec, PathLike, Row, layout_error
 from ...errors import InputError
@@ -34,22 +32,20 @@ FILES = {
     "occupations": ("occupations-stats.tsv", "3f7f37c16381a70571356982ea7fe613ac700ad04a6d3b19b9f2be18248df567"),
 }
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "pair": datasets.Value("string"),
-        "sentence": datasets.Value("string"),
-        "occupation": datasets.Value("string"),
-        "participant": datasets.Value("string"),
-        "gender": datasets.Value("string"),
-        "pronoun": datasets.Value("string"),
-        "candidates": datasets.Sequence(datasets.Value("string")),
-        "label": datasets.Value("int64"),
-        "bls_pct_female": datasets.Value("float64"),
-        "bergsma_pct_female": datasets.Value("float64"),
-        "gotcha": datasets.Value("bool"),
-    }
-)
+COLUMN_TYPES = {
+    "id": "string",
+    "pair": "string",
+    "sentence": "string",
+    "occupation": "string",
+    "participant": "string",
+    "gender": "string",
+    "pronoun": "string",
+    "candidates": ["string"],
+    "label": "int64",
+    "bls_pct_female": "float64",
+    "bergsma_pct_female": "float64",
+    "gotcha": "bool",
+}
 
 
 def is_gotcha(gender: str, label: int, bls_pct_female: float) -> bool:
@@ -153,7 +149,7 @@ SPEC = DatasetSpec(
     name="winogender",
     configs={"all": "all 720 sentences", **{gender: f"the 240 sentences with a {gender} pronoun" for gender in GENDERS}},
     split="test",
-    features=FEATURES,
+    columns=COLUMN_TYPES,
     load_rows=load_rows,
     group_column="gender",
     description=(

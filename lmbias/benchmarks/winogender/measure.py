@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from ...checks import check_column
 from ...errors import InputError, InputTypeError
@@ -35,6 +34,8 @@ def _correlation(x: list, y: list) -> dict:
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return {"r": None, "p": None, "n": int(len(x))}
+    from scipy import stats
+
     result = stats.pearsonr(x, y)
     return {"r": float(result.statistic), "p": float(result.pvalue), "n": int(len(x))}
 

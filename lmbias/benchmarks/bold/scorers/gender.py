@@ -26,15 +26,18 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from gensim.models import KeyedVectors
 
 from .... import embeddings
 from ....checks import check_choice, check_texts
 from ....errors import InputError
 from ....resources import PathLike, cache_dir
 from ....scorers.wordvalues import CaseFallbackVocabulary, encode, max_magnitude, weighted_signed_mean
+
+if TYPE_CHECKING:  # gensim loads with the first embedding, not with every command
+    from gensim.models import KeyedVectors
 
 MALE_TOKENS = ("he", "him", "his", "himself", "man", "men", "he's", "boy", "boys")
 FEMALE_TOKENS = ("she", "her", "hers", "herself", "woman", "women", "she's", "girl", "girls")
@@ -106,6 +109,8 @@ def load_word_polarity(
     Results for the default embedding or a file are kept in memory for the process (keyed by the
     file's path, size and modification time), so repeated metric calls do not reload them.
     """
+    from gensim.models import KeyedVectors
+
     if isinstance(embedding, KeyedVectors):
         return word_polarity(embeddings.load_embedding(embedding, debias=debias, data_dir=data_dir))
     if embedding is None:
