@@ -175,7 +175,7 @@ def test_reply_logprobs_are_the_tail_of_the_rendered_conversation_tiny_model_plu
     with torch.inference_mode():
         logits = lm.model(torch.tensor([ids])).logits[0].log_softmax(-1)
     expected = [float(logits[i - 1, ids[i]]) for i in range(len(ids) - 3, len(ids))]
-    tolerances.assert_two_paths_agree(scored, expected, 1, tolerances.TINY_RANDOM)  # one token each
+    tolerances.assert_two_paths_agree(scored, expected, 1, tolerances.TINY_LM)  # one token each
 
 
 def test_comparison_scores_equal_the_score_path_on_random_scores():

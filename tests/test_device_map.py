@@ -31,7 +31,7 @@ def test_a_model_split_over_cpu_and_disk_scores_and_generates_as_on_one_device_t
     assert "disk" in placed, split.model.hf_device_map  # the path is really taken: layers offloaded
     assert str(split.device) == "cpu"
     for a, b in zip(token_logprobs(whole.model, whole.tokenizer, TEXTS), token_logprobs(split.model, split.tokenizer, TEXTS)):
-        tolerances.assert_two_paths_agree(a, b, 1, tolerances.TINY_RANDOM)  # one token each
+        tolerances.assert_two_paths_agree(a, b, 1, tolerances.TINY_LM)  # one token each
     settings = generation.generation_settings("greedy", max_new_tokens=6)
     assert generation.generate_batch(split, TEXTS, settings, seed=0) == generation.generate_batch(whole, TEXTS, settings, seed=0)
 
@@ -49,7 +49,7 @@ def test_run_crows_pairs_with_a_device_map_records_it_tiny_model_plumbing(tiny, 
         tokens = [len(tokenizer(pairs[row["id"]][side], add_special_tokens=False)["input_ids"]) for row in scores[0]]
         assert [row["id"] for row in scores[0]] == [row["id"] for row in scores[1]]
         tolerances.assert_two_paths_agree([row[key] for row in scores[0]], [row[key] for row in scores[1]], tokens,
-                                          tolerances.TINY_RANDOM, key)
+                                          tolerances.TINY_LM, key)
 
 
 def test_device_map_mistakes_are_one_line(tiny, tmp_path, capsys):
