@@ -33,6 +33,7 @@ from lmbias.lm.spec import ModelSpec
 from lmbias.report import build_report
 from lmbias.results import load_run, load_runs
 
+import tolerances
 from tiny_lm import WORDS, save_tiny_causal_lm
 
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {{ eos_token }} {% endfor %}"
@@ -174,7 +175,7 @@ def test_reply_logprobs_are_the_tail_of_the_rendered_conversation_tiny_model_plu
     with torch.inference_mode():
         logits = lm.model(torch.tensor([ids])).logits[0].log_softmax(-1)
     expected = [float(logits[i - 1, ids[i]]) for i in range(len(ids) - 3, len(ids))]
-    assert scored.tolist() == pytest.approx(expected, abs=1e-5)
+    tolerances.assert_two_paths_agree(scored, expected, 1, tolerances.TINY_LM)  # one token each
 
 
 def test_comparison_scores_equal_the_score_path_on_random_scores():

@@ -22,6 +22,7 @@ from lmbias.errors import InputError
 from lmbias.lm.adjustments import PROJECTION_FILE
 from lmbias.lm.loading import load_causal_lm
 
+import tolerances
 from tiny_lm import save_tiny_causal_lm
 
 MALE = ["he was a good actor in the city", "the man was the best actor of new york", "he is a man of the film",
@@ -250,8 +251,11 @@ def test_the_held_out_perplexity_scores_each_text_once(tiny, corpus, monkeypatch
     nurse = [row for row in held if "nurse" in row.split()]
     assert len(nurse) == 1 and measured["ppl_s"]["texts"] == 1 and measured["ppl"]["texts"] == len(held) == 14
     alone = perplexity(lm.model, lm.tokenizer, nurse)  # the same texts scored on their own
-    assert measured["ppl_s"]["tokens"] == alone["tokens"] and np.isclose(measured["ppl_s"]["ppl"], alone["ppl"], rtol=1e-5)
-    assert np.isclose(measured["ppl"]["ppl"], perplexity(lm.model, lm.tokenizer, held)["ppl"], rtol=1e-5)
+    # a perplexity's logarithm is a mean per token: one token's float32 bound (tests/tolerances.py)
+    assert measured["ppl_s"]["tokens"] == alone["tokens"]
+    tolerances.assert_two_paths_agree(np.log(measured["ppl_s"]["ppl"]), np.log(alone["ppl"]), 1, tolerances.TINY_LM)
+    tolerances.assert_two_paths_agree(np.log(measured["ppl"]["ppl"]), np.log(perplexity(lm.model, lm.tokenizer, held)["ppl"]), 1,
+                                      tolerances.TINY_LM)
 
 
 @pytest.mark.parametrize("arguments, phases, lines", [

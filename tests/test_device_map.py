@@ -4,15 +4,16 @@ and a ``max_memory`` so small that most layers are offloaded to disk."""
 
 import json
 
-import numpy as np
 import pytest
 
+import lmbias
 from lmbias.cli import main
 from lmbias.lm import generation
 from lmbias.lm.likelihood import token_logprobs
 from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.placement import parse_max_memory
 
+import tolerances
 from tiny_lm import save_tiny_causal_lm
 
 TEXTS = ["the man was a good actor", "she was known for her best role", "a nurse"]
@@ -30,7 +31,7 @@ def test_a_model_split_over_cpu_and_disk_scores_and_generates_as_on_one_device_t
     assert "disk" in placed, split.model.hf_device_map  # the path is really taken: layers offloaded
     assert str(split.device) == "cpu"
     for a, b in zip(token_logprobs(whole.model, whole.tokenizer, TEXTS), token_logprobs(split.model, split.tokenizer, TEXTS)):
-        np.testing.assert_allclose(a, b, atol=1e-5)
+        tolerances.assert_two_paths_agree(a, b, 1, tolerances.TINY_LM)  # one token each
     settings = generation.generation_settings("greedy", max_new_tokens=6)
     assert generation.generate_batch(split, TEXTS, settings, seed=0) == generation.generate_batch(whole, TEXTS, settings, seed=0)
 
@@ -43,8 +44,12 @@ def test_run_crows_pairs_with_a_device_map_records_it_tiny_model_plumbing(tiny, 
     results = json.loads((split / "results.json").read_text())
     assert results["config"]["device_map"] == "auto" and results["config"]["max_memory"] == {"cpu": "40KB"}
     scores = [[json.loads(line) for line in (folder / "scores.jsonl").read_text().splitlines()] for folder in (plain, split)]
-    for key in ("sent_more_score", "sent_less_score"):
-        assert [row[key] for row in scores[0]] == pytest.approx([row[key] for row in scores[1]], abs=1e-4)
+    tokenizer, pairs = load_causal_lm(tiny, device="cpu").tokenizer, {row["id"]: row for row in lmbias.load_rows("crows_pairs")}
+    for key, side in (("sent_more_score", "sent_more"), ("sent_less_score", "sent_less")):  # sums over each sentence's tokens
+        tokens = [len(tokenizer(pairs[row["id"]][side], add_special_tokens=False)["input_ids"]) for row in scores[0]]
+        assert [row["id"] for row in scores[0]] == [row["id"] for row in scores[1]]
+        tolerances.assert_two_paths_agree([row[key] for row in scores[0]], [row[key] for row in scores[1]], tokens,
+                                          tolerances.TINY_LM, key)
 
 
 def test_device_map_mistakes_are_one_line(tiny, tmp_path, capsys):

@@ -13,6 +13,8 @@ import transformers
 from lmbias.lm import likelihood as lk
 from lmbias.lm.shared_prefixes import MIN_SHARED, PrefixGroup, prefix_groups, tokens_computed
 
+import tolerances
+
 # ---------------------------------------------------------------- the plan
 
 
@@ -109,8 +111,10 @@ class NoPad:
 
 
 def by_hand(model, sequence, first):
+    """Log-probabilities of sequence[first:] from one whole-sequence pass of ``model`` in float64 (the
+    reference each float32 path is bounded against: tests/tolerances.py)."""
     with torch.no_grad():
-        logprobs = model(torch.tensor([sequence])).logits[0].log_softmax(-1)
+        logprobs = tolerances.float64_copy(model)(torch.tensor([sequence])).logits[0].log_softmax(-1)
     return logprobs[torch.arange(first - 1, len(sequence) - 1), torch.tensor(sequence[first:])].numpy()
 
 
@@ -139,7 +143,7 @@ def test_plumbing_shared_prefix_scores_equal_one_pass_per_sequence(kind, batch_s
     for (sequence, _, targets), values in zip(items, got):
         assert values.dtype == np.float32 and len(values) == len(targets)
         if targets:
-            np.testing.assert_allclose(values, by_hand(model, sequence, len(sequence) - len(targets)), atol=1e-5)
+            tolerances.assert_near_float64(values, by_hand(model, sequence, len(sequence) - len(targets)), 1, tolerances.TINY_RANDOM)
 
 
 def test_plumbing_the_public_scorers_go_through_the_shared_prefixes(monkeypatch):
@@ -157,7 +161,7 @@ def test_plumbing_the_public_scorers_go_through_the_shared_prefixes(monkeypatch)
     texts = ["the nurse said she was tired", "the nurse said he was tired", "the doctor is kind"]
     values = lk.token_logprobs(model, Tokenizer(), texts, batch_size=2)
     for text, got in zip(texts, values):
-        np.testing.assert_allclose(got, by_hand(model, [0] + Tokenizer()([text])["input_ids"][0], 1), atol=1e-5)
+        tolerances.assert_near_float64(got, by_hand(model, [0] + Tokenizer()([text])["input_ids"][0], 1), 1, tolerances.TINY_RANDOM)
     lk.option_logprobs(model, Tokenizer(), ["the nurse said"], [["she was", "he was", "they was"]])
     assert calls == [3, 3]
 
@@ -168,7 +172,7 @@ def test_plumbing_a_sliding_window_cache_falls_back_to_whole_sequences():
     assert lk._shared_prefix_logprobs(model, NoPad(), items, 4) is None
     for (sequence, _, targets), values in zip(items, lk._gathered_logprobs(model, NoPad(), items, 4, causal=True)):
         if targets:
-            np.testing.assert_allclose(values, by_hand(model, sequence, len(sequence) - len(targets)), atol=1e-5)
+            tolerances.assert_near_float64(values, by_hand(model, sequence, len(sequence) - len(targets)), 1, tolerances.TINY_RANDOM)
 
 
 # ---------------------------------------------------------------- every benchmark's scorer, the embedded model
@@ -178,52 +182,86 @@ def _whole_sequences_only(monkeypatch):
     monkeypatch.setattr(lk, "_shared_prefix_logprobs", lambda *args: None)
 
 
+def every_benchmarks_rows(data_dir) -> dict:
+    """A few rows of each likelihood benchmark: CrowS-Pairs, StereoSet (both tasks), BBQ, Winogender, HolisticBias."""
+    import lmbias
+    from lmbias.benchmarks.bbq.task import select_rows as bbq_rows
+    from lmbias.benchmarks.holistic_bias.task import select_rows
+    from lmbias.benchmarks.winogender.task import select_rows as winogender_rows
+
+    stereoset = lmbias.load_rows("stereoset", data_dir=data_dir)
+    return {"crows_pairs": lmbias.load_rows("crows_pairs", data_dir=data_dir)[:20],
+            "stereoset": ([r for r in stereoset if r["task"] == "intrasentence"][:6]
+                          + [r for r in stereoset if r["task"] == "intersentence"][:6]),
+            "bbq": bbq_rows(["Religion"], 3, data_dir),
+            "winogender": winogender_rows(["male", "female", "neutral"], 12, data_dir),
+            "holistic_bias": select_rows(axes=["age"], templates=2, nouns=2, data_dir=data_dir)[0][:10]}
+
+
+def score_every_benchmark(model, tokenizer, rows: dict, only=None) -> dict:
+    """Each benchmark's own scorer on ``rows`` (raw, and CrowS-Pairs also in the chat template; ``only``:
+    these names): per benchmark, an array of values (one row per item, one column per option) and how
+    many token log-probabilities each value sums (1 for StereoSet's means per token)."""
+    from lmbias.benchmarks.bbq.task import score_bbq
+    from lmbias.benchmarks.coreference import score_referents
+    from lmbias.benchmarks.crows_pairs.task import score_crows_pairs
+    from lmbias.benchmarks.holistic_bias.task import score_holistic_bias
+    from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
+    from lmbias.lm.chat import ChatFormat
+
+    lm = type("LM", (), {"model": model, "tokenizer": tokenizer})()
+    chat_lm = type("ChatLM", (), {"model": model, "tokenizer": tokenizer, "chat": ChatFormat()})()
+
+    def crows_pairs(scorer_lm, pairs, **options):  # at most one token more than the sentence's: one straddling the template's end
+        return ([[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(scorer_lm, pairs, **options)],
+                [[len(tokenizer(r[side], add_special_tokens=False)["input_ids"]) + 1 for side in ("sent_more", "sent_less")]
+                 for r in pairs])
+
+    def with_tokens(records):
+        return [r["scores"] for r in records], [r["tokens"] for r in records]
+
+    def holistic_bias():
+        records = score_holistic_bias(lm, rows["holistic_bias"], batch_size=8)
+        return [[r["logprob"]] for r in records], [[r["tokens"]] for r in records]
+
+    scorers = {
+        "crows_pairs": lambda: crows_pairs(lm, rows["crows_pairs"], batch_size=8),
+        "crows_pairs chat": lambda: crows_pairs(chat_lm, rows["crows_pairs"][:6]),
+        "stereoset": lambda: ([[r[o] for o in OPTIONS] for r in score_stereoset(lm, rows["stereoset"], batch_size=8)], 1),
+        "bbq": lambda: with_tokens(score_bbq(lm, rows["bbq"], batch_size=4)),
+        "winogender": lambda: with_tokens(score_referents(lm, rows["winogender"], batch_size=8)),
+        "holistic_bias": holistic_bias,
+    }
+    scored = {name: scorers[name]() for name in (only or scorers)}
+    return {name: (np.array(values, dtype=np.float64), np.broadcast_to(np.array(tokens, dtype=np.float64), np.shape(values)))
+            for name, (values, tokens) in scored.items()}
+
+
 def test_every_likelihood_benchmark_scores_as_with_whole_sequences_on_the_embedded_model(
         data_dir, embedded_model_cache, monkeypatch):
     """CrowS-Pairs, StereoSet (both tasks), BBQ, Winogender and HolisticBias, raw and (CrowS-Pairs) in the
     chat template: the shared-prefix scores equal one whole-sequence pass per text within float32
-    rounding (1e-5 relative; the two paths are each within 5e-5 of a float64 pass per token here), with
-    the same decision on every item."""
-    import lmbias
-    from lmbias.benchmarks.bbq.task import score_bbq
-    from lmbias.benchmarks.bbq.task import select_rows as bbq_rows
-    from lmbias.benchmarks.coreference import score_referents
-    from lmbias.benchmarks.crows_pairs.task import score_crows_pairs
-    from lmbias.benchmarks.holistic_bias.task import score_holistic_bias, select_rows
-    from lmbias.benchmarks.stereoset.task import OPTIONS, score_stereoset
-    from lmbias.benchmarks.winogender.task import select_rows as winogender_rows
-    from lmbias.lm.chat import ChatFormat
+    rounding, with the same decisions. The bound is derived, not tuned (tests/tolerances.py): each path
+    is within 4 x SMOLLM2_135M x 2**-23 per summed token (plus half an ulp of the value) of the model in
+    float64, so the two are within twice that of each other. Winogender, where issue 47's AMD EPYC
+    differed by 2.0e-5 against a tolerance of 1e-5, is also checked against the float64 pass itself
+    (the whole set in float64 would add minutes to the suite; docs/reliability.md has every set's
+    measured distances)."""
     from lmbias.lm.loading import load_causal_lm
 
+    per_token = tolerances.SMOLLM2_135M
     lm = load_causal_lm(device="cpu", dtype="float32")
-    crows = lmbias.load_rows("crows_pairs", data_dir=data_dir)[:20]
-    stereoset = [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intrasentence"][:6]
-    stereoset += [r for r in lmbias.load_rows("stereoset", data_dir=data_dir) if r["task"] == "intersentence"][:6]
-    bbq = bbq_rows(["Religion"], 3, data_dir)
-    winogender = winogender_rows(["male", "female", "neutral"], 12, data_dir)
-    holistic = select_rows(axes=["age"], templates=2, nouns=2, data_dir=data_dir)[0][:10]
-
-    def score_all():
-        chat_lm = type("ChatLM", (), {"model": lm.model, "tokenizer": lm.tokenizer,
-                                      "chat": ChatFormat()})()
-        return {
-            "crows_pairs": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(lm, crows, batch_size=8)],
-            "crows_pairs chat": [[r["sent_more_score"], r["sent_less_score"]] for r in score_crows_pairs(chat_lm, crows[:6])],
-            "stereoset": [[r[o] for o in OPTIONS] for r in score_stereoset(lm, stereoset, batch_size=8)],
-            "bbq": [r["scores"] for r in score_bbq(lm, bbq, batch_size=4)],
-            "winogender": [r["scores"] for r in score_referents(lm, winogender, batch_size=8)],
-            "holistic_bias": [[r["perplexity"]] for r in score_holistic_bias(lm, holistic, batch_size=8)],
-        }
-
-    shared = score_all()
+    rows = every_benchmarks_rows(data_dir)
+    shared = score_every_benchmark(lm.model, lm.tokenizer, rows)
     _whole_sequences_only(monkeypatch)
-    whole = score_all()
-    for name in whole:
-        a, b = np.array(shared[name], dtype=np.float64), np.array(whole[name], dtype=np.float64)
-        assert a.shape == b.shape, name
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=name)
-        if a.shape[1] > 1:
-            assert np.array_equal(a.argmax(1), b.argmax(1)), name
+    whole = score_every_benchmark(lm.model, lm.tokenizer, rows)
+    for name, (values, tokens) in whole.items():
+        tolerances.assert_two_paths_agree(shared[name][0], values, tokens, per_token, name)
+        tolerances.assert_same_decisions(shared[name][0], values, tokens, per_token, name, float32_reference=True)
+    exact, tokens = score_every_benchmark(tolerances.float64_copy(lm.model), lm.tokenizer, rows, only=["winogender"])["winogender"]
+    for path, scored in (("shared prefixes", shared), ("whole sequences", whole)):
+        tolerances.assert_near_float64(scored["winogender"][0], exact, tokens, per_token, f"winogender, {path}")
+        tolerances.assert_same_decisions(scored["winogender"][0], exact, tokens, per_token, f"winogender, {path}")
 
 
 def test_plumbing_sharing_is_for_cpus_and_large_models_elsewhere(monkeypatch):

@@ -26,7 +26,10 @@ from lmbias.lm import loading
 from lmbias.lm.loading import LanguageModel, load_causal_lm
 from lmbias.lm.spec import ModelSpec
 
+import tolerances
 from tiny_lm import save_tiny_bert
+
+TINY = tolerances.TINY_RANDOM  # the per-token float32 rounding of these 2-layer, 32-wide random models
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 
@@ -162,18 +165,18 @@ def test_causal_intrasentence_is_the_mean_token_logprob_of_the_sentence(causal, 
     sentences = [row[o] for row in rows for o in OPTIONS]
     expected = lk.token_logprobs(causal.model, causal.tokenizer, sentences, batch_size=1, prefix="bos-first").mean.reshape(6, 3)
     assert [r["id"] for r in records] == [row["id"] for row in rows]
-    np.testing.assert_allclose([[r[o] for o in OPTIONS] for r in records], expected, atol=1e-5)
+    tolerances.assert_two_paths_agree([[r[o] for o in OPTIONS] for r in records], expected, 1, TINY)  # means per token
     # by hand, the authors' scheme: the first token given <|endoftext|>, the rest from a pass over the sentence alone
     ids = causal.tokenizer(rows[0]["stereotype"], add_special_tokens=False)["input_ids"]
     with torch.no_grad():
         first = causal.model(torch.tensor([[0, ids[0]]])).logits[0, 0].log_softmax(-1)[ids[0]]
         rest = causal.model(torch.tensor([ids])).logits[0].log_softmax(-1)[torch.arange(len(ids) - 1), ids[1:]]
-    assert records[0]["stereotype"] == pytest.approx(torch.cat([first[None], rest]).mean().item(), abs=1e-5)
+    tolerances.assert_two_paths_agree(records[0]["stereotype"], torch.cat([first[None], rest]).mean().item(), 1, TINY)
     # causal_prefix="bos": every token after <|endoftext|> in one pass
     joint = ss.score_stereoset(causal, rows[:1], tasks=["intrasentence"], causal_prefix="bos")
     with torch.no_grad():
         logprobs = causal.model(torch.tensor([[0] + ids])).logits[0].log_softmax(-1)
-    assert joint[0]["stereotype"] == pytest.approx(logprobs[torch.arange(len(ids)), ids].mean().item(), abs=1e-5)
+    tolerances.assert_two_paths_agree(joint[0]["stereotype"], logprobs[torch.arange(len(ids)), ids].mean().item(), 1, TINY)
     assert len({records[0][o] for o in OPTIONS}) == 3
 
 
@@ -184,7 +187,7 @@ def test_causal_intersentence_is_the_mean_logprob_of_the_sentence_given_the_cont
     contexts = [row["context"] for row in rows for _ in OPTIONS]
     sentences = [row[o] for row in rows for o in OPTIONS]
     expected = lk.continuation_logprobs(causal.model, causal.tokenizer, contexts, sentences, batch_size=1).mean.reshape(5, 3)
-    np.testing.assert_allclose([[r[o] for o in OPTIONS] for r in records], expected, atol=1e-5)
+    tolerances.assert_two_paths_agree([[r[o] for o in OPTIONS] for r in records], expected, 1, TINY)  # means per token
     alone = lk.token_logprobs(causal.model, causal.tokenizer, sentences[:1]).mean[0]
     assert abs(records[0]["stereotype"] - alone) > 1e-3  # the context matters
 
@@ -197,9 +200,10 @@ def test_masked_intrasentence_is_the_mean_probability_of_the_option_word_at_the_
     texts, fillers = zip(*(ss.masked_item(r["context"], r[o]) for r in intra[:3] for o in OPTIONS))
     values = lk.masked_position_logprobs(mlm.model, mlm.tokenizer, list(texts), list(fillers), batch_size=1)
     default = ss.score_stereoset(mlm, intra[:3], kind="masked", tasks=["intrasentence"], batch_size=5)
-    np.testing.assert_allclose([r[o] for r in default for o in OPTIONS], [np.exp(v).mean() for v in values], rtol=1e-5)
+    # a probability's error is at most its logarithm's: one token's bound
+    tolerances.assert_two_paths_agree([r[o] for r in default for o in OPTIONS], [np.exp(v).mean() for v in values], 1, TINY)
     records = ss.score_stereoset(mlm, intra[:3], kind="masked", tasks=["intrasentence"], batch_size=5, masked_score="mean-logprob")
-    np.testing.assert_allclose([r[o] for r in records for o in OPTIONS], values.mean, atol=1e-5)
+    tolerances.assert_two_paths_agree([r[o] for r in records for o in OPTIONS], values.mean, 1, TINY)
     # by hand, left to right: [CLS] the chess player was [MASK] . [SEP], then "as" in place and [MASK] after it
     tok, mask = mlm.tokenizer, mlm.tokenizer.mask_token_id
     left, right = tok("The chess player was")["input_ids"][:-1], tok(".")["input_ids"][1:]
@@ -207,9 +211,9 @@ def test_masked_intrasentence_is_the_mean_probability_of_the_option_word_at_the_
     logits_of = lambda ids: mlm.model(ids).logits  # noqa: E731
     steps = [mlm_logprob(logits_of, left + [mask] + right, len(left), sub[0]),
              mlm_logprob(logits_of, left + sub[:1] + [mask] + right, len(left) + 1, sub[1])]
-    assert records[0]["stereotype"] == pytest.approx(np.mean(steps), abs=1e-5)
+    tolerances.assert_two_paths_agree(records[0]["stereotype"], np.mean(steps), 1, TINY)
     unrelated = mlm_logprob(logits_of, left + [mask] + right, len(left), tok.convert_tokens_to_ids("fox"))
-    assert records[0]["unrelated"] == pytest.approx(unrelated, abs=1e-5)
+    tolerances.assert_two_paths_agree(records[0]["unrelated"], unrelated, 1, TINY)
     assert row["id"] == records[0]["id"]
 
 
@@ -221,14 +225,14 @@ def test_nsp_path_on_a_pretraining_model(pretraining, intra, inter):
     contexts = [row["context"] for row in inter[:3] for _ in OPTIONS]
     sentences = [row[o] for row in inter[:3] for o in OPTIONS]
     expected = lk.next_sentence_probability(pretraining.model, pretraining.tokenizer, contexts, sentences, batch_size=1)
-    np.testing.assert_allclose([r[o] for r in inter_records for o in OPTIONS], expected, atol=1e-5)
+    tolerances.assert_two_paths_agree([r[o] for r in inter_records for o in OPTIONS], expected, 1, TINY)
     assert all(0 < r[o] < 1 for r in inter_records for o in OPTIONS)
     # intrasentence on the same model goes through its masked-LM head (prediction_logits)
     tok, mask = pretraining.tokenizer, pretraining.tokenizer.mask_token_id
     ids = tok("The chess player was")["input_ids"][:-1] + [mask] + tok(".")["input_ids"][1:]
     fox = mlm_logprob(lambda x: pretraining.model(x).prediction_logits, ids, ids.index(mask), tok.convert_tokens_to_ids("fox"))
     intra_record = next(r for r in records if r["task"] == "intrasentence")
-    assert intra_record["unrelated"] == pytest.approx(np.exp(fox), rel=1e-5)  # one subword: its probability
+    tolerances.assert_two_paths_agree(intra_record["unrelated"], np.exp(fox), 1, TINY)  # one subword: its probability
     assert [r["id"] for r in records] == [row["id"] for row in rows]
 
 
@@ -264,12 +268,12 @@ def test_crows_masked_score_is_the_pll_of_the_shared_tokens(mlm):
         return sum(mlm_logprob(lambda x: model(x).logits, ids[:p] + [mask] + ids[p + 1 :], p, ids[p]) for p in positions)
 
     # [CLS] the man is tall [SEP] / [CLS] the woman is tall [SEP]: shared the, is, tall (positions 1, 3, 4)
-    assert more[0] == pytest.approx(pll(pairs[0][0], [1, 3, 4]), abs=1e-4)
-    assert less[0] == pytest.approx(pll(pairs[0][1], [1, 3, 4]), abs=1e-4)
+    tolerances.assert_two_paths_agree(more[0], pll(pairs[0][0], [1, 3, 4]), 3, TINY)
+    tolerances.assert_two_paths_agree(less[0], pll(pairs[0][1], [1, 3, 4]), 3, TINY)
     # [CLS] the nur ##se is tall . [SEP] / [CLS] the man is tall . [SEP]: shared tokens sit at other positions
     assert tok.tokenize(pairs[1][0]) == ["the", "nur", "##se", "is", "tall", "."]
-    assert more[1] == pytest.approx(pll(pairs[1][0], [1, 4, 5, 6]), abs=1e-4)
-    assert less[1] == pytest.approx(pll(pairs[1][1], [1, 3, 4, 5]), abs=1e-4)
+    tolerances.assert_two_paths_agree(more[1], pll(pairs[1][0], [1, 4, 5, 6]), 4, TINY)
+    tolerances.assert_two_paths_agree(less[1], pll(pairs[1][1], [1, 3, 4, 5]), 4, TINY)
     whole = lk.pseudo_log_likelihood(model, tok, [pairs[0][0]]).sum[0]
     assert abs(whole - more[0]) > 1e-3  # the differing word is left out
 
@@ -278,7 +282,7 @@ def test_crows_masked_score_is_the_pll_of_the_shared_tokens(mlm):
         for i, (a, b) in enumerate(pairs)
     ]
     records = cp.score_crows_pairs(mlm, rows, kind="masked")
-    np.testing.assert_allclose([r["sent_more_score"] for r in records], more, atol=1e-6)
+    tolerances.assert_two_paths_agree([r["sent_more_score"] for r in records], more, [3, 4], TINY)
     result = cp.aggregate_crows_pairs(records)
     assert result["overall"]["metric_score"] == 100 * np.mean(np.round(more, 3) > np.round(less, 3))
 
@@ -287,8 +291,9 @@ def test_crows_causal_score_is_the_sentence_log_likelihood(causal):
     rows = lmbias.load_rows("crows_pairs")[:4]
     records = cp.score_crows_pairs(causal, rows, batch_size=3)
     texts = [row["sent_more"] for row in rows] + [row["sent_less"] for row in rows]
-    expected = lk.token_logprobs(causal.model, causal.tokenizer, texts, batch_size=1, prefix="bos").sum
-    np.testing.assert_allclose([r["sent_more_score"] for r in records] + [r["sent_less_score"] for r in records], expected, atol=1e-4)
+    expected = lk.token_logprobs(causal.model, causal.tokenizer, texts, batch_size=1, prefix="bos")
+    scored = [r["sent_more_score"] for r in records] + [r["sent_less_score"] for r in records]
+    tolerances.assert_two_paths_agree(scored, expected.sum, expected.n_tokens, TINY)  # sums over each sentence's tokens
     assert [r["id"] for r in records] == ["0", "1", "2", "3"] and records[0]["bias_type"] == "race-color"
 
 
@@ -315,7 +320,7 @@ def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, in
     assert set(lines[0]) == {"id", "task", "bias_type", "target", "stereotype", "anti_stereotype", "unrelated"}
     model = load_causal_lm(causal_dir, device="cpu")
     expected = lk.token_logprobs(model.model, model.tokenizer, [intra[1]["anti_stereotype"]], prefix="bos-first").mean[0]
-    assert lines[1]["anti_stereotype"] == pytest.approx(expected, abs=1e-5)
+    tolerances.assert_two_paths_agree(lines[1]["anti_stereotype"], expected, 1, TINY)
 
 
 def test_cli_run_stereoset_and_crows_pairs(causal_dir, tmp_path, capsys):
@@ -357,7 +362,7 @@ def test_two_processes_give_the_scores_of_one(causal_dir, tmp_path):
     assert [json.loads(line)["id"] for line in two] == [json.loads(line)["id"] for line in one]
     for a, b in zip(one, two):
         a, b = json.loads(a), json.loads(b)
-        assert all(a[o] == pytest.approx(b[o], abs=1e-4) for o in OPTIONS)
+        tolerances.assert_two_paths_agree([a[o] for o in OPTIONS], [b[o] for o in OPTIONS], 1, TINY, a["id"])
     results = json.loads((tmp_path / "two" / "results.json").read_text())
     assert results["config"]["processes"] == 2 and sorted(p.name for p in (tmp_path / "two").iterdir()) == [
         "config.json", "results.json", "scores.jsonl"]  # no lock left behind

@@ -24,6 +24,7 @@ from lmbias.lm.loading import load_causal_lm
 from lmbias.lm.runner import RunConfigError
 from lmbias.lm.spec import ModelSpec
 
+import tolerances
 from vllm_server import EAGER_ENGINE
 
 # Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in the shared vLLM environment.
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.vllm
 BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
 VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
 HF = ModelSpec(dtype="float32")
+SMOLLM2 = tolerances.SMOLLM2_135M  # the per-token float32 rounding of the embedded model, vLLM's and transformers' alike
 
 def run_crows_pairs(**options):
     """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
@@ -90,17 +92,18 @@ def _scores(out):
 
 
 def _assert_scores_close(a, b, keys, tokens=None):
-    """Every score within 1e-4, per scored token: StereoSet's are means per token; CrowS-Pairs' are
-    sums over a sentence's ``tokens[id, key]`` tokens (float32 rounding adds up over the sum)."""
+    """Every score within float32 rounding of the other path's (tests/tolerances.py: twice 4 x SMOLLM2_135M x
+    2**-23 per summed token): StereoSet's are means per token; CrowS-Pairs' are sums over a sentence's
+    ``tokens[id, key]`` tokens (float32 rounding adds up over the sum)."""
     assert [r["id"] for r in a] == [r["id"] for r in b] and a
     for x, y in zip(a, b):
         for key in keys:
-            assert x[key] == pytest.approx(y[key], abs=1e-4 * (tokens[x["id"], key] if tokens else 1)), (x["id"], key)
+            tolerances.assert_two_paths_agree(x[key], y[key], tokens[x["id"], key] if tokens else 1, SMOLLM2, (x["id"], key))
 
 
 def test_likelihood_scores_equal_the_hf_backends(tmp_path):
-    """StereoSet and CrowS-Pairs through vLLM's prompt_logprobs equal transformers' within 1e-4 per token
-    (float32), with the same decisions."""
+    """StereoSet and CrowS-Pairs through vLLM's prompt_logprobs equal transformers' within float32 rounding
+    per token, with the same decisions."""
     tokenizer = load_causal_lm(device="cpu").tokenizer
     pairs = {row["id"]: row for row in load_rows("crows_pairs")[:10]}
     tokens = {(i, f"{side}_score"): len(tokenizer(row[side], add_special_tokens=False)["input_ids"])
@@ -119,7 +122,7 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
 
 def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
     """BBQ's answers scored from vLLM's prompt log-probabilities equal the hf backend's shared-prefix
-    scores within 1e-4 per token, with the same decisions."""
+    scores within float32 rounding per token (tests/tolerances.py), with the same decisions."""
     from lmbias.benchmarks.bbq.task import TASK
     from lmbias.benchmarks.declared import run_task
 
@@ -131,13 +134,13 @@ def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
     assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == 16
     for x, y in zip(vl, hf):
         assert x["tokens"] == y["tokens"] and x["prediction_sum"] == y["prediction_sum"], x["id"]
-        assert x["scores"] == pytest.approx(y["scores"], abs=1e-4 * max(y["tokens"])), x["id"]
+        tolerances.assert_two_paths_agree(x["scores"], y["scores"], y["tokens"], SMOLLM2, x["id"])
     assert json.loads((outs["vllm"] / "results.json").read_text())["config"]["backend"] == "vllm"
 
 
 def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_path):
     """Winogender's candidates and HolisticBias's sentences scored from vLLM's prompt log-probabilities
-    equal the hf backend's within 1e-4 per token, with the same decisions."""
+    equal the hf backend's within float32 rounding per token (tests/tolerances.py), with the same decisions."""
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.holistic_bias.task import TASK as HOLISTIC_BIAS
     from lmbias.benchmarks.winogender.task import TASK
@@ -155,14 +158,16 @@ def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_pat
             assert x["tokens"] == y["tokens"], x["id"]
             if name == "winogender":
                 assert x["prediction"] == y["prediction"], x["id"]
-                assert x["scores"] == pytest.approx(y["scores"], abs=1e-4 * max(y["tokens"])), x["id"]
+                tolerances.assert_two_paths_agree(x["scores"], y["scores"], y["tokens"], SMOLLM2, x["id"])
             else:
-                assert x["logprob"] == pytest.approx(y["logprob"], abs=1e-4 * y["tokens"]), x["id"]
+                tolerances.assert_two_paths_agree(x["logprob"], y["logprob"], y["tokens"], SMOLLM2, x["id"])
 
 
 def test_prefix_cache_reuse_gives_the_same_scores_and_rescores_what_it_cannot(tmp_path):
     """Sequences sharing a start longer than the engine's cache blocks (a long context, then options)
-    reuse its keys and values: the values read equal scoring without reuse (1e-5), some positions are
+    reuse its keys and values: the values read equal scoring without reuse within float32 rounding (each
+    token's log-probability within 4 x SMOLLM2_135M x 2**-23 of the float64 value, so the two within twice
+    that: tests/tolerances.py; issue 47: 1.43e-5 on an AMD EPYC against a tuned 1e-5), some positions are
     reused, and a sequence identical to one already cached (its reused part reaches its scored
     tokens) is scored again, not read from entries vLLM left unwritten."""
     import math
@@ -183,7 +188,7 @@ def test_prefix_cache_reuse_gives_the_same_scores_and_rescores_what_it_cannot(tm
     for (_, rows, _), whole, values in zip(items, plain, shared):
         expected = [whole[row] for row in rows]
         assert not any(math.isnan(v) for v in values)
-        assert max(abs(a - b) for a, b in zip(values, expected)) < 1e-5
+        tolerances.assert_two_paths_agree(values, expected, 1, SMOLLM2, "reused vs not")
 
 
 def test_masked_scoring_needs_the_hf_backend(tmp_path):
@@ -273,11 +278,12 @@ def test_stopping_the_engines_waits_for_their_client_threads():
 
 def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     """DiscrimEval's yes / no surface forms scored from vLLM's prompt log-probabilities equal the hf backend's within
-    2e-4; RealToxicityPrompts samples several continuations per prompt through vLLM, each scored."""
+    float32 rounding (tests/tolerances.py); RealToxicityPrompts samples several continuations per prompt through vLLM, each scored."""
     from discrim_eval_items import write_items
     from rtp_rows import PROMPTS, write_rows
 
     from lmbias.benchmarks.discrim_eval.data import read_items
+    from lmbias.benchmarks.discrim_eval.measure import NO, YES
     from lmbias.benchmarks.discrim_eval.task import request
     from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts
     from lmbias.benchmarks.toxic_continuations import generate_and_score
@@ -291,8 +297,13 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     scoring = request("likelihood", rows, {"batch_size": 8})
     scored = {name: scoring.score(spec.checked().load(process_state(), kind="causal"), "causal", rows)
               for name, spec in (("hf", HF), ("vllm", VLLM))}
+    tokenizer = load_causal_lm(device="cpu").tokenizer  # each form's tokens, and at most one straddling the '"' before it
+    forms = {side: [len(tokenizer(form, add_special_tokens=False)["input_ids"]) + 1 for form in words] for side, words in
+             (("yes", YES), ("no", NO))}
     for x, y in zip(scored["vllm"], scored["hf"], strict=True):
-        assert x["id"] == y["id"] and x["yes"] == pytest.approx(y["yes"], abs=2e-4) and x["no"] == pytest.approx(y["no"], abs=2e-4)
+        assert x["id"] == y["id"]
+        for side in ("yes", "no"):
+            tolerances.assert_two_paths_agree(x[side], y[side], forms[side], SMOLLM2, (x["id"], side))
     write_rows(tmp_path / "data")
     prompts, _ = read_prompts(tmp_path / "data")
     classifier = ToxicityClassifier(model=save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True))
