@@ -246,7 +246,8 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
              prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
              **given) -> RunResult | None:
     """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
-    resumes) and the run is returned.
+    resumes) and the run is returned. The run also writes :data:`ITEMS_FILE`, the items it asked (each id and
+    :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
 
     Args:
         task: the benchmark's :class:`Task`.
