@@ -246,8 +246,8 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
              prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
              **given) -> RunResult | None:
     """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
-    resumes) and the run is returned. The run also writes :data:`ITEMS_FILE`, the items it asked (each id and
-    :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
+    resumes) and the run is returned. A benchmark with per-item ``outcomes`` also gets :data:`ITEMS_FILE`, the
+    items asked (each id and :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
 
     Args:
         task: the benchmark's :class:`Task`.
@@ -277,7 +277,8 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
                 "out": out, "data_dir": data_dir}
     rows = task.items(settings, data_dir)
-    asked = items_text(rows)  # before the request or the measure sees the rows
+    # what `lmbias compare` checks the items against, for a benchmark it compares; before the request or the measure sees them
+    asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
     named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
     identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \
         if task.identity is None else task.identity(protocol, settings)
@@ -298,7 +299,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         results=task.measure(records, rows, settings, data_dir),
         partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
         timing=timing, skipped=task.skipped(settings),
-        outputs={"items_file": ITEMS_FILE}, files={ITEMS_FILE: asked},
+        outputs={"items_file": ITEMS_FILE} if asked else {}, files=asked,
     )
     return used.finish(out, result, records)
 
