@@ -4,9 +4,8 @@ items are resampled in, and its headline measures over any draw of its items.
 A declared benchmark gets it from its Task (:func:`task_side`: the items read again with the run's options and
 checked against the ids and content digests the run recorded in ``items.jsonl``, so that data changed since the run
 is refused, never paired (a reordered file holds the same items); its per-item file, each answer paired with its
-item by id,
-``Task.outcomes`` and ``Task.measure``); a benchmark with its own run declares
-``Benchmark.paired`` (BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
+item by id; ``Task.outcomes`` and ``Task.measure``); a benchmark with its own run declares ``Benchmark.paired``
+(BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
 """
 
 from __future__ import annotations
