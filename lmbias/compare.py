@@ -1,8 +1,10 @@
 """``lmbias compare A B``: did the numbers change between two runs on the same items, and is the change real?
 
 Two finished runs of one benchmark (a model before and after debiasing, two releases, two models) are
-compared item by item. They must be on the same items: the same benchmark, the same data (file and
-revision) and the same item ids; otherwise one line says what differs and nothing is written.
+compared item by item. They must be on the same items: the same benchmark, the same data as each run
+recorded it (revision, split, the data file's digest) and the same item ids; each run's items are read again
+and checked against the ids and content digests it recorded (``items.jsonl``), and its answers are paired
+with its items by id. Anything else is one line saying what differs, and nothing is written.
 
 For each headline measure overall (:meth:`lmbias.benchmarks.base.Benchmark.headline_records`), the two
 values, their paired difference (B - A) and its paired bootstrap interval: the items are resampled (the
@@ -48,11 +50,19 @@ def _side(benchmark, run: Run, data_dir):
                      f"{run.path} ...` draws two runs side by side with the paper's per-group tests")
 
 
+DATA_KEYS = ("revision", "split", "data_sha256")  # what a run's results.json records of the data it read
+
+
+def _check_same_data(a: Run, b: Run) -> None:
+    """The runs recorded the same data (revision, split, a user's data file's digest); else one line."""
+    for key in DATA_KEYS:
+        first, second = ((run.results.get("data") or {}).get(key) for run in (a, b))
+        if first != second:
+            raise InputError(f"the runs read different data: {key} {first!r} in {a.path}, {second!r} in {b.path}; "
+                             "a comparison needs the same items")
+
+
 def _check_same_items(a: Run, b: Run, side_a, side_b) -> None:
-    for key in ("revision", "split"):
-        if side_a.data.get(key) != side_b.data.get(key):
-            raise InputError(f"the runs read different data: {key} {side_a.data.get(key)!r} in {a.path}, "
-                             f"{side_b.data.get(key)!r} in {b.path}; a comparison needs the same items")
     if side_a.ids != side_b.ids:
         only_a, only_b = sorted(set(side_a.ids) - set(side_b.ids)), sorted(set(side_b.ids) - set(side_a.ids))
         what = (f"{len(only_a):,} items only in {a.path}" + (f" (first {only_a[0]!r})" if only_a else "") + f", {len(only_b):,} only "
@@ -79,6 +89,7 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
     if a.benchmark != b.benchmark:
         raise InputError(f"the runs are of different benchmarks: {a.benchmark} ({a.path}) and {b.benchmark} ({b.path}); "
                          "a comparison needs two runs of one benchmark")
+    _check_same_data(a, b)
     benchmark = get_benchmark(a.benchmark)
     side_a, side_b = _side(benchmark, a, data_dir), _side(benchmark, b, data_dir)
     _check_same_items(a, b, side_a, side_b)
@@ -196,16 +207,28 @@ def add_parser(commands) -> None:
                                                   "differences, intervals, a test, the items that changed")
     command.add_argument("run_a", metavar="A", help="a finished run directory (e.g. the base model's)")
     command.add_argument("run_b", metavar="B", help="a finished run directory of the same benchmark and items (e.g. the debiased model's)")
-    command.add_argument("--out", metavar="DIR", help="where compare.json, flips.jsonl and compare.png go (default compare/<A>-vs-<B>)")
+    command.add_argument("--out", metavar="DIR", help="where compare.json, flips.jsonl and compare.png go (default: compare/<A>-vs-<B> "
+                                                       "in A's parent folder, beside the runs)")
     command.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples for the intervals (0: none)")
     command.add_argument("--seed", type=int, default=0, help="the resampling seed")
     command.add_argument("--data-dir", metavar="DIR", help="the reference data folder the runs read (default: as the runs found it)")
     command.set_defaults(func=_command)
 
 
+def default_out(run_a, run_b) -> Path:
+    """``lmbias compare``'s folder when ``--out`` is not given: ``compare/<A>-vs-<B>`` beside run A (in A's parent
+    folder, e.g. ``runs/compare/...``: with the runs, not in the current folder), each run named by its last two
+    path parts.
+
+    >>> default_out("runs/base/stereoset", "runs/inlp/stereoset").as_posix()
+    'runs/base/compare/base-stereoset-vs-inlp-stereoset'
+    """
+    name = "-vs-".join("-".join(Path(path).resolve().parts[-2:]) for path in (run_a, run_b))
+    return Path(run_a).parent / "compare" / name
+
+
 def _command(args) -> int:
-    name = "-vs-".join("-".join(Path(path).resolve().parts[-2:]) for path in (args.run_a, args.run_b))
-    out = args.out or Path("compare") / name
+    out = args.out or default_out(args.run_a, args.run_b)
     _, text = write_comparison(args.run_a, args.run_b, out, bootstrap=args.bootstrap, seed=args.seed, data_dir=args.data_dir)
     print(text)
     return 0

@@ -1,6 +1,6 @@
 """Writing files safely and naming them: one atomic write, line by line or whole (and the temporary
-path behind both), one error for a full disk, one output folder, one JSON reader, one UTF-8 text
-reader, one slug."""
+path behind both), one error for a full disk, one output folder, one JSON reader, one JSON-lines reader, one UTF-8
+text reader, one slug."""
 
 from __future__ import annotations
 
@@ -153,6 +153,36 @@ def read_json(path: str | os.PathLike, fix: str = "rerun the command that wrote 
         raise InputError(f"{path} is not valid JSON text ({type(error).__name__}: {str(error)[:120]}); {fix}") from None
     except OSError as error:
         raise InputError(f"{path} cannot be read ({error.strerror or error}); {fix}") from None
+
+
+def read_jsonl(path: str | os.PathLike, expected: str, fix: str = "rerun the command that wrote it") -> list[dict]:
+    """The objects of the JSON-lines file ``path`` (one object per line; blank lines skipped); an empty file, a line
+    that is not a JSON object (a cut-short last line) or a file that is not UTF-8 is an InputError naming the file,
+    the line, ``expected`` (what the file holds) and ``fix``.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "scores.jsonl"
+    >>> _ = target.write_text('{"id": "1"}\\n{"id": "2", "sco')
+    >>> read_jsonl(target, "one score record per item")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lmbias.errors.InputError: .../scores.jsonl line 2: not a JSON object (cut short? Unterminated string ...); expected one ...
+    """
+    records = []
+    for number, line in enumerate(read_text(path, expected).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path} line {number}: not a JSON object (cut short? {error.msg} at column {error.colno}); "
+                             f"expected {expected}; {fix}") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path} line {number}: a JSON {type(record).__name__}, not an object; expected {expected}; {fix}")
+        records.append(record)
+    if not records:
+        raise InputError(f"{path} is empty; expected {expected}; {fix}")
+    return records
 
 
 def read_text(path: str | os.PathLike, expected: str) -> str:

@@ -1,13 +1,19 @@
 """``lmbias compare A B``: two runs on the same items, each count and p-value recomputed here from the runs'
-per-item files (tiny random models: the plumbing and the arithmetic, not a finding), and the refusals."""
+per-item files (tiny random models: the plumbing and the arithmetic, not a finding), and the refusals: runs
+whose recorded data differ, data changed since a run, a per-item file reordered, edited, cut short or empty
+(issue 47: each paired by id or refused in one line, never paired by position)."""
 
+import csv
 import json
+import shutil
 from math import comb
+from pathlib import Path
 
 import pytest
 
-from lmbias.benchmarks import save_run
+from lmbias.benchmarks import save_run, unregister
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.custom import _DECLARED, load_benchmark
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.winobias.task import TASK as WINOBIAS
 from lmbias.cli import main
@@ -160,3 +166,152 @@ def test_plumbing_two_counterfactual_runs_compare_their_vader_fairness_by_templa
         own = {r["metric"]: r["value"] for r in records if r.get("classifier") == "vader" and r["domain"] == "country"}
         assert {m["metric"]: m[side] for m in comparison["measures"]} == pytest.approx(own)
     assert len(comparison["flips"]) == comparison["test"]["a_only"] + comparison["test"]["b_only"]
+
+
+# --------------------------------------------------------------------------- issue 47: never pair the wrong items
+
+
+def _copy(run, tmp_path, name="copy"):
+    """A finished run's folder copied (the same items and answers), to edit its files."""
+    return Path(shutil.copytree(run, tmp_path / name))
+
+
+def test_a_reversed_per_item_file_is_paired_by_id_no_item_flips_and_the_numbers_are_the_runs_own(runs, data_dir, tmp_path):
+    a = runs["crows", 0]
+    b = _copy(a, tmp_path)
+    lines = (b / "scores.jsonl").read_text().splitlines()
+    (b / "scores.jsonl").write_text("\n".join(reversed(lines)) + "\n")
+    comparison = compare_runs(a, b, bootstrap=20, data_dir=data_dir)
+    preferred = [round(r["sent_more_score"], 3) > round(r["sent_less_score"], 3) for r in _lines(a / "scores.jsonl")]
+    test = comparison["test"]
+    assert comparison["flips"] == [] and (test["a_only"], test["b_only"], test["invalid"]) == (0, 0, 0)
+    assert (test["both"], test["neither"]) == (sum(preferred), 24 - sum(preferred)) and test["p_value"] == 1.0
+    (measure,) = comparison["measures"]
+    own = json.loads((a / "results.json").read_text())["results"]["overall"]["metric_score"]
+    assert measure["a"] == measure["b"] == own == 100 * sum(preferred) / 24 and measure["difference"] == 0.0
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda lines: [lines[0].replace('"id": "', '"id": "no-such-pair-'), *lines[1:]],
+     "scores.jsonl: answer 1 is for item 'no-such-pair-"),
+    (lambda lines: [*lines[:-1], lines[-1][: len(lines[-1]) // 2]], "scores.jsonl line 24: not a JSON object (cut short?"),
+    (lambda lines: [], "scores.jsonl is empty; expected one answer per line"),
+    (lambda lines: lines[:-1], "scores.jsonl: 1 of the 24 items asked have no answer"),
+    (lambda lines: [*lines, lines[0]], "is answered twice (answers 1 and 25)"),
+], ids=["unknown id", "truncated last line", "empty", "one missing", "one twice"])
+def test_a_per_item_file_edited_cut_short_or_empty_is_refused_in_one_line_naming_it(runs, data_dir, tmp_path, capsys, edit,
+                                                                                     message):
+    b = _copy(runs["crows", 0], tmp_path)
+    lines = (b / "scores.jsonl").read_text().splitlines()
+    (b / "scores.jsonl").write_text("".join(line + "\n" for line in edit(lines)))
+    out = tmp_path / "cmp"
+    assert main(["compare", str(runs["crows", 0]), str(b), "--out", str(out), "--data-dir", str(data_dir)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(b / "scores.jsonl") in err[0] and message in err[0], err
+    assert not out.exists()
+
+
+def test_a_run_without_its_recorded_items_is_refused_in_one_line(runs, data_dir, tmp_path):
+    old = _copy(runs["crows", 0], tmp_path)
+    (old / "items.jsonl").unlink()  # as an lmbias before issue 47 wrote it
+    with pytest.raises(InputError, match=r"copy: no items.jsonl, the ids and content digests of the items it asked"):
+        compare_runs(runs["crows", 0], old, bootstrap=0, data_dir=data_dir)
+
+
+def test_the_default_output_folder_is_beside_run_a_not_the_current_folder(runs, data_dir, tmp_path, monkeypatch, capsys):
+    a, b = runs["crows", 0], runs["crows", 1]
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", str(a), str(b), "--bootstrap", "0", "--data-dir", str(data_dir)]) == 0
+    written = a.parent / "compare" / f"{a.parent.name}-{a.name}-vs-{b.parent.name}-{b.name}"
+    assert (written / "compare.json").is_file() and not (tmp_path / "compare").exists()
+    assert f"all in {written}/flips.jsonl" in capsys.readouterr().out or not json.loads(
+        (written / "compare.json").read_text())["flips"]
+
+
+HIRING = Path(__file__).resolve().parents[1] / "docs" / "examples" / "hiring_bias"
+
+
+@pytest.fixture(scope="module")
+def hiring(tmp_path_factory):
+    """The worked example of a user's benchmark (24 BBQ-style items in a CSV) run by two tiny random models; its
+    data file's text restored after each test that edits it."""
+    root = tmp_path_factory.mktemp("hiring")
+    folder = Path(shutil.copytree(HIRING, root / "hiring_bias"))
+    benchmark = load_benchmark(folder / "hiring.yaml")
+    made = {"data": folder / "hiring.csv", "root": root}
+    for seed in (0, 1):
+        model = ModelSpec(save_tiny_causal_lm(root / f"model{seed}", seed=seed, n_positions=256), device="cpu")
+        made[seed] = root / f"hiring{seed}"
+        save_run(run_task(benchmark.task, model=model, out=made[seed], progress=False))
+    made["model"] = model
+    yield made
+    unregister("hiring_bias")
+    _DECLARED.pop("hiring_bias", None)
+
+
+@pytest.fixture
+def hiring_data(hiring):
+    """The example's data file, restored after the test."""
+    text = hiring["data"].read_text()
+    yield hiring["data"]
+    hiring["data"].write_text(text)
+
+
+def _rows(path):
+    return {row["id"]: row for row in csv.DictReader(open(path, encoding="utf-8"))}
+
+
+def test_after_the_data_file_is_reordered_a_run_compared_with_itself_keeps_its_own_numbers(hiring, hiring_data):
+    a = hiring[0]
+    rows = _rows(hiring_data)
+    right = [r["id"] for r in _lines(a / "scores.jsonl") if r["prediction_sum"] == int(rows[r["id"]]["label"])]
+    # an ambiguous item and a disambiguated one that the run answered correctly change places in the file: paired by
+    # position, each would get the other's answer (the unknown answer to a disambiguated question: both wrong)
+    x = next(item for item in right if rows[item]["context_condition"] == "ambig")
+    y = next(item for item in right if rows[item]["context_condition"] == "disambig")
+    lines = hiring_data.read_text().splitlines(keepends=True)
+    at = {line.split(",", 1)[0]: i for i, line in enumerate(lines)}
+    lines[at[x]], lines[at[y]] = lines[at[y]], lines[at[x]]
+    hiring_data.write_text("".join(lines))
+    comparison = compare_runs(a, a, bootstrap=0)
+    assert comparison["items"] == 24 and comparison["flips"] == [] and comparison["test"]["a_only"] == 0
+    # each measure is the run's own (results.json) and, for the accuracies, the share counted by hand from
+    # scores.jsonl and the data's labels, item by item
+    own = {r["metric"]: r["value"] for r in json.loads((a / "results.json").read_text())["records"] if r["domain"] == "overall"}
+    correct = {}
+    for record in _lines(a / "scores.jsonl"):
+        row = rows[record["id"]]
+        correct.setdefault(row["context_condition"], []).append(record["prediction_sum"] == int(row["label"]))
+    by_hand = {f"accuracy_{condition}": 100 * sum(found) / len(found) for condition, found in correct.items()}
+    measures = {m["metric"]: m for m in comparison["measures"]}
+    assert set(measures) == {"bias_amb", "bias_dis", "accuracy_ambig", "accuracy_disambig"}
+    for metric, measure in measures.items():
+        assert measure["a"] == measure["b"] == own[metric] and measure["difference"] == 0.0
+        if metric in by_hand:
+            assert measure["a"] == pytest.approx(by_hand[metric], abs=1e-12)
+
+
+def test_runs_on_data_that_changed_between_them_are_refused_and_so_is_data_changed_since_both(hiring, hiring_data, tmp_path,
+                                                                                               capsys):
+    rows = list(_rows(hiring_data).values())
+    # the stereotyped group of the first age template moves to the other applicant: the same ids, the same contexts
+    changed = [row["id"] for row in rows if row["stereotyped"] == "The 60-year-old applicant"]
+    assert changed == ["hiring-001", "hiring-002", "hiring-003", "hiring-004"]
+    with open(hiring_data, "w", encoding="utf-8", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**row, "stereotyped": "The 25-year-old applicant"} if row["id"] in changed else row for row in rows)
+    b = hiring["root"] / "hiring-changed"
+    benchmark = load_benchmark(hiring_data.parent / "hiring.yaml")
+    save_run(run_task(benchmark.task, model=hiring["model"], out=b, progress=False))
+    out = tmp_path / "cmp"
+    capsys.readouterr()
+    # the runs recorded different data: refused before anything is read
+    assert main(["compare", str(hiring[0]), str(b), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the runs read different data: data_sha256" in err[0] and not out.exists(), err
+    # both runs on the data before the change: the data read now is not what they asked
+    assert main(["compare", str(hiring[0]), str(hiring[1]), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{hiring[0]}: the data read now is not the data the run asked (4 items whose content differs " \
+        "(first 'hiring-001'))" in err[0] and not out.exists(), err

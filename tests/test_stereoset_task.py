@@ -307,7 +307,7 @@ def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, in
     assert on_disk == json.loads(json.dumps(result))
     assert set(on_disk) == {"schema_version", "benchmark", "model", "data", "config", "timing", "results", "outputs", "skipped",
                             "partial", "records", "versions"}  # the schema-v2 envelope
-    assert on_disk["outputs"] == {"scores_file": "scores.jsonl"} and on_disk["skipped"] == {}
+    assert on_disk["outputs"] == {"items_file": "items.jsonl", "scores_file": "scores.jsonl"} and on_disk["skipped"] == {}
     assert on_disk["benchmark"] == "stereoset" and on_disk["model"]["type"] == "causal" and on_disk["model"]["source"] == causal_dir
     assert on_disk["data"]["counts"] == {"intrasentence": 3, "intersentence": 3, "sentences": 18}
     assert on_disk["data"]["file"].startswith("stereoset/")

@@ -18,6 +18,8 @@ A benchmark whose run does not fit (generation with classifiers, SEAT's embeddin
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,8 @@ from ..run_lock import holds_run_directory
 from ..run_result import RunResult, coverage
 
 _UNSET = object()
+ITEMS_FILE = "items.jsonl"  # each item a run asked: its id and its content's digest (what `lmbias compare` pairs by)
+POSITION = "row"  # a user's data row's line number: where an item is in its file, not what it is
 
 
 @dataclass(frozen=True)
@@ -218,12 +222,32 @@ class Task:
         return {option.name: option.check(given.get(option.name, option.default)) for option in self.options}
 
 
+def item_digest(row: dict) -> str:
+    """A digest of an item's content: every field but its position in the data file (:data:`POSITION`), so that the
+    same item in a reordered file has the same digest and an item whose text, answers or labels changed has another.
+
+    >>> item_digest({"id": "a-1", "label": 2, "row": 7}) == item_digest({"row": 1, "label": 2, "id": "a-1"})
+    True
+    >>> item_digest({"id": "a-1", "label": 2}) == item_digest({"id": "a-1", "label": 1})
+    False
+    """
+    content = {key: value for key, value in row.items() if key != POSITION}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False, default=repr).encode()).hexdigest()[:16]
+
+
+def items_text(rows: Sequence[dict]) -> str:
+    """:data:`ITEMS_FILE`'s content: one line per item asked, in the run's order, its ``id`` and ``sha256``
+    (:func:`item_digest`)."""
+    return "".join(json.dumps({"id": str(row["id"]), "sha256": item_digest(row)}) + "\n" for row in rows)
+
+
 @holds_run_directory
 def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol: str | None = None,
              prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
              **given) -> RunResult | None:
     """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
-    resumes) and the run is returned.
+    resumes) and the run is returned. A benchmark with per-item ``outcomes`` also gets :data:`ITEMS_FILE`, the
+    items asked (each id and :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
 
     Args:
         task: the benchmark's :class:`Task`.
@@ -253,6 +277,8 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
                 "out": out, "data_dir": data_dir}
     rows = task.items(settings, data_dir)
+    # what `lmbias compare` checks the items against, for a benchmark it compares; before the request or the measure sees them
+    asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
     named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
     identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \
         if task.identity is None else task.identity(protocol, settings)
@@ -273,6 +299,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         results=task.measure(records, rows, settings, data_dir),
         partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
         timing=timing, skipped=task.skipped(settings),
+        outputs={"items_file": ITEMS_FILE} if asked else {}, files=asked,
     )
     return used.finish(out, result, records)
 

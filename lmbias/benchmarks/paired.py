@@ -1,19 +1,22 @@
 """One run's side of a paired comparison (``lmbias compare``): its items, each item's outcome, the units the
 items are resampled in, and its headline measures over any draw of its items.
 
-A declared benchmark gets it from its Task (:func:`task_side`: the items read again with the run's options,
-its per-item file, ``Task.outcomes`` and ``Task.measure``); a benchmark with its own run declares
-``Benchmark.paired`` (BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
+A declared benchmark gets it from its Task (:func:`task_side`: the items read again with the run's options and
+checked against the ids and content digests the run recorded in ``items.jsonl``, so that data changed since the run
+is refused, never paired (a reordered file holds the same items); its per-item file, each answer paired with its
+item by id; ``Task.outcomes`` and ``Task.measure``); a benchmark with its own run declares ``Benchmark.paired``
+(BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..files import read_jsonl
 from ..protocols import get_protocol
+from .declared import ITEMS_FILE, item_digest
 
 
 @dataclass
@@ -27,7 +30,6 @@ class Side:
         headline: ``headline(draw)``: the headline measures ``{metric id: value}`` over the units drawn (a list of
             unit indices, which may repeat: a bootstrap draw; every unit once: the run itself).
         outcome_name: what a True outcome is, in a few words.
-        data: what says which data the items came from (compared between the runs).
     """
 
     ids: list
@@ -35,7 +37,6 @@ class Side:
     units: list
     headline: Callable[[list], dict]
     outcome_name: str
-    data: dict
 
 
 def saved_generations(run, dataset: str, data_dir=None, rows=None) -> tuple[list, list]:
@@ -52,8 +53,12 @@ def saved_generations(run, dataset: str, data_dir=None, rows=None) -> tuple[list
     if not path.is_file():
         raise InputError(f"{run.path}: no generations.jsonl, the texts a comparison scores again; rerun the command that "
                          "wrote the run")
-    generations = sorted((json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()),
-                         key=lambda g: (g["id"], g["sample"]))
+    generations = read_jsonl(path, "one generated text per line, with its prompt's id and sample number")
+    if any("id" not in g or not isinstance(g.get("sample"), int) or not isinstance(g.get("continuation"), str)
+           for g in generations):
+        raise InputError(f"{path}: a line without its prompt's id, sample number and text; the file was edited: rerun the "
+                         "command that wrote the run")
+    generations = sorted(generations, key=lambda g: (g["id"], g["sample"]))
     by_id = {row["id"]: row for row in (load_rows(dataset, data_dir=data_dir) if rows is None else rows)}
     unknown = [g["id"] for g in generations if g["id"] not in by_id]
     if unknown:
@@ -81,8 +86,54 @@ def _settings(task, results: dict, path) -> dict:
             "seed": config.get("seed", 0), "benchmark": task.name, "out": str(path), "bootstrap": 0}
 
 
+def _recorded_items(run, rows: list) -> None:
+    """Check that ``rows``, the items read again now, are the items ``run`` recorded (its :data:`ITEMS_FILE`: each
+    id and content digest); otherwise one line saying what differs."""
+    path = run.path / ITEMS_FILE
+    if not path.is_file():
+        raise InputError(f"{run.path}: no {ITEMS_FILE}, the ids and content digests of the items it asked, which a "
+                         "comparison checks the items against (an older lmbias wrote the run); rerun the command that "
+                         "wrote it with this lmbias, then compare")
+    recorded: dict = {}
+    for number, item in enumerate(read_jsonl(path, "one item per line: its id and sha256"), start=1):
+        if not isinstance(item.get("id"), str) or not isinstance(item.get("sha256"), str) or item["id"] in recorded:
+            raise InputError(f"{path} line {number}: expected an item's id and sha256, each once; found {str(item)[:80]}")
+        recorded[item["id"]] = item["sha256"]
+    now = {str(row["id"]): item_digest(row) for row in rows}
+    changed = [item for item in recorded if item in now and now[item] != recorded[item]]
+    gone, new = [item for item in recorded if item not in now], [item for item in now if item not in recorded]
+    if changed or gone or new:
+        what = "; ".join(f"{len(found):,} {label} (first {found[0]!r})" for found, label in (
+            (changed, "items whose content differs"), (gone, "items it recorded that the data read now lacks"),
+            (new, "items read now that it did not ask")) if found)
+        raise InputError(f"{run.path}: the data read now is not the data the run asked ({what}): the data changed since "
+                         f"the run; compare needs the data the run read ({run.results.get('data', {}).get('source') or 'its data files'})")
+
+
+def _answers_by_item(records_file, records: list, expected: list) -> list:
+    """``records`` (a run's per-item file, in whatever order) in the order of ``expected`` (the ids the run asked,
+    in its order), each id exactly once; otherwise one line naming the file and the first id that does not fit."""
+    by_id: dict = {}
+    known = set(expected)
+    for number, record in enumerate(records, start=1):
+        item = str(record.get("id"))
+        if "id" not in record or item not in known:
+            raise InputError(f"{records_file}: answer {number} is for item {record.get('id')!r}, which the run did not ask "
+                             f"({len(expected):,} items recorded); the file was edited or belongs to another run")
+        if item in by_id:
+            raise InputError(f"{records_file}: item {item!r} is answered twice (answers {by_id[item][0]} and {number}); "
+                             "the file was edited or belongs to another run")
+        by_id[item] = (number, record)
+    missing = [item for item in expected if item not in by_id]
+    if missing:
+        raise InputError(f"{records_file}: {len(missing):,} of the {len(expected):,} items asked have no answer (first "
+                         f"{missing[0]!r}); the file was cut short or edited: rerun the command that wrote the run")
+    return [by_id[item][1] for item in expected]
+
+
 def task_side(benchmark, run, data_dir=None) -> Side:
-    """A declared benchmark's run as one side of a comparison."""
+    """A declared benchmark's run as one side of a comparison: its items read again with its recorded options and
+    checked against the ids and digests it recorded, its per-item answers paired with them by id."""
     task, results = benchmark.task, run.results
     settings = _settings(task, results, run.path)
     protocol = get_protocol(settings["protocol"])
@@ -90,11 +141,12 @@ def task_side(benchmark, run, data_dir=None) -> Side:
     if not records_file.is_file():
         raise InputError(f"{run.path}: no {protocol.records_file}, the per-item answers a comparison reads; rerun the "
                          "command that wrote the run with this lmbias")
-    records = [json.loads(line) for line in records_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = task.items(settings, data_dir)
-    if not rows or len(records) % len(rows):
-        raise InputError(f"{records_file} holds {len(records):,} answers for {len(rows):,} items read again: the data "
-                         "or the run's options differ from when it ran; rerun it")
+    _recorded_items(run, rows)
+    records = read_jsonl(records_file, "one answer per line, each with its item's id")
+    asked = getattr(task.request(settings["protocol"], rows, settings), "ids", None)  # a question per item or several
+    expected = [str(item) for item in asked] if asked is not None else [str(row["id"]) for row in rows]
+    records = _answers_by_item(records_file, records, expected)
     per_row = len(records) // len(rows)
     units: dict = {}
     for index, row in enumerate(rows):
@@ -114,4 +166,4 @@ def task_side(benchmark, run, data_dir=None) -> Side:
         return headline_values(benchmark, results, task.measure(drawn_records, drawn_rows, settings, data_dir))
 
     return Side([str(row["id"]) for row in rows], task.outcomes(records, rows, settings), groups, headline,
-                task.outcome_name, {key: results.get("data", {}).get(key) for key in ("revision", "split")})
+                task.outcome_name)

@@ -34,9 +34,9 @@ def _gaps(rows: list, negative: list, indices: list) -> dict:
     return gaps
 
 
-def bold_side(run, data_dir=None, rows=None, data_keys=("revision",)) -> Side:
-    """A finished BOLD run as one side of a comparison (module docstring); ``rows`` and ``data_keys``: a set scored
-    as BOLD (a user's prompts: their rows, and what in results.json's ``data`` says which data they are)."""
+def bold_side(run, data_dir=None, rows=None) -> Side:
+    """A finished BOLD run as one side of a comparison (module docstring); ``rows``: a set scored as BOLD (a user's
+    prompts: their rows)."""
     results = run.results
     generations, rows = saved_generations(run, "bold", data_dir, rows)
     texts = [scored_text(row["prompt"], g["continuation"], bool(results["model"].get("chat"))) for row, g in zip(rows, generations)]
@@ -58,4 +58,4 @@ def bold_side(run, data_dir=None, rows=None, data_keys=("revision",)) -> Side:
         return {GAP: sum(gaps) / len(gaps) if gaps else None}
 
     return Side([f"{g['id']}#{g['sample']}" for g in generations], negative, groups, headline,
-                "negative sentiment (VADER, as BOLD scores it)", {key: results.get("data", {}).get(key) for key in data_keys})
+                "negative sentiment (VADER, as BOLD scores it)")

@@ -34,10 +34,9 @@ def _fairness(rows: list, scores: np.ndarray, drawn: list) -> dict:
     return out
 
 
-def counterfactual_side(run, data_dir=None, rows=None, data_keys=("revision",)) -> Side:
-    """A finished counterfactual run as one side of a comparison (module docstring); ``rows`` and ``data_keys``: a
-    set scored as this one (a user's templates: their filled rows, and what in results.json's ``data`` says which
-    data they are)."""
+def counterfactual_side(run, data_dir=None, rows=None) -> Side:
+    """A finished counterfactual run as one side of a comparison (module docstring); ``rows``: a set scored as this one (a
+    user's templates: their filled rows)."""
     results = run.results
     generations, rows = saved_generations(run, "counterfactual_templates", data_dir, rows)
     continuations = [g["continuation"] for g in generations]
@@ -61,4 +60,4 @@ def counterfactual_side(run, data_dir=None, rows=None, data_keys=("revision",)) 
         return {metric: float(np.mean([block[metric] for block in per_attribute])) for metric in METRICS}
 
     return Side([f"{g['id']}#{g['sample']}" for g in generations], negative, groups, headline,
-                "negative sentiment (VADER compound <= -0.5)", {key: results.get("data", {}).get(key) for key in data_keys})
+                "negative sentiment (VADER compound <= -0.5)")

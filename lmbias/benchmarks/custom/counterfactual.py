@@ -153,7 +153,7 @@ def _paired(run, declaration: Declaration):
     benchmark's are (:func:`lmbias.benchmarks.counterfactual.paired.counterfactual_side`), on the filled templates."""
     from ..counterfactual.paired import counterfactual_side
 
-    return counterfactual_side(run, rows=prefixes(loaded(declaration, template_rows)[1]), data_keys=("data_sha256",))
+    return counterfactual_side(run, rows=prefixes(loaded(declaration, template_rows)[1]))
 
 
 def make_benchmark(declaration: Declaration) -> Benchmark:

@@ -205,7 +205,7 @@ def _paired(run, declaration: Declaration):
     (:func:`lmbias.benchmarks.bold.paired.bold_side`), on the declaration's prompts."""
     from ..bold.paired import bold_side
 
-    return bold_side(run, rows=list(loaded(declaration, prompt_rows)[1]), data_keys=("data_sha256",))
+    return bold_side(run, rows=list(loaded(declaration, prompt_rows)[1]))
 
 
 def make_benchmark(declaration: Declaration) -> Benchmark:
