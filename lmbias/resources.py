@@ -222,11 +222,15 @@ def check_lines(resource: Resource, path: Path) -> None:
     as the whole dataset, or score an item twice. Nothing to check when the resource gives no count."""
     if resource.lines is None:
         return
+    found, last = 0, b""
     with open(path, "rb") as handle:
-        found = sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            found, last = found + block.count(b"\n"), block[-1:]
     if found != resource.lines:
-        why = ("an empty file" if found == 0 else "the file was cut short: its tail lost, or its last row cut in two"
-               if found < resource.lines else "rows were added or repeated")
+        why = ("an empty file" if not last else "rows were added or repeated" if found > resource.lines else
+               "its last line has no line end: its last row cut in two (or saved without one)"
+               if found == resource.lines - 1 and last != b"\n" else
+               "the file was cut short: its tail lost, or its last row cut in two")
         raise ResourceError(
             f"{path} has the wrong layout: expected {resource.lines:,} lines as in the published file of resource "
             f"{resource.name!r} (what `wc -l` counts), found {found:,}: {why}. An edited copy read with LMBIAS_VERIFY=0 "
