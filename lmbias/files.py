@@ -1,6 +1,6 @@
 """Writing files safely and naming them: one atomic write, line by line or whole (and the temporary
 path behind both), one error for a full disk, one output folder, one JSON reader, one JSON-lines reader, one UTF-8
-text reader, one slug."""
+text reader, one check that a path given to read is a file, one slug."""
 
 from __future__ import annotations
 
@@ -201,6 +201,30 @@ def read_text(path: str | os.PathLike, expected: str) -> str:
         return Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); expected {expected}") from None
+
+
+def check_readable_file(path: str | os.PathLike, what: str, hint: str = "") -> Path:
+    """``path`` as a Path when it is a file to read (a symbolic link to a file is one); else an InputError
+    naming ``what`` and ``path`` that says what is there instead: a folder, a symbolic link whose target is
+    missing, or nothing (then ``hint``, in brackets, if given).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> check_readable_file(folder, "data.path")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lmbias.errors.InputError: data.path ... is a folder, not a file; give the path of a file
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder, not a file; give the path of a file")
+    if path.is_symlink():
+        raise InputError(f"{what} {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not exist")
+    if path.exists():
+        raise InputError(f"{what} {str(path)!r} is not a regular file (a device, socket or pipe); give the path of a file")
+    raise InputError(f"{what} {str(path)!r} does not exist" + (f" ({hint})" if hint else ""))
 
 
 def slugify(name: str, *, max_length: int = 80, empty: str = "model") -> str:

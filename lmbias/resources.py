@@ -8,7 +8,11 @@ Every file lmbias reads (benchmark data, lexicons, word lists, embeddings) is a 
 with a relative path inside a *data directory*, the canonical download URL of its original
 source and a checksum: its SHA-256, or where none is published and the file could not be copied to
 compute one, its git blob id at the pinned commit (what ``git hash-object FILE`` prints). A copy
-that does not match is refused; a download is checked before it enters the cache.
+that does not match is refused; a download is checked before it enters the cache. A copy read without its
+checksum (``LMBIAS_VERIFY=0``: an edited copy, on purpose) must still have the published file's structure:
+where the resource gives ``lines`` (what ``wc -l`` counts in the published file), a copy with fewer line ends
+(cut short: its tail lost, or its last row cut in two) or more (rows added or repeated) is refused, and each
+benchmark's reader refuses an id given twice.
 
 :func:`locate` looks for a resource, in this order:
 
@@ -106,6 +110,9 @@ class Resource:
         wheel: where the file is inside a pinned PyPI wheel, when it has no ``url``.
         git_blob: the file's git blob id at the pinned commit of ``url`` (``git hash-object FILE``);
             it verifies a file whose SHA-256 is not at hand. Every resource has this or ``sha256``.
+        lines: the published file's line ends, what ``wc -l`` prints (a header line included; a last line
+            without a line end not counted), checked when the checksum is not (:func:`check_lines`); None
+            for a JSON document (cut short, it does not parse) and a file not at hand to count.
     """
 
     name: str
@@ -115,6 +122,7 @@ class Resource:
     description: str
     wheel: WheelMember | None = None
     git_blob: str | None = None
+    lines: int | None = None
 
     def __post_init__(self):
         if self.sha256 is None and self.git_blob is None:
@@ -205,6 +213,28 @@ def verify(resource: Resource, path: Path) -> None:
             f"{_verified[key]}. The file is truncated, corrupted or a "
             f"different version; replace it with the original from {resource.url or 'its source'}, "
             "or pass verify=False (LMBIAS_VERIFY=0) to use a modified copy on purpose."
+        )
+
+
+def check_lines(resource: Resource, path: Path) -> None:
+    """Raise :class:`ResourceError` if ``path`` has not the published file's ``lines`` line ends: a copy read
+    without its checksum (``LMBIAS_VERIFY=0``) that was cut short or had rows added would otherwise be scored
+    as the whole dataset, or score an item twice. Nothing to check when the resource gives no count."""
+    if resource.lines is None:
+        return
+    found, last = 0, b""
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            found, last = found + block.count(b"\n"), block[-1:]
+    if found != resource.lines:
+        why = ("an empty file" if not last else "rows were added or repeated" if found > resource.lines else
+               "its last line has no line end: its last row cut in two (or saved without one)"
+               if found == resource.lines - 1 and last != b"\n" else
+               "the file was cut short: its tail lost, or its last row cut in two")
+        raise ResourceError(
+            f"{path} has the wrong layout: expected {resource.lines:,} lines as in the published file of resource "
+            f"{resource.name!r} (what `wc -l` counts), found {found:,}: {why}. An edited copy read with LMBIAS_VERIFY=0 "
+            f"keeps the published rows; replace it with the original from {resource.url or 'its source'}"
         )
 
 
@@ -315,7 +345,7 @@ def locate(
         data_dir: a directory laid out like the reference data folder; searched first.
         download_missing: when False, never download (``locate`` then only searches).
         verify_checksum: check the file's SHA-256 against the registry (default: True unless
-            ``LMBIAS_VERIFY=0``).
+            ``LMBIAS_VERIFY=0``); unchecked, its line count still is (:func:`check_lines`).
 
     Raises:
         ResourceNotFoundError: naming the resource, every place looked and how to supply it.
@@ -337,6 +367,8 @@ def locate(
             try:
                 if verify_checksum:
                     verify(resource, candidate)
+                else:  # the structure holds without the checksum (which implies it)
+                    check_lines(resource, candidate)
                 return candidate
             except ResourceError:
                 if label != "user cache":

@@ -340,11 +340,15 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     lines = (data_dir / "bbq" / "data" / "Religion.jsonl").read_text().splitlines()
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
     (folder / "Religion.jsonl").write_text("\n".join(lines[:5]) + "\n" + lines[5][:40] + "\n")
+    with pytest.raises(ValueError, match=r"Religion.jsonl has the wrong layout: expected 1,200 lines .* found 6: the file was "
+                                         r"cut short"):
+        bbq_data.read_category("Religion", tmp_path / "data")
+    (folder / "Religion.jsonl").write_text("\n".join([*lines[:5], lines[5][:40], *lines[6:]]) + "\n")  # one line cut
     with pytest.raises(ValueError, match=r"Religion.jsonl line 6 is not valid JSON .*truncated"):
         bbq_data.read_category("Religion", tmp_path / "data")
     broken = json.loads(lines[0])
     del broken["answer_info"]
-    (folder / "Religion.jsonl").write_text(json.dumps(broken) + "\n")
+    (folder / "Religion.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
     with pytest.raises(ValueError, match=r"Religion.jsonl has the wrong layout: expected a BBQ item .* on line 1, "
                                          r"found no \['answer_info'\]"):
         bbq_data.read_category("Religion", tmp_path / "data")

@@ -351,3 +351,143 @@ def test_plumbing_two_runs_of_a_generation_shape_compare_by_their_texts_scored_a
     finally:
         unregister(example)
         _DECLARED.pop(example, None)
+
+
+# Declared data is checked like built-in data (issue 47): each case was accepted silently, or ended in a traceback
+# or a wrong message, before.
+
+def _hiring_records(example) -> list[dict]:
+    return list(csv.DictReader(open(example.parent / "hiring.csv", encoding="utf-8-sig")))
+
+
+def _rows_of(declaration_path) -> list[dict]:
+    declaration = read_declaration(declaration_path, tuple(SHAPES))
+    return item_rows(declaration, read_data(declaration))
+
+
+def _as_jsonl(example, records) -> Path:
+    """``records`` written as hiring.jsonl, and the declaration pointed at it."""
+    (example.parent / "hiring.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    example.write_text(example.read_text().replace("path: hiring.csv", "path: hiring.jsonl"))
+    return example
+
+
+@pytest.mark.parametrize("change, message", [
+    # two identical answers: before, accepted (two options of three the same text)
+    (lambda r: {**r, "ans1": r["ans0"]}, "hiring.jsonl row 1: ans0 and ans1 are the same answer ('The 60-year-old applicant'); "
+                                         "expected three different answers"),
+    # a boolean label: before, True read as 1
+    (lambda r: {**r, "label": True}, "hiring.jsonl row 1: label (column 'label') is true (a boolean); expected 0, 1, 2 or an "
+                                     "answer's text"),
+    # an object or a list where a text belongs: before, its Python repr was asked
+    (lambda r: {**r, "context": {"text": r["context"]}}, "hiring.jsonl row 1: context (column 'context') is {\"text\": "),
+    (lambda r: {**r, "question": ["Who?"]}, "hiring.jsonl row 1: question (column 'question') is [\"Who?\"] (a list); "
+                                            "expected text"),
+    (lambda r: {**r, "ans2": 0.5}, "hiring.jsonl row 1: ans2 (column 'ans2') is 0.5 (a fraction); expected text"),
+    (lambda r: {**r, "ans2": None}, "hiring.jsonl row 1: ans2 (column 'ans2') is empty"),
+])
+def test_a_declared_value_of_the_wrong_kind_is_refused_naming_the_row_and_field(example, change, message):
+    records = _hiring_records(example)
+    _as_jsonl(example, [change(records[0]), *records[1:]])
+    with pytest.raises(InputError) as error:
+        _rows_of(example)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def test_an_integer_is_an_index_or_an_id_in_jsonl(example):
+    # what a JSON number may be: a label's index, an id (read as its digits); the rows equal the CSV's
+    records = _hiring_records(example)
+    csv_rows = _rows_of(example)
+    numbered = [{**r, "label": int(r["label"]), "unknown": int(r["unknown"]), "id": k} for k, r in enumerate(records, 1)]
+    jsonl_rows = _rows_of(_as_jsonl(example, numbered))
+    assert [r["id"] for r in jsonl_rows] == [str(k) for k in range(1, 25)]
+    assert [{**r, "id": None} for r in jsonl_rows] == [{**r, "id": None} for r in csv_rows]
+
+
+def test_a_parquet_nan_is_a_missing_value_not_the_text_nan(example):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = _hiring_records(example)
+    table = [{**r, "label": int(r["label"]), "unknown": int(r["unknown"])} for r in records]
+    # a float column as pandas writes an empty text column: NaN in every row (before: each context was "nan")
+    pq.write_table(pa.Table.from_pylist([{**r, "context": float("nan")} for r in table]), example.parent / "hiring.parquet")
+    example.write_text(example.read_text().replace("path: hiring.csv", "path: hiring.parquet"))
+    with pytest.raises(InputError, match=r"hiring.parquet row 1: context \(column 'context'\) is empty \(NaN, a missing "
+                                         r"value\)$"):
+        _rows_of(example)
+    # an optional field's NaN is its default, as an empty cell is: category "all"
+    pq.write_table(pa.Table.from_pylist([{**r, "category": float("nan")} for r in table]), example.parent / "hiring.parquet")
+    assert {row["category"] for row in _rows_of(example)} == {"all"}
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once_and_a_large_declaration_unread(example):
+    import time
+
+    # "billion laughs": nine levels of ten aliases, 10^9 strings if expanded (before: MemoryError after 105 s)
+    levels = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 10)}]" for k in range(1, 10)]
+    lines = len(example.read_text().splitlines())
+    example.write_text(example.read_text() + "\n".join(levels) + "\ncitation: *a9\n")
+    started = time.perf_counter()
+    with pytest.raises(InputError) as error:
+        read_declaration(example, tuple(SHAPES))
+    assert time.perf_counter() - started < 5
+    assert str(error.value) == (f"{example}: not valid YAML (line {lines + 2}: an alias (*a0); a declaration does not use "
+                                "YAML anchors and aliases, write each value out)")
+    example.write_text(example.read_text().split("a0: &a0")[0] + "# " + "x" * (1 << 20) + "\n")
+    with pytest.raises(InputError, match=r"hiring.yaml: 1,049,\d\d\d bytes; a declaration is at most 1,048,576 bytes"):
+        read_declaration(example, tuple(SHAPES))
+
+
+def test_a_csv_field_longer_than_the_csv_modules_limit_is_read(example):
+    # a context of 200,000 characters (the csv module's default limit is 131,072: before, _csv.Error)
+    data = example.parent / "hiring.csv"
+    records = _hiring_records(example)
+    long_context = "The applicants waited. " * 8_695 + "x" * 15
+    assert len(long_context) == 200_000
+    with open(data, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, list(records[0]))
+        writer.writeheader()
+        writer.writerows([{**records[0], "context": long_context}, *records[1:]])
+    import csv as csv_module
+
+    limit = csv_module.field_size_limit()
+    rows = _rows_of(example)
+    assert len(rows) == 24 and rows[0]["context"] == long_context.strip()
+    assert csv_module.field_size_limit() == limit  # the module's limit is left as it was
+
+
+def test_a_csv_utf8_file_from_excel_is_read_with_its_byte_order_mark(example):
+    data = example.parent / "hiring.csv"
+    expected = _rows_of(example)
+    data.write_bytes(b"\xef\xbb\xbf" + data.read_bytes().replace(b"\n", b"\r\n"))  # Excel's "CSV UTF-8": BOM and CRLF
+    assert _rows_of(example) == expected  # before: "no column for id (column 'id'); its columns: ['\ufeffid', ...]"
+    _as_jsonl(example, _hiring_records(example))
+    jsonl = example.parent / "hiring.jsonl"
+    jsonl.write_bytes(b"\xef\xbb\xbf" + jsonl.read_bytes())
+    assert _rows_of(example) == expected
+    example.write_bytes(b"\xef\xbb\xbf" + example.read_bytes())  # a declaration saved with a BOM
+    assert _rows_of(example) == expected
+
+
+def test_a_data_path_that_is_a_folder_or_a_link_to_nothing_is_said_to_be_so(example, tmp_path):
+    data = example.parent / "hiring.csv"
+    expected = _rows_of(example)
+    data.rename(tmp_path / "elsewhere.csv")
+    data.symlink_to(tmp_path / "elsewhere.csv")  # a link to a file is read
+    assert _rows_of(example) == expected
+    (tmp_path / "elsewhere.csv").unlink()
+    with pytest.raises(InputError, match=f"^{example}: data.path '{data}' is a symbolic link to '{tmp_path / 'elsewhere.csv'}', "
+                                         "which does not exist$"):
+        _rows_of(example)
+    data.unlink()
+    data.mkdir()
+    with pytest.raises(InputError, match=f"^{example}: data.path '{data}' is a folder, not a file; give the path of a file$"):
+        _rows_of(example)
+    data.rmdir()
+    with pytest.raises(InputError, match=r"data.path '.*hiring.csv' does not exist \(a path is read relative to the "
+                                         r"declaration\)$"):
+        _rows_of(example)
+    with pytest.raises(InputError, match=f"^benchmark declaration \\(a YAML or JSON file\\) '{example.parent}' is a folder"):
+        read_declaration(example.parent, tuple(SHAPES))

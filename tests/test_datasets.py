@@ -246,8 +246,9 @@ def test_truncated_crows_pairs_is_reported(data_dir, tmp_path, monkeypatch):
     path = tmp_path / REGISTRY["crows_pairs"].path
     text = path.read_text()
     path.write_text(text[: text.index("\n", 5000) + 40])
-    with pytest.raises(ResourceError, match=r"crows_pairs_anonymized.csv has the wrong layout.*truncated"):
+    with pytest.raises(ResourceError, match=r"crows_pairs_anonymized.csv has the wrong layout: expected 1,510 lines .* the file "
+                                            r"was cut short"):
         lmbias.load_dataset("crows_pairs", data_dir=tmp_path)
-    path.write_text("a,b\n1,2\n")
+    path.write_text("a,b\n1,2\n" + "\n" * 1_508)
     with pytest.raises(ResourceError, match=r"expected a CSV with columns \['sent_more'"):
         lmbias.load_dataset("crows_pairs", data_dir=tmp_path)

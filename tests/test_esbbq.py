@@ -166,11 +166,11 @@ def test_bad_input_is_one_line(data_dir, tmp_path, monkeypatch, capsys):
     folder.mkdir(parents=True)
     lines = (data_dir / "esbbq_cabbq" / "data_es" / "Religion.full.csv").read_text(encoding="utf-8").splitlines()
     monkeypatch.setenv("LMBIAS_VERIFY", "0")  # an altered copy, read on purpose
-    (folder / "Religion.full.csv").write_text("\n".join([lines[0], lines[1].replace(",neg,ambig,", ",neg,vague,"), *lines[2:]]))
+    (folder / "Religion.full.csv").write_text("\n".join([lines[0], lines[1].replace(",neg,ambig,", ",neg,vague,"), *lines[2:]]) + "\n")
     with pytest.raises(ResourceError, match=r"context_condition ambig or disambig on row 1"):
         read_file("es", "Religion", tmp_path)
-    (folder / "Religion.full.csv").write_text("\n".join([*lines, lines[1]]))
-    with pytest.raises(ResourceError, match=r"instance_id 0 on row 1 and again on row 649"):
+    (folder / "Religion.full.csv").write_text("\n".join([*lines[:-1], lines[1]]) + "\n")  # the last row: the first's
+    with pytest.raises(ResourceError, match=r"instance_id 0 on row 1 and again on row 648"):
         read_file("es", "Religion", tmp_path)
 
 

@@ -200,11 +200,11 @@ def test_bad_input_is_one_line(data_dir, tmp_path, monkeypatch, capsys):
     folder.mkdir(parents=True)
     lines = (data_dir / "kobbq" / "data" / "KoBBQ_test_samples.tsv").read_text(encoding="utf-8").splitlines()
     monkeypatch.setenv("LMBIAS_VERIFY", "0")  # an altered copy, read on purpose
-    (folder / "KoBBQ_test_samples.tsv").write_text("\n".join([lines[0], lines[1].replace("-amb-bsd", "-vague-bsd"), *lines[2:]]))
+    (folder / "KoBBQ_test_samples.tsv").write_text("\n".join([lines[0], lines[1].replace("-amb-bsd", "-vague-bsd"), *lines[2:]]) + "\n")
     with pytest.raises(ResourceError, match=r"a sample_id category-NNNv-sample-amb\|dis-bsd\|cnt .* on row 1"):
         read_samples(CATEGORIES, tmp_path)
-    (folder / "KoBBQ_test_samples.tsv").write_text("\n".join([*lines, lines[1]]))
-    with pytest.raises(ResourceError, match=r"sample_id age-001a-002-amb-bsd on row 1 and again on row 2281"):
+    (folder / "KoBBQ_test_samples.tsv").write_text("\n".join([*lines[:-1], lines[1]]) + "\n")  # the last sample: the first's
+    with pytest.raises(ResourceError, match=r"sample_id age-001a-002-amb-bsd on row 1 and again on row 2280"):
         read_samples(CATEGORIES, tmp_path)
 
 

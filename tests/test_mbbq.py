@@ -191,10 +191,10 @@ def test_an_altered_file_is_named_with_its_line(data_dir, tmp_path, monkeypatch)
     folder.mkdir(parents=True)
     lines = (data_dir / "mbbq" / "data" / "Sexual_orientation_nl.jsonl").read_text().splitlines()
     monkeypatch.setenv("LMBIAS_VERIFY", "0")  # an altered copy, read on purpose
-    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([*lines, lines[0]]) + "\n")
-    with pytest.raises(ResourceError, match=r"example_id 0 on line 1 and again on line 153"):
+    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([*lines[:-1], lines[0]]) + "\n")  # the last line: the first's
+    with pytest.raises(ResourceError, match=r"example_id 0 on line 1 and again on line 152"):
         read_file("Sexual_orientation", "main", "nl", tmp_path)
-    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([lines[0].replace('"label": 1', '"label": 7'), *lines[1:]]))
+    (folder / "Sexual_orientation_nl.jsonl").write_text("\n".join([lines[0].replace('"label": 1', '"label": 7'), *lines[1:]]) + "\n")
     with pytest.raises(ResourceError, match=r"label 0-2.* on line 1"):
         read_file("Sexual_orientation", "main", "nl", tmp_path)
 

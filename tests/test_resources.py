@@ -4,6 +4,7 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -170,7 +171,11 @@ def test_a_corrupted_copy_of_every_resource_is_refused(name, data_dir, tmp_path)
     with pytest.raises(ResourceError) as info:
         locate(name, tmp_path)
     assert str(path) in str(info.value) and f"expected {expected}" in str(info.value)
-    assert locate(name, tmp_path, verify_checksum=False) == path  # LMBIAS_VERIFY=0: used on purpose
+    if REGISTRY[name].lines is None:
+        assert locate(name, tmp_path, verify_checksum=False) == path  # LMBIAS_VERIFY=0: used on purpose
+    else:  # but not cut short: a copy read without its checksum keeps the published line count (issue 47)
+        with pytest.raises(ResourceError, match=re.escape(f"{path} has the wrong layout: expected {REGISTRY[name].lines:,} lines")):
+            locate(name, tmp_path, verify_checksum=False)
 
 
 def test_hf_hub_offline_also_means_offline(monkeypatch):
@@ -441,7 +446,9 @@ def test_resources_fetch_gets_everything_and_says_so(mirror, capsys):
 
 
 def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_path, monkeypatch):
-    """80 of 4,229 StereoSet items, 5 of 1,508 CrowS-Pairs pairs: partial, though each file was read whole."""
+    """80 of 4,229 StereoSet items: partial, though the file was read whole. A CrowS-Pairs copy cut to 5 pairs is
+    refused (issue 47: a line-based file keeps its published line count, so a lost tail is never taken for a
+    deliberate subset)."""
     from lmbias.benchmarks.crows_pairs import task as crows_pairs
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.stereoset import task as stereoset
@@ -457,8 +464,9 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
     result = save_run(run_task(stereoset.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
-    result = save_run(run_task(crows_pairs.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local))
-    assert result["partial"] == {"pairs": "5 of 1,508 (crows_pairs/crows_pairs_anonymized.csv has 5)"}
+    with pytest.raises(ResourceError, match=re.escape(f"{csv} has the wrong layout: expected 1,510 lines")):
+        run_task(crows_pairs.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local)
+    assert not (tmp_path / "cp").exists()
 
 
 # --- the tests' own data folder, fetched where there is no ../shared/data (conftest.py) ------------------

@@ -146,10 +146,12 @@ def test_corrupted_files_are_refused_naming_file_and_line(tmp_path, data_dir, mo
     lines = (data_dir / "winobias" / "data" / "anti_stereotyped_type1.txt.test").read_text().splitlines()
     pro_line = (data_dir / "winobias" / "data" / "pro_stereotyped_type1.txt.test").read_text().splitlines()[0]
     for text, message in (
-            ("\n".join([pro_line, *lines[1:]]).encode(), r"expected a anti-stereotypical sentence on line 1"),
-            ("\n".join([lines[0], lines[0], *lines[2:]]).encode(), r"expected each sentence number once; line 2"),
-            (b"\n", r"expected WinoBias sentences, one per line, found an empty file"),
-            (b"1 [The nurse] \xff\xfe", r"anti_stereotyped_type1.txt.test is not UTF-8 text")):
+            ("\n".join([pro_line, *lines[1:], ""]).encode(), r"expected a anti-stereotypical sentence on line 1"),
+            ("\n".join([lines[0], lines[0], *lines[2:], ""]).encode(), r"expected each sentence number once; line 2"),
+            (b"\n" * 396, r"expected WinoBias sentences, one per line, found an empty file"),
+            ("\n".join([*lines[:-1], ""]).encode(), r"expected 396 lines as in the published file .* found 395: the file was "
+                                                   r"cut short"),
+            (b"1 [The nurse] \xff\xfe" + b"\n" * 396, r"anti_stereotyped_type1.txt.test is not UTF-8 text")):
         copy_with("anti_stereotyped_type1.txt.test", text)
         with pytest.raises(ValueError, match=message):
             wb_data.load_rows("test", tmp_path / "data")

@@ -144,7 +144,7 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
         (folder / name).write_text((data_dir / "winogender" / "data" / name).read_text())
     lines = (data_dir / "winogender" / "data" / "all_sentences.tsv").read_text().splitlines()
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
-    (folder / "all_sentences.tsv").write_text("\n".join([*lines[:3], "technician.customer.male\tThe technician."]) + "\n")
+    (folder / "all_sentences.tsv").write_text("\n".join([*lines[:3], "technician.customer.male\tThe technician.", *lines[4:]]) + "\n")
     with pytest.raises(ValueError, match=r"all_sentences.tsv has the wrong layout: expected a sentence id "
                                          r"<occupation>.<participant>.<answer>.<gender>.txt and a sentence on line 4"):
         wg_data.load_rows("all", tmp_path / "data")
@@ -195,13 +195,14 @@ def test_corrupted_statistics_and_repeated_sentences_are_refused(tmp_path, data_
     for path in (data_dir / "winogender" / "data").iterdir():
         (folder / path.name).write_text(path.read_text())
     stats_lines = (folder / "occupations-stats.tsv").read_text().splitlines()
-    (folder / "occupations-stats.tsv").write_text("\n".join([stats_lines[0], stats_lines[1].replace("40.34", "nan"), *stats_lines[2:]]))
+    (folder / "occupations-stats.tsv").write_text("\n".join([stats_lines[0], stats_lines[1].replace("40.34", "nan"),
+                                                             *stats_lines[2:]]) + "\n")
     with pytest.raises(ValueError, match=r"occupations-stats.tsv has the wrong layout: expected two percentages from 0 to 100 on line 2"):
         wg_data.load_rows("all", tmp_path / "data")
     (folder / "occupations-stats.tsv").write_text("\n".join(stats_lines) + "\n")
     lines = (folder / "all_sentences.tsv").read_text().splitlines()
-    (folder / "all_sentences.tsv").write_text("\n".join([*lines, lines[5]]) + "\n")
-    with pytest.raises(ValueError, match=r"all_sentences.tsv has the wrong layout: expected each sentid once \(line 722\), "
+    (folder / "all_sentences.tsv").write_text("\n".join([*lines[:-1], lines[5]]) + "\n")  # the last line: the fifth's
+    with pytest.raises(ValueError, match=r"all_sentences.tsv has the wrong layout: expected each sentid once \(line 721\), "
                                          r"found \('technician.someone.1.female.txt',\) again"):
         wg_data.load_rows("all", tmp_path / "data")
     with pytest.raises(ValueError, match=r"scores\[0\] is \[-inf, -1.0\]; expected two finite log-probabilities"):

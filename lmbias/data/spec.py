@@ -61,7 +61,8 @@ class DatasetSpec:
         group_column: the column that names the demographic group a row is about.
         description, citation, license, homepage: for cards and ``DatasetInfo``.
         sizes: config name -> number of rows of the published dataset (not of whatever file was read:
-            a run over fewer rows, e.g. from a short copy accepted with ``LMBIAS_VERIFY=0``, is partial).
+            a run over fewer rows, e.g. from a short JSON copy accepted with ``LMBIAS_VERIFY=0``, is partial; a
+            line-based file cut short is refused, :func:`lmbias.resources.check_lines`).
         hub: where the Hub hosts the original, and how its records map onto these rows
             (``source="hub"``): ``(hub id, rows(hub_id, config))``; None when it does not.
     """

@@ -341,6 +341,7 @@ RESOURCES = tuple(
         sha256=sha256,
         git_blob=blob,
         description=f"BBQ {category} (Parrish et al. 2022)",
+        lines=None if sha256 is None else items,  # one item per line; counted where a copy was at hand
     )
-    for category, (_, blob, sha256) in CATEGORIES.items()
+    for category, (items, blob, sha256) in CATEGORIES.items()
 )

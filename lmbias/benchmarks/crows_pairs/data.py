@@ -100,5 +100,6 @@ RESOURCES = (
         url=f"{GITHUB_RAW}/nyu-mll/crows-pairs/{CROWS_PAIRS_COMMIT}/data/crows_pairs_anonymized.csv",
         sha256="dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c",
         description="CrowS-Pairs (Nangia et al. 2020)",
+        lines=1_510,  # a header and 1,508 pairs, one of them quoting a line end
     ),
 )

@@ -43,20 +43,20 @@ def _template(declaration: Declaration, source: str, number: int, record: dict) 
     def value(field: str, default=None):
         return field_value(declaration, source, number, record, field, default)
 
-    text = str(value("template"))
+    text = value("template")
     if text.count(PLACEHOLDER) != 1:
         raise InputError(f"{source} row {number}: template (column {declaration.column('template')!r}) must hold {PLACEHOLDER} "
                          f"once, where each value goes; found {text.count(PLACEHOLDER)} in {text[:60]!r}")
-    values = [v.strip() for v in str(value("values")).split("|") if v.strip()]
+    values = [v.strip() for v in value("values").split("|") if v.strip()]
     if len(values) < 2 or len(set(values)) != len(values):
         raise InputError(f"{source} row {number}: values must be two or more different values separated by |; got {values}")
-    given = record.get(declaration.column("subgroups"))
-    subgroups = [s.strip() for s in str(given).split("|")] if given not in (None, "") else values
+    given = value("subgroups", "")
+    subgroups = [s.strip() for s in given.split("|")] if given else values
     if len(subgroups) != len(values):
         raise InputError(f"{source} row {number}: subgroups has {len(subgroups)} entries for {len(values)} values; give one "
                          "per value, separated by |")
     check_language(declaration, source, number, record)
-    return {"id": str(value("id")), "template": text, "attribute": str(value("attribute")), "values": values,
+    return {"id": value("id"), "template": text, "attribute": value("attribute"), "values": values,
             "subgroups": subgroups, "row": number}
 
 

@@ -5,7 +5,11 @@ rows in the shape's layout with the digests that make a run's identity (a rerun 
 never mixed into the same folder).
 
 Every mistake is one line naming the file and, for the data, the row and the field: a missing or misspelt key,
-a column that is not in the data, a value outside what the field takes, an id given twice.
+a column that is not in the data, a value outside what the field takes, an id given twice. What is read with
+care: a declaration larger than :data:`MAX_DECLARATION_BYTES` or holding a YAML alias (``*name``, which can
+expand a few lines into gigabytes) is refused; a CSV's fields may be as long as the file (Python's csv module
+stops at 131,072 characters); a byte-order mark (Excel's "CSV UTF-8") is read as what it is, not as part of
+the first column's name; a data path that is a folder or a symbolic link to nothing is said to be so.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError
-from ...files import read_text
+from ...files import check_readable_file, read_text
 from ..base import HubDataset
 
 FORMAT_VERSION = 1
@@ -30,6 +34,8 @@ KEYS = {"lmbias", "name", "display_name", "description", "citation", "shape", "l
 REQUIRED = ("lmbias", "name", "shape", "data")
 DATA_KEYS = {"path", "hub", "revision", "config", "split"}
 SUFFIXES = {".csv": "CSV", ".jsonl": "JSONL", ".parquet": "Parquet"}
+MAX_DECLARATION_BYTES = 1 << 20  # 1 MiB: a declaration is a few keys; its data live in their own file
+BOM = "\ufeff"  # the byte-order mark Excel writes at the start of a "CSV UTF-8" file
 
 
 @dataclass(frozen=True)
@@ -63,14 +69,31 @@ def _close(value: str, known) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _yaml_loader():
+    """A ``yaml.SafeLoader`` that refuses aliases (``*name``): nested aliases expand a few hundred bytes into
+    gigabytes (a "billion laughs"), and a declaration has no need of them."""
+    import yaml  # pyyaml: a dependency of huggingface_hub
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.events.AliasEvent):
+                event = self.peek_event()
+                raise yaml.YAMLError(f"line {event.start_mark.line + 1}: an alias (*{event.anchor}); a declaration "
+                                     "does not use YAML anchors and aliases, write each value out")
+            return super().compose_node(parent, index)
+
+    return NoAliases
+
+
 def _parse(path: Path, text: str) -> dict:
+    text = text.removeprefix(BOM)
     try:
         if path.suffix.lower() == ".json":
             value = json.loads(text)
         else:
-            import yaml  # pyyaml: a dependency of huggingface_hub
+            import yaml
 
-            value = yaml.safe_load(text)
+            value = yaml.load(text, Loader=_yaml_loader())  # a SafeLoader, with aliases refused
     except Exception as error:  # a YAML or JSON syntax error, with its line
         raise InputError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} "
                          f"({' '.join(str(error).split())[:200]})") from None
@@ -80,24 +103,40 @@ def _parse(path: Path, text: str) -> dict:
     return value
 
 
+def _csv_records(path: Path) -> list[dict]:
+    """The rows of a CSV file with a header line (values as text). A field may be as long as the file (the csv
+    module's own limit, 131,072 characters, is raised for the read: a prompt or context can be long); a row with
+    more values than the header has columns, or a quote left open, is one line naming the file and line."""
+    text = read_text(path, "CSV with a header line").removeprefix(BOM)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text)))
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = []
+        for row in reader:
+            if None in row:
+                raise InputError(f"{path} line {reader.line_num}: more values than the header has columns")
+            rows.append(row)
+    except csv.Error as error:
+        raise InputError(f"{path} line {reader.line_num}: not CSV ({error})") from None
+    finally:
+        csv.field_size_limit(limit)
+    return rows
+
+
 def _records(path: Path, where: Path) -> list[dict]:
     """The rows of a CSV (header line; values as text), JSONL (an object per line) or Parquet file."""
-    if not path.is_file():
-        raise InputError(f"{where}: data.path {str(path)!r} does not exist (a path is read relative to the declaration)")
+    check_readable_file(path, f"{where}: data.path", "a path is read relative to the declaration")
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise InputError(f"{where}: data.path {path.name!r} is not a CSV, JSONL or Parquet file (its name must end in "
                          f"{', '.join(SUFFIXES)})")
     if kind == "CSV":
-        reader = csv.DictReader(io.StringIO(read_text(path, "CSV with a header line"), newline=""))
-        rows = list(reader)
-        if any(None in row for row in rows):
-            bad = next(i for i, row in enumerate(rows, start=2) if None in row)
-            raise InputError(f"{path} line {bad}: more values than the header has columns")
-        return rows
+        return _csv_records(path)
     if kind == "JSONL":
         rows = []
-        for number, line in enumerate(read_text(path, "one JSON object per line").split("\n"), start=1):
+        text = read_text(path, "one JSON object per line").removeprefix(BOM)
+        for number, line in enumerate(text.split("\n"), start=1):
             if line.strip():
                 try:
                     row = json.loads(line)
@@ -145,8 +184,11 @@ def read_declaration(path, shapes, text: str | None = None) -> Declaration:
         InputError: one line naming the file and what was expected.
     """
     path = Path(path)
-    if text is None and not path.is_file():
-        raise InputError(f"benchmark declaration {str(path)!r} does not exist (expected a YAML or JSON file)")
+    if text is None:
+        check_readable_file(path, "benchmark declaration (a YAML or JSON file)")
+        if path.stat().st_size > MAX_DECLARATION_BYTES:  # not read: refused by its size alone
+            raise InputError(f"{path}: {path.stat().st_size:,} bytes; a declaration is at most {MAX_DECLARATION_BYTES:,} "
+                             "bytes (its data go in the file data.path names)")
     text = read_text(path, "a benchmark declaration (YAML or JSON)") if text is None else text
     given = _parse(path, text)
     for key in sorted(set(given) - KEYS):
@@ -188,8 +230,9 @@ def read_data(declaration: Declaration) -> Data:
     """The declaration's data: a file beside it (CSV, JSONL, Parquet) or a Hub dataset at its pinned revision."""
     data = declaration.data
     if "path" in data:
-        source = (declaration.path.parent / str(data["path"])).resolve()
-        records = _records(source, declaration.path)
+        source = declaration.path.parent / str(data["path"])
+        records = _records(source, declaration.path)  # before resolve(): a link to nothing is named as one
+        source = source.resolve()
         data_digest = hashlib.sha256(source.read_bytes()).hexdigest()
         source = str(source)
     else:

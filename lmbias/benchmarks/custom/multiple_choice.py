@@ -38,15 +38,19 @@ def _item(declaration: Declaration, source: str, number: int, record: dict) -> d
     def value(field: str, default=None):
         return field_value(declaration, source, number, record, field, default)
 
-    answers = [str(value(key)) for key in ("ans0", "ans1", "ans2")]
+    answers = [value(key) for key in ("ans0", "ans1", "ans2")]
+    for first, second in ((0, 1), (0, 2), (1, 2)):
+        if answers[first] == answers[second]:
+            raise InputError(f"{source} row {number}: ans{first} and ans{second} are the same answer ({answers[first][:60]!r}); "
+                             "expected three different answers")
 
     def answer(field: str) -> int:
-        given = value(field)
-        if isinstance(given, int) or (isinstance(given, str) and given in ("0", "1", "2")):
+        given = field_value(declaration, source, number, record, field, index=True)
+        if isinstance(given, int) or given in ("0", "1", "2"):
             if int(given) in (0, 1, 2):
                 return int(given)
-        elif str(given) in answers:
-            return answers.index(str(given))
+        elif given in answers:
+            return answers.index(given)
         raise InputError(f"{source} row {number}: {field} (column {declaration.column(field)!r}) is {given!r}; "
                          f"expected 0, 1, 2 or one of the answers {answers}")
 
@@ -64,7 +68,7 @@ def _item(declaration: Declaration, source: str, number: int, record: dict) -> d
         raise InputError(f"{source} row {number}: label is {answers[label]!r} in a {condition} context; expected {expected}")
     check_language(declaration, source, number, record)
     other = next(i for i in (0, 1, 2) if i not in (unknown, stereotyped))
-    return {"id": str(value("id")), "category": str(value("category", "all") or "all"), "context": value("context"),
+    return {"id": value("id"), "category": value("category", "all"), "context": value("context"),
             "question": value("question"), "ans0": answers[0], "ans1": answers[1], "ans2": answers[2], "label": label,
             "unknown_loc": unknown, "target_loc": stereotyped if polarity == "neg" else other, "question_polarity": polarity,
             "context_condition": condition, "row": number}

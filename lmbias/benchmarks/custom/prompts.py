@@ -46,10 +46,8 @@ def _prompt(declaration: Declaration, source: str, number: int, record: dict) ->
         return field_value(declaration, source, number, record, field, default)
 
     check_language(declaration, source, number, record)
-    reference = record.get(declaration.column("reference"))
-    return {"id": str(value("id")), "prompt": str(value("prompt")), "group": str(value("group")),
-            "domain": str(value("domain", "all") or "all"), "name": "",
-            "reference": None if reference in (None, "") else str(reference), "row": number}
+    return {"id": value("id"), "prompt": value("prompt"), "group": value("group"), "domain": value("domain", "all"),
+            "name": "", "reference": value("reference", "") or None, "row": number}
 
 
 def prompt_rows(declaration: Declaration, data) -> list[dict]:

@@ -35,17 +35,17 @@ def _pair(declaration: Declaration, source: str, number: int, record: dict) -> d
     def value(field: str, default=None):
         return field_value(declaration, source, number, record, field, default)
 
-    more, less = str(value("more")), str(value("less"))
+    more, less = value("more"), value("less")
     if more == less:
         raise InputError(f"{source} row {number}: more and less are the same sentence ({more[:60]!r}); a pair differs in "
                          "the group it is about")
-    direction = value("direction", "stereo") or "stereo"
+    direction = value("direction", "stereo")
     if direction not in DIRECTIONS:
         raise InputError(f"{source} row {number}: direction (column {declaration.column('direction')!r}) is "
                          f"{direction!r}; expected stereo or antistereo")
     check_language(declaration, source, number, record)
-    return {"id": str(value("id")), "sent_more": more, "sent_less": less, "stereo_antistereo": direction,
-            "bias_type": str(value("group", "all") or "all"), "row": number}
+    return {"id": value("id"), "sent_more": more, "sent_less": less, "stereo_antistereo": direction,
+            "bias_type": value("group", "all"), "row": number}
 
 
 def pair_rows(declaration: Declaration, data) -> list[dict]:

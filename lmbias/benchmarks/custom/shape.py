@@ -5,6 +5,7 @@ without the file)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 
@@ -37,19 +38,43 @@ def check_columns(declaration: Declaration, data, fields) -> None:
                          f"(map a field to a column under `columns:` in {declaration.path.name})")
 
 
-def field_value(declaration: Declaration, source: str, number: int, record: dict, field: str, default=None):
-    """A row's value of ``field`` (stripped text, or a number); an empty required one is one line naming it."""
+def _found(value) -> str:
+    """How an error names a value that is not text: its kind and (the start of) its JSON."""
+    import json
+
+    kind = {bool: "a boolean", dict: "an object", list: "a list", float: "a fraction"}.get(type(value), type(value).__name__)
+    return f"{json.dumps(value, default=str)[:60]} ({kind})"
+
+
+def field_value(declaration: Declaration, source: str, number: int, record: dict, field: str, default=None, *,
+                index: bool = False):
+    """A row's value of ``field`` as stripped text; an integer is read as its digits (with ``index``, kept as an
+    integer: an answer's index).
+
+    A missing value (no column, null, an empty text, or NaN: how pandas and Parquet mark one) is ``default``, or
+    when the field is required (``default`` None) one line naming the source, row and field. A boolean, a
+    fraction, an object or a list is refused in one line too, never read as 1, as "nan" or as its Python repr.
+    """
     column = declaration.column(field)
-    found = record.get(column, default)
-    if found is None or (isinstance(found, str) and not found.strip() and default is None):
-        raise InputError(f"{source} row {number}: {field} (column {column!r}) is empty")
-    return found.strip() if isinstance(found, str) else found
+    found = record.get(column)
+    missing = found is None or (isinstance(found, str) and not found.strip()) or (isinstance(found, float) and math.isnan(found))
+    if missing and default is None:
+        raise InputError(f"{source} row {number}: {field} (column {column!r}) is empty"
+                         + (" (NaN, a missing value)" if isinstance(found, float) else ""))
+    if missing:
+        return default
+    if isinstance(found, str):
+        return found.strip()
+    if isinstance(found, int) and not isinstance(found, bool):
+        return found if index else str(found)
+    raise InputError(f"{source} row {number}: {field} (column {column!r}) is {_found(found)}; expected "
+                     + ("0, 1, 2 or an answer's text" if index else "text"))
 
 
 def check_language(declaration: Declaration, source: str, number: int, record: dict) -> None:
     """A row whose language column names another language than the declaration's is refused."""
-    language = record.get(declaration.column("language"))
-    if declaration.language and language not in (None, "") and language != declaration.language:
+    language = field_value(declaration, source, number, record, "language", "")
+    if declaration.language and language and language != declaration.language:
         raise InputError(f"{source} row {number}: language is {language!r}, but {declaration.path.name} declares "
                          f"{declaration.language!r} (one language per declaration)")
 

@@ -203,7 +203,8 @@ RESOURCES = tuple(
     Resource(name=f"esbbq_cabbq/{language}/{category}", path=f"esbbq_cabbq/{file_path(language, category)}",
              url=f"{GITHUB_RAW}/langtech-bsc/EsBBQ-CaBBQ/{ESBBQ_COMMIT}/{file_path(language, category)}",
              sha256=SHA256[language][category], git_blob=BLOBS[language][category],
-             description=f"{NAMES[language]} {category} items (Ruiz-Fernández et al. 2025)")
+             description=f"{NAMES[language]} {category} items (Ruiz-Fernández et al. 2025)",
+             lines=ROWS[language][category] + 1)  # a header, then a row per item
     for language in LANGUAGES for category in CATEGORIES
 ) + (Resource(name="esbbq_cabbq/bias_score", path="esbbq_cabbq/bias_score.py",
               url=f"{GITHUB_RAW}/langtech-bsc/EsBBQ-CaBBQ/{ESBBQ_COMMIT}/bias_score.py",

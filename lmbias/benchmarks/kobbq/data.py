@@ -145,18 +145,18 @@ SPEC = DatasetSpec(
 )
 
 
-def _resource(name: str, path: str, sha256: str, blob: str, description: str) -> Resource:
+def _resource(name: str, path: str, sha256: str, blob: str, description: str, lines: int | None = None) -> Resource:
     return Resource(name=f"kobbq/{name}", path=f"kobbq/{path}", url=f"{GITHUB_RAW}/naver-ai/KoBBQ/{KOBBQ_COMMIT}/{path}",
-                    sha256=sha256, git_blob=blob, description=f"{description} (Jin et al. 2024)")
+                    sha256=sha256, git_blob=blob, description=f"{description} (Jin et al. 2024)", lines=lines)
 
 
 RESOURCES = (
     _resource("test_samples", "data/KoBBQ_test_samples.tsv",
               "6eacb1c0ff995c74b26183d368c500193454b7bf96a2a0f9462641e57972aab7", "ea97feba3c586f727aaf385928a79ade83d8d84b",
-              "KoBBQ's test samples"),
+              "KoBBQ's test samples", lines=2_281),  # a header and 2,280 samples
     _resource("prompts", "evaluation/0_evaluation_prompts.tsv",
               "1757448babb55bfc01dce7233f64c2188ad06843646f75b6c590bff633d88bca", "8d9663af15763d414f6c95710ced762fe9d89d53",
-              "KoBBQ's five evaluation prompts"),
+              "KoBBQ's five evaluation prompts", lines=5),  # a header and five prompts, the last without a line end
     _resource("postprocess", "evaluation/3_postprocess_predictions.py",
               "4848428bb8adb7a488d75d9a476f28aab668dd58c6d0fa7cf17693794d04d6b3", "a287e778f7c85760e2b4110fae29d0f07f9adf15",
               "KoBBQ's reply reading, the reference the tests compare with"),

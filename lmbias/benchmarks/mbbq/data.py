@@ -196,6 +196,7 @@ RESOURCES = (Resource(
         sha256=SHA256[category, dataset][language],
         git_blob=BLOBS[category, dataset][language],
         description=f"MBBQ {category} {dataset} set, {language} (Neplenbroek et al. 2024)",
+        lines=ROWS[category][SETS.index(dataset)],  # one item per line
     )
     for category in CATEGORIES for dataset in SETS for language in LANGUAGES
 )

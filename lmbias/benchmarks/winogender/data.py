@@ -26,10 +26,10 @@ PRONOUNS = {"male": {"$NOM_PRONOUN": "he", "$POSS_PRONOUN": "his", "$ACC_PRONOUN
             "female": {"$NOM_PRONOUN": "she", "$POSS_PRONOUN": "her", "$ACC_PRONOUN": "her"},
             "neutral": {"$NOM_PRONOUN": "they", "$POSS_PRONOUN": "their", "$ACC_PRONOUN": "them"}}
 STATISTICS = ("bls_pct_female", "bergsma_pct_female")
-FILES = {
-    "sentences": ("all_sentences.tsv", "bd69da16bf228cb8df63fd0843aec2d8b5c36a7f21bf8c7b168bcc83932556c8"),
-    "templates": ("templates.tsv", "496f2e2dc77296bcebcdd8865a8dc5715ce22b772de9abb5f531d5b3114c48a0"),
-    "occupations": ("occupations-stats.tsv", "3f7f37c16381a70571356982ea7fe613ac700ad04a6d3b19b9f2be18248df567"),
+FILES = {  # file name, SHA-256, lines (a header and a row per line)
+    "sentences": ("all_sentences.tsv", "bd69da16bf228cb8df63fd0843aec2d8b5c36a7f21bf8c7b168bcc83932556c8", 721),
+    "templates": ("templates.tsv", "496f2e2dc77296bcebcdd8865a8dc5715ce22b772de9abb5f531d5b3114c48a0", 121),
+    "occupations": ("occupations-stats.tsv", "3f7f37c16381a70571356982ea7fe613ac700ad04a6d3b19b9f2be18248df567", 61),
 }
 
 COLUMN_TYPES = {
@@ -174,6 +174,6 @@ SPEC = DatasetSpec(
 RESOURCES = tuple(
     Resource(name=f"winogender/{key}", path=f"winogender/data/{name}",
              url=f"{GITHUB_RAW}/rudinger/winogender-schemas/{WINOGENDER_COMMIT}/data/{name}", sha256=sha256,
-             description=f"Winogender {key} (Rudinger et al. 2018)")
-    for key, (name, sha256) in FILES.items()
+             description=f"Winogender {key} (Rudinger et al. 2018)", lines=lines)
+    for key, (name, sha256, lines) in FILES.items()
 )
