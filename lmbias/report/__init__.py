@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..benchmarks import benchmarks, get_benchmark
 from ..checks import check_scalar
+from ..credentials import without_credentials
 from ..errors import InputError, LmbiasError
 from ..files import output_folder, read_json, write_atomic
 from ..model_source import looks_like_path
@@ -60,7 +61,7 @@ def _header(run: Run, label: str, anchor: str) -> list:
     """The run's heading, a table of what produced it, and its Missing box."""
     results = run.results or {}
     config_file = run.path / "config.json"
-    saved = read_json(config_file) if run.results is None and config_file.exists() else {}
+    saved = without_credentials(read_json(config_file)) if run.results is None and config_file.exists() else {}
     data = dataset_of(run)
     config = results.get("config") or saved.get("config", {})
     versions = results.get("versions") or saved.get("versions", {})
