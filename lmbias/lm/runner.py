@@ -111,7 +111,7 @@ def _compare_run_dir(run_dir: Path, config: dict, benchmark: str | None) -> None
                                  "use another --out")
         if saved.get("benchmark") not in (None, benchmark):
             raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
-        recorded = without_credentials(saved["config"])  # a run recorded before lmbias refused a URL's key
+        recorded = without_credentials(saved["config"])  # a run recorded before lmbias refused a URL's key: not shown
         # what only the loaded model tells is compared once it has loaded (claim_run_dir)
         differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k)
                            and not (k in LOADED_SETTINGS and k not in config))

@@ -363,10 +363,9 @@ def check_base_url(url) -> str:
     if not isinstance(url, str):
         raise InputTypeError(f"--base-url must be a URL string, got {type(url).__name__}")
     if "@" in url or strip_credentials(url) != url:
-        raise InputError("--base-url holds credentials (user:KEY@ or a key in its query string), which lmbias never records "
-                         "or shows (so the URL is not repeated here): give the server's address alone (e.g. "
-                         "http://127.0.0.1:8000/v1) and put the API key in an environment variable, OPENAI_API_KEY or the "
-                         "one --api-key-env names; lmbias sends it as the Bearer header OpenAI-compatible servers read")
+        raise InputError("--base-url holds credentials (user:KEY@ or a key in its query string; not repeated here): give the "
+                         "server's address alone (e.g. http://127.0.0.1:8000/v1) and the API key in an environment variable, "
+                         "OPENAI_API_KEY or the one --api-key-env names (sent as the Bearer header OpenAI-compatible servers read)")
     expected = "expected the server's address, e.g. http://127.0.0.1:8000/v1"
     try:
         parts = urllib.parse.urlsplit(url)
