@@ -375,8 +375,9 @@ def check_base_url(url) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InputError(f"--base-url {url!r} is not an http:// or https:// URL with a host; {expected}")
     if parts.query or parts.fragment or url.endswith(("?", "#")):
-        raise InputError(f"--base-url {url!r} has a query string or fragment (?... or #...), which requests to URL/models "
-                         f"and URL/completions cannot keep; {expected}")
+        address = url.split("?")[0].split("#")[0]  # the query is not repeated: a key may hide under another name
+        raise InputError(f"--base-url {address!r} is followed by a query string or fragment (?... or #..., not repeated here), "
+                         f"which requests to URL/models and URL/completions cannot keep; {expected}")
     return url
 
 
