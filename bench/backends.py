@@ -103,7 +103,7 @@ def _peer(lm_eval_python: str, limit: int | None) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=2000, help="BOLD prompts to generate (0: no generation part)")
     parser.add_argument("--stereoset-limit", type=int, help="StereoSet items per task (default: the whole dev set)")
     parser.add_argument("--crows-limit", type=int, help="CrowS-Pairs pairs (default: all 1,508)")

@@ -84,7 +84,7 @@ def token_counts(model: str, rows: list[dict]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--per-category", type=int, default=52, help="items per category (a multiple of 4)")
     parser.add_argument("--lm-eval-python", required=True, help="the Python of an environment with lm-eval 0.4.13")
     parser.add_argument("--model", help="model folder (default: the embedded model's converted folder)")

@@ -121,7 +121,7 @@ def stage_milliseconds(texts, lexicon, repeat):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-texts", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=10, help="best of this many batched runs")
     args = parser.parse_args()

@@ -72,7 +72,7 @@ def timed(function, *args, **kwargs):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=["tiny", "base"], default="tiny")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--texts", type=int, default=None, help="texts for the batched run (default: all)")

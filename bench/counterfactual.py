@@ -82,7 +82,7 @@ def timed(function, *args, **kwargs):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1000, help="samples per prefix (paper: 1000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3, help="runs of ours per attribute (best is reported)")

@@ -76,7 +76,7 @@ def template_gaps(model, tokenizer, head) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--runs", nargs="+", default=list(RUNS),

@@ -95,7 +95,7 @@ def cell(found, digits=1) -> str:
 
 
 def main_() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, required=True, help="folder of the debiased models (control, cda, inlp ...)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the runs")
     parser.add_argument("--stereoset-limit", type=int, default=400, help="StereoSet items per task")

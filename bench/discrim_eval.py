@@ -45,7 +45,7 @@ def main() -> None:
     from lmbias.lm.gguf import embedded_model_dir
     from lmbias.lm.spec import ModelSpec
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=3)
     parser.add_argument("--model", help="a causal LM folder (default: the embedded SmolLM2-135M-Instruct)")
     parser.add_argument("--batch-size", type=int, default=16)

@@ -368,14 +368,14 @@ def _compare(before: Path, after: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run the fixed runs into OUT/<run-id>")
+    run = commands.add_parser("run", help="run the fixed runs into OUT/<run-id>", allow_abbrev=False)
     run.add_argument("--out", type=Path, required=True, help="an empty or new folder")
     run.add_argument("--only", nargs="+", default=[], metavar="NAME", help=f"these runs only, of: {', '.join(RUNS)}")
     run.add_argument("--vllm-python", help="the python of a vLLM environment (default: the one make test builds)")
     run.add_argument("--stand-in", action="store_true", help="serve the served runs with the stand-in, not vLLM")
-    compare = commands.add_parser("compare", help="compare two folders written by run")
+    compare = commands.add_parser("compare", help="compare two folders written by run", allow_abbrev=False)
     compare.add_argument("before", type=Path)
     compare.add_argument("after", type=Path)
     args = parser.parse_args()

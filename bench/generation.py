@@ -54,7 +54,7 @@ def worker(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="default: the embedded SmolLM2-135M-Instruct")
     parser.add_argument("--prompts", type=int, default=256)
     parser.add_argument("--baseline-prompts", type=int, default=32)

@@ -156,7 +156,7 @@ def _tokens(benchmark: str, model_dir: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--lm-eval-python", default=".venv-lmeval/bin/python")
     parser.add_argument("--model", help="a causal LM folder (default: the embedded model, converted)")
     parser.add_argument("--benchmarks", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS))

@@ -104,7 +104,7 @@ def run_lm_eval(python: Path, items: Path, model: str, config: str, batch_size: 
 def main() -> None:
     """Parse the CLI, run lm-eval and write OUT.json."""
     started = time.perf_counter()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=Path, required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", type=Path, required=True)

@@ -5,7 +5,7 @@ import argparse
 
 def peer_arguments(description: str, *, device: bool = False) -> argparse.Namespace:
     """``MODEL_DIR ITEMS [--threads N] [--batch-size N] [--device D]`` parsed; torch set to ``--threads``."""
-    parser = argparse.ArgumentParser(description=description)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=description)
     parser.add_argument("model_dir")
     parser.add_argument("items")
     parser.add_argument("--threads", type=int, default=2)

@@ -29,7 +29,7 @@ metric_list:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("model_dir")
     parser.add_argument("csv")
     parser.add_argument("--limit", type=int)

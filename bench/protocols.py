@@ -74,7 +74,7 @@ def agreement(a: dict, b: dict) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("--crows-pairs", type=int, default=300, help="the first N CrowS-Pairs pairs")
     parser.add_argument("--stereoset", type=int, default=100, help="the first N StereoSet items of each task")
     parser.add_argument("--out", default="runs/bench-protocols")

@@ -29,7 +29,7 @@ REGARD_LABELS = ["negative", "neutral", "positive", "other"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--config-dir", required=True, help="a folder with config.json and the tokenizer files")
     parser.add_argument("--out", required=True)
     parser.add_argument("--causal-only", action="store_true", help="only the causal LM (no BOLD data needed)")

@@ -44,7 +44,7 @@ def main() -> None:
 
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=48)
     parser.add_argument("--samples", type=int, default=25)
     parser.add_argument("--batch-size", type=int, default=8, help="prompts per batch (x samples sequences)")

@@ -58,7 +58,7 @@ def decisions(values: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a causal LM (default: the embedded SmolLM2-135M-Instruct)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch-size", type=int, default=32)

@@ -132,7 +132,7 @@ def timed(function, *args):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="default: the embedded SmolLM2-135M-Instruct")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--baseline-items", type=int, default=167, help="items per task for the loop (x 3 sentences)")

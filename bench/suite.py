@@ -327,7 +327,7 @@ def scoring_seconds(folder: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--lm-eval-python", default="/tmp/lmeval-venv/bin/python",
                         help="the Python of lm-eval's own environment (see the docstring)")
     parser.add_argument("--parts", nargs="+", choices=("load", "lm-eval"), default=["load", "lm-eval"])

@@ -73,7 +73,7 @@ def tokens_per_sentence(model: str, items: list[dict]) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--lm-eval-python", required=True, help="the Python of an environment with lm-eval 0.4.13")
     parser.add_argument("--model", help="model folder (default: the embedded model's converted folder)")
     parser.add_argument("--threads", type=int, default=2)

@@ -242,6 +242,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)  # --api-key must not be read as --api-key-env
         super().__init__(*args, **kwargs)
 
     def _check_value(self, action, value):
@@ -283,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lmbias {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    data_dir = argparse.ArgumentParser(add_help=False)
+    data_dir = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     data_dir.add_argument("--data-dir", help=DATA_DIR_HELP)
 
     summary = commands.add_parser("datasets", parents=[data_dir], help="summarise every dataset")
@@ -387,7 +388,10 @@ def _named_as_options(message: str, parser: argparse.ArgumentParser) -> str:
 
 def _refuse_unrecognized(parser: argparse.ArgumentParser, args, extras: list) -> None:
     """Exit with one line from the subcommand that got ``extras`` ("lmbias run holistic_bias: error:
-    unrecognized arguments: --limit 3"), naming the closest option it has."""
+    unrecognized arguments: --limit 3"), naming the closest option it has; a key given as an option's
+    value is not shown."""
+    from .credentials import shown_arguments
+
     while True:
         action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
         if action is None or getattr(args, action.dest, None) not in action.choices:
@@ -395,7 +399,7 @@ def _refuse_unrecognized(parser: argparse.ArgumentParser, args, extras: list) ->
         parser = action.choices[getattr(args, action.dest)]
     options = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
     unknown = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
-    parser.error(f"unrecognized arguments: {' '.join(extras)}" + (did_you_mean(unknown, options) if unknown else ""))
+    parser.error(f"unrecognized arguments: {shown_arguments(extras)}" + (did_you_mean(unknown, options) if unknown else ""))
 
 
 def _is_suite(argv: list) -> bool:
@@ -441,10 +445,13 @@ def _suite_parser(chosen: list) -> argparse.ArgumentParser:
 
 def _refuse_suite_extras(parser: argparse.ArgumentParser, chosen: list, extras: list) -> None:
     """One line for what ``lmbias run A B ...`` did not recognise: a prefixed option of a benchmark
-    not chosen or that it lacks, a benchmark's own option without its prefix, anything else."""
+    not chosen or that it lacks, a benchmark's own option without its prefix, anything else (a key given
+    as an option's value is not shown)."""
+    from .credentials import shown_arguments
+
     flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
     if flag is None:
-        parser.error(f"unrecognized arguments: {' '.join(extras)} (benchmark names come first, before any option)")
+        parser.error(f"unrecognized arguments: {shown_arguments(extras)} (benchmark names come first, before any option)")
     if "." in flag:
         name, option = flag[2:].split(".", 1)
         if name in chosen:
@@ -462,7 +469,7 @@ def _refuse_suite_extras(parser: argparse.ArgumentParser, chosen: list, extras: 
     if elsewhere:
         parser.error(f"{flag} is an option of {', '.join(elsewhere)}, none of which was chosen ({', '.join(chosen)})")
     options = [f for action in parser._actions for f in action.option_strings if f.startswith("--")]
-    parser.error(f"unrecognized arguments: {' '.join(extras)}{did_you_mean(flag, options)}")
+    parser.error(f"unrecognized arguments: {shown_arguments(extras)}{did_you_mean(flag, options)}")
 
 
 def _parse_suite(argv: list) -> tuple:

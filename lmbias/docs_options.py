@@ -71,7 +71,7 @@ def pages(docs: Path) -> dict[str, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite (or, with ``--check``, compare) every benchmark page's options table; 1 when one differs."""
-    parser = argparse.ArgumentParser(prog="python -m lmbias.docs_options", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m lmbias.docs_options", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 naming each page that differs")
     parser.add_argument("--docs", type=Path, default=Path(__file__).resolve().parents[1] / "docs", help="the docs folder")
     args = parser.parse_args(argv)

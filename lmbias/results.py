@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .benchmarks import benchmarks, get_benchmark, names
 from .benchmarks.custom import register_recorded
+from .credentials import without_credentials
 from .errors import InputError
 from .files import read_json
 from .lm.spec import display_name_of
@@ -252,9 +253,11 @@ def load_runs(paths: Sequence) -> list:
 
 
 def _read_json(path: Path):
-    """The JSON content of a run file; a binary, cut-short or invalid file is a :class:`RunError` naming it."""
+    """The JSON content of a run file, URLs without their credentials (a run written before lmbias
+    refused them may hold some: :func:`lmbias.credentials.without_credentials`); a binary, cut-short or
+    invalid file is a :class:`RunError` naming it."""
     try:
-        return read_json(path)
+        return without_credentials(read_json(path))
     except InputError as error:
         raise RunError(str(error)) from None
 

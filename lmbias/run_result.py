@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .credentials import without_credentials
 from .files import write_atomic
 from .lm.adjustments import CONFIG_KEY
 from .version import __version__
@@ -135,6 +136,7 @@ def default_run_dir(benchmark: str, model: str | None, settings: Mapping[str, An
 
     from .files import slugify
 
+    settings = without_credentials(dict(settings or {}))  # a URL's key never names a folder
     name = f"runs/{benchmark}-{slugify(model or 'smollm2-135m-instruct')}"
     spelled = [slugify(flag if value is True else f"{flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}")
                for flag, value in (settings or {}).items()]

@@ -122,7 +122,7 @@ def add_run_options(parser: argparse.ArgumentParser, option_names) -> None:
 def benchmark_parser(benchmark: Benchmark, parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """``parser`` (a new one if None) with every option of ``lmbias run BENCHMARK``: the benchmark's
     own, ``--out``, then the shared run options it takes, with its defaults."""
-    parser = parser or argparse.ArgumentParser(prog=f"lmbias run {benchmark.name}", add_help=False)
+    parser = parser or argparse.ArgumentParser(allow_abbrev=False, prog=f"lmbias run {benchmark.name}", add_help=False)
     benchmark.add_arguments(parser)
     parser.add_argument("--out", help=f"run directory; an interrupted run resumes there (default: runs/{benchmark.name}-MODEL"
                                       "[-SETTINGS]: the model's name and the options given, so that runs with other "
@@ -134,14 +134,14 @@ def benchmark_parser(benchmark: Benchmark, parser: argparse.ArgumentParser | Non
 
 def own_options(benchmark: Benchmark) -> list:
     """The argparse actions of ``benchmark``'s own options (those its ``add_arguments`` declares)."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     benchmark.add_arguments(parser)
     return [action for action in parser._actions if action.option_strings]
 
 
 def shared_option_names() -> set:
     """The destinations of the shared run options (every backend's own options included) and ``--data-dir``."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     add_run_options(parser, RUN_OPTIONS)
     return {action.dest for action in parser._actions if action.option_strings}
 

@@ -65,7 +65,7 @@ def build_mirror(root: Path, data_dir: Path, wheels: Path = WHEELS) -> list[str]
 
 def main(argv: list[str] | None = None) -> int:
     """Build a mirror from the command line; prints what it lacks and how to serve it."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data",
                         help="the reference data folder (default: ../shared/data beside the clone)")
     parser.add_argument("--wheels", type=Path, default=WHEELS, help=f"the downloaded pinned wheels (default: {WHEELS})")

@@ -69,7 +69,7 @@ def test_bbq_categories_in_any_case_are_the_canonical_names():
 
 
 def test_a_category_matching_two_names_case_aside_is_refused(capsys):
-    parser = argparse.ArgumentParser(prog="lmbias run x")
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="lmbias run x")
     parser.add_argument("--groups", nargs="+", type=any_case(["Race_x_SES", "Race_x_ses"]), choices=["Race_x_SES", "Race_x_ses"])
     assert parser.parse_args(["--groups", "Race_x_ses"]).groups == ["Race_x_ses"]  # as written: no ambiguity
     with pytest.raises(SystemExit):

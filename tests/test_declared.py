@@ -16,7 +16,7 @@ from lmbias.errors import InputError, LmbiasError
 
 def test_an_option_is_checked_converted_and_parsed_from_its_one_declaration():
     types = Option("types", "sentence types", default=(1, 2), type=int, choices=(1, 2), many=True, narrows=True)
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(allow_abbrev=False)
     types.add_to(parser)
     assert parser.parse_args([]).types == [1, 2] and parser.parse_args(["--types", "2"]).types == [2]
     assert types.check((2,)) == [2] and types.narrowed([2]) and not types.narrowed([2, 1])
@@ -43,7 +43,7 @@ def test_the_python_call_refuses_in_one_line_before_anything_is_written(tmp_path
 
 
 def test_the_command_line_is_the_declaration():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(allow_abbrev=False)
     WINOBIAS.add_arguments(parser)
     flags = [action.option_strings[-1] for action in parser._actions if action.option_strings][1:]
     assert flags == ["--split", "--types", "--limit", "--bootstrap", "--protocol", "--prompt-template"]

@@ -17,7 +17,7 @@ LAYERS = (
     ("lmbias.lm", "lmbias.scorers", "lmbias.stats", "lmbias.embeddings", "lmbias.model_source", "lmbias.render",
      "lmbias.run_result", "lmbias.progress", "lmbias.run_lock"),
     ("lmbias.data", "lmbias.resources", "lmbias.plugins", "lmbias.text", "lmbias.files", "lmbias.checks", "lmbias.errors",
-     "lmbias.version", "lmbias.words"),
+     "lmbias.version", "lmbias.words", "lmbias.credentials"),
 )
 
 

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..credentials import strip_credentials
 from ..errors import InputError, LmbiasError
 from ..files import output_folder, write_atomic
 from ..results import Run, data_source, first_line, load_runs, model_of
@@ -110,7 +111,9 @@ def plan(runs: list, repo_id: str, results_dataset: str | None = None, card=None
     for run in runs:
         source = None
         if results_dataset:
-            dataset_files[dataset_path(repo_id, run_slot(run))] = (run.path / "results.json").read_bytes()
+            # the file as recorded, URLs without credentials (a run written before lmbias refused them may hold some)
+            dataset_files[dataset_path(repo_id, run_slot(run))] = strip_credentials(
+                (run.path / "results.json").read_text(encoding="utf-8")).encode()
             source = f"{HUB}/datasets/{results_dataset}/blob/main/{dataset_path(repo_id, run_slot(run))}"
         results += eval_results_of(run, source)
         name = f".eval_results/{run.benchmark}.yaml"

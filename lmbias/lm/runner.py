@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checks import check_scalar, check_texts
+from ..credentials import without_credentials
 from ..errors import InputError, LmbiasError
 from ..files import full_disk_error, write_atomic, write_lines_atomic
 from ..run_lock import LOCK_FILE
@@ -110,7 +111,7 @@ def _compare_run_dir(run_dir: Path, config: dict, benchmark: str | None) -> None
                                  "use another --out")
         if saved.get("benchmark") not in (None, benchmark):
             raise RunConfigError(f"{run_dir} holds a {saved['benchmark']} run, not {benchmark}: use another --out directory")
-        recorded = saved["config"]
+        recorded = without_credentials(saved["config"])  # a run recorded before lmbias refused a URL's key: not shown
         # what only the loaded model tells is compared once it has loaded (claim_run_dir)
         differing = sorted(k for k in set(recorded) | set(config) if recorded.get(k) != config.get(k)
                            and not (k in LOADED_SETTINGS and k not in config))

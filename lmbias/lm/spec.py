@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checks import check_choice
+from ..credentials import without_credentials
 from ..errors import InputError, InputTypeError
 from ..model_source import looks_like_path
 from .adjustments import check_backend_can_apply
@@ -200,20 +201,21 @@ class ModelSpec:
 
     def recorded(self) -> dict:
         """What a run's results record of this spec besides the model: the revision, the placement
-        over several devices, and the backend with its options (none for the default backend)."""
+        over several devices, and the backend with its options (none for the default backend), URLs without
+        their credentials (:func:`lmbias.credentials.strip_credentials`)."""
         backend = self.engine
         return {**({"revision": self.revision} if self.revision else {}),
                 **({"device_map": self.device_map, "max_memory": self.max_memory} if self.device_map else {}),
-                **({"backend": self.backend, **{key: value for key, value in self.options.items()
+                **({"backend": self.backend, **{key: without_credentials(value) for key, value in self.options.items()
                                                 if key not in backend.unrecorded_options}} if backend.recorded else {}),
                 **self.prompting()}
 
     def identity(self) -> dict:
         """The settings a run's ``config.json`` records and a resume compares: the revision and the
-        backend with every given option that can change its numbers."""
+        backend with every given option that can change its numbers (URLs without their credentials)."""
         backend = self.engine
         return {**({"revision": self.revision} if self.revision else {}),
-                **({"backend": self.backend, **{key: value for key, value in self.options.items()
+                **({"backend": self.backend, **{key: without_credentials(value) for key, value in self.options.items()
                                                 if key not in backend.neutral_options + backend.unrecorded_options}}
                    if backend.recorded else {}),
                 **self.prompting()}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..benchmarks import benchmarks, get_benchmark
 from ..checks import check_scalar
+from ..credentials import without_credentials
 from ..errors import InputError, LmbiasError
 from ..files import output_folder, read_json, write_atomic
 from ..model_source import looks_like_path
@@ -42,8 +43,8 @@ def _flat(value) -> str:
 
 
 def model_origin(model: dict) -> str:
-    """Where a run's model came from, in words: a Hub id (with its commit), a local folder or file, or
-    a converted copy in this machine's cache (the embedded model), never a bare cache path."""
+    """Where a run's model came from, in words: a Hub id (with its commit), a local folder or file, a
+    server's address, or a converted copy in this machine's cache (the embedded model), never a bare cache path."""
     name, source, revision = model.get("name"), model.get("source"), model.get("revision")
     if not source:
         return "not recorded"
@@ -51,6 +52,8 @@ def model_origin(model: dict) -> str:
     caches = [str(cache_dir()), str(Path("~/.cache").expanduser())]
     if source != name and any(source.startswith(folder) for folder in caches):
         return f"{name or 'the model'}, converted into this machine's cache (not a file to share)"
+    if "://" in source:  # a served model (--backend openai, openai-chat): its server's address
+        return f"{name or 'the model'}, served at {source}"
     if looks_like_path(source):
         return f"local folder or file {source}"
     return f"Hugging Face Hub model {source}" + (f" at revision {revision}" if revision else "")
@@ -60,7 +63,7 @@ def _header(run: Run, label: str, anchor: str) -> list:
     """The run's heading, a table of what produced it, and its Missing box."""
     results = run.results or {}
     config_file = run.path / "config.json"
-    saved = read_json(config_file) if run.results is None and config_file.exists() else {}
+    saved = without_credentials(read_json(config_file)) if run.results is None and config_file.exists() else {}
     data = dataset_of(run)
     config = results.get("config") or saved.get("config", {})
     versions = results.get("versions") or saved.get("versions", {})

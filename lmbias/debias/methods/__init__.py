@@ -117,7 +117,7 @@ class DebiasMethod:
 
     def defaults(self) -> dict:
         """Its options and their defaults, read from ``add_arguments``."""
-        parser = argparse.ArgumentParser(add_help=False)
+        parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
         if self.add_arguments is not None:
             self.add_arguments(parser)
         return vars(parser.parse_args([]))

@@ -15,7 +15,9 @@ The API key is read from an environment variable (``OPENAI_API_KEY``, or the one
 names) and only ever put in the request header: it is never printed, logged or written, and any
 server text lmbias shows or stores (error bodies, model names, continuations) has it replaced by
 ``[API key]`` (:func:`redact`), since some servers echo it: as it is, JSON-escaped (``sk-A\\/B``) or
-URL-encoded (``sk-A%2FB``, ``sk-A%2fB``).
+URL-encoded (``sk-A%2FB``, ``sk-A%2fB``). A key is never taken from the command line or the URL:
+``--api-key-env`` must be a variable's name, and a ``--base-url`` with credentials (``user:KEY@``, a
+key in its query string) is refused (:func:`check_base_url`) without being repeated.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...checks import check_scalar
-from ...errors import InputError, LmbiasError
+from ...credentials import check_env_name, strip_credentials
+from ...errors import InputError, InputTypeError, LmbiasError
 from ..chat import encode_prompts
 from . import Backend, causal_only, check_real
 from .vllm import sample_seed
@@ -306,13 +309,15 @@ def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
     ``api_key_env`` and serves ``model`` (one ``/v1/models`` request); returns the key (None without one).
 
     Raises:
+        InputError: ``base_url`` is not a server's address or holds credentials (:func:`check_base_url`),
+            or ``api_key_env`` cannot name an environment variable (it is not repeated: it may be a key).
         ServerError: unreachable, no answer in time, the key refused, not an OpenAI-compatible server
             (an answer that is not a model list), or ``model`` not served.
     """
     import httpx
 
-    api_key = os.environ.get(api_key_env) or None
-    base_url = base_url.rstrip("/")
+    base_url = check_base_url(base_url).rstrip("/")
+    api_key = os.environ.get(check_env_name(api_key_env, "--api-key-env")) or None
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         response = httpx.get(f"{base_url}/models", headers=headers, timeout=min(timeout, CHECK_TIMEOUT))
@@ -339,6 +344,41 @@ def check_served(base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KE
         shown = redact(repr(served), api_key)
         raise ServerError(f"--model {model!r} is not served by {base_url}; it serves {shown[:300]}")
     return api_key
+
+
+def check_base_url(url) -> str:
+    """``url`` if it is a server's address that requests can be built on: ``http://`` or ``https://``, a
+    host, and no query string or fragment (requests go to ``URL/models``, ``URL/completions``).
+
+    A URL with credentials, ``user:KEY@host`` (which httpx would send as HTTP basic authentication
+    in place of the Bearer key OpenAI-compatible servers read) or a key-like query parameter
+    (:func:`lmbias.credentials.looks_secret`), is refused without repeating it: the key goes in the
+    environment variable ``--api-key-env`` names.
+
+    >>> check_base_url("http://127.0.0.1:8000/v1")
+    'http://127.0.0.1:8000/v1'
+    """
+    import urllib.parse
+
+    if not isinstance(url, str):
+        raise InputTypeError(f"--base-url must be a URL string, got {type(url).__name__}")
+    if "@" in url or strip_credentials(url) != url:
+        raise InputError("--base-url holds credentials (user:KEY@ or a key in its query string; not repeated here): give the "
+                         "server's address alone (e.g. http://127.0.0.1:8000/v1) and the API key in an environment variable, "
+                         "OPENAI_API_KEY or the one --api-key-env names (sent as the Bearer header OpenAI-compatible servers read)")
+    expected = "expected the server's address, e.g. http://127.0.0.1:8000/v1"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (a port that is not a number raises ValueError)
+    except ValueError:
+        raise InputError(f"--base-url {url!r} is not a valid URL; {expected}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"--base-url {url!r} is not an http:// or https:// URL with a host; {expected}")
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        address = url.split("?")[0].split("#")[0]  # the query is not repeated: a key may hide under another name
+        raise InputError(f"--base-url {address!r} is followed by a query string or fragment (?... or #..., not repeated here), "
+                         f"which requests to URL/models and URL/completions cannot keep; {expected}")
+    return url
 
 
 NO_TOKENIZER = ("likelihood scoring with --backend openai needs the served model's tokenizer (the scores are per token): "
