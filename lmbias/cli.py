@@ -177,10 +177,16 @@ def _leaderboard(args) -> int:
 
 
 def _report(args) -> int:
+    from pathlib import Path
+
     from .report import build_report
 
     options = {k: v for k, v in vars(args).items() if k not in ("command", "func", "run_dirs", "out") and (k != "dpi" or v is not None)}
-    path = build_report(args.run_dirs, args.out, **options)
+    if args.out is None and len(args.run_dirs) > 1:
+        raise InputError(f"--out is needed with {len(args.run_dirs)} run folders: the report's folder (one run folder's "
+                         "report goes to reports/<its name> by default)")
+    out = args.out or Path("reports") / Path(args.run_dirs[0]).resolve().name
+    path = build_report(args.run_dirs, out, **options)
     print(f"wrote {path} (self-contained; each figure also as a PNG in {path.parent})")
     return 0
 
@@ -338,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="a self-contained HTML report with the papers' figures for runs")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories; several = models side by side")
-    report.add_argument("--out", required=True, help="report folder: report.html and one PNG per figure")
+    report.add_argument("--out", help="report folder: report.html and one PNG per figure (default, for one RUN_DIR: "
+                                      "reports/<RUN_DIR's folder name>; needed with several)")
     for benchmark in benchmarks():
         benchmark.add_report_arguments(report)
     report.add_argument("--dpi", type=int, help="figure resolution in dots per inch, 10 to 1200 (default 200: sharp in print)")
@@ -501,22 +508,29 @@ def _declared(argv: list) -> list:
     return rewritten
 
 
+def parse_command(argv: Sequence[str]) -> tuple:
+    """``(args, parser)``: the command line ``argv`` (without the program name) parsed as :func:`main`
+    parses it, nothing run. A mistake exits (``SystemExit`` 2) with its one line, as :func:`main` does;
+    a declaration file (``./mine.yaml``) that cannot be read raises :class:`~lmbias.errors.LmbiasError`."""
+    argv = _declared(list(argv))
+    if _is_suite(argv):
+        return _parse_suite(argv[1:])
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unrecognized(parser, args, extras)
+    return args, parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv = _declared(argv)
+        args, parser = parse_command(argv)
     except LmbiasError as error:
         report_error(f"lmbias: error: {error}")
         return 2
-    if _is_suite(argv):
-        args, parser = _parse_suite(argv[1:])
-    else:
-        parser = build_parser()
-        args, extras = parser.parse_known_args(argv)
-        if extras:
-            _refuse_unrecognized(parser, args, extras)
     try:
         if getattr(args, "backend", None) and backends.get_backend(args.backend).own_workers \
                 and getattr(args, "num_processes", 1) > 1:
