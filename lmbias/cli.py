@@ -195,9 +195,13 @@ RUN_DESCRIPTION = """\
 Run one benchmark (`lmbias run bbq --categories Age`, its own options after its name) or several on
 one loaded model, each into its own folder under one parent (default runs/NAME/BENCHMARK):
   lmbias run bbq winogender --model M --name NAME --bbq.categories Age
-  lmbias run model-card --model M --name NAME       (a named set; `lmbias run --list` shows them)
+  lmbias run model-card --model M --name NAME       (a named set of benchmarks, below)
+  lmbias run ./mine.yaml --model M                  (your own benchmark, declared in a .yaml or .json
+                                                    file beside its data: docs/custom-benchmarks.md)
+  lmbias run --list                                 (the sets and every benchmark, and exit)
 With several, a benchmark's own options take its name in front (--bbq.limit 20); the shared ones
-(--model, --batch-size, --seed ...) apply to every benchmark that takes them."""
+(--model, --batch-size, --seed ...) apply to every benchmark that takes them, and so does --protocol
+given once (every chosen benchmark must have it)."""
 
 EXAMPLES = """\
 examples:
@@ -261,6 +265,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+def _sets_help() -> str:
+    """The sets of benchmarks, for ``lmbias run --help``."""
+    lines = ["sets (several benchmarks by one name):"]
+    for name, members in suite.SETS.items():
+        lines.append(f"  {name:<14} {suite.SET_DESCRIPTIONS[name]}" + (f": {', '.join(members)}" if members else ""))
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
     parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.", epilog=EXAMPLES)
@@ -302,8 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
             benchmark.add_score_arguments(command)
             command.set_defaults(func=lambda args: get_benchmark(args.benchmark).score(args))
 
-    run = commands.add_parser("run", help="run benchmarks on a model (the main job)", description=RUN_DESCRIPTION)
-    run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    run = commands.add_parser("run", help="run benchmarks on a model (the main job)", description=RUN_DESCRIPTION,
+                              epilog=_sets_help())
+    run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK",
+                                        help="a benchmark below, a set (" + ", ".join(suite.SETS)
+                                             + ") or a declaration file (./mine.yaml); several run on one model load")
     for benchmark in benchmarks():
         command = run_benchmarks.add_parser(benchmark.name, help=benchmark.description, description=benchmark.description)
         benchmark_parser(benchmark, command)
@@ -412,6 +427,8 @@ def _suite_parser(chosen: list) -> argparse.ArgumentParser:
                                       "(default: runs/NAME, NAME being --name or the model's name)")
     taken = [name for name in RUN_OPTIONS if any(name in get_benchmark(b).run_options for b in chosen)]
     suite.add_run_options(parser, taken)
+    for action in suite.given_once_options(chosen):
+        parser._add_action(action)
     for name in chosen:
         group = parser.add_argument_group(f"{name}'s own options")
         for action in suite.own_options(get_benchmark(name)):

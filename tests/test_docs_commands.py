@@ -237,3 +237,16 @@ def test_the_custom_benchmark_example_runs_and_reports_as_its_page_says(tmp_path
         else:
             assert (tmp_path / "reports" / "hiring_bias" / "report.html").is_file()
             assert "reports/hiring_bias/report.html" in page
+
+
+def test_the_readme_opens_with_what_a_user_does_first():
+    """The README's first lines say what lmbias is in a few lines, then its first section starts with the
+    commands a user runs; where the tests find their data is a developer's note, in docs/setup.md."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    opening = readme.split("\n## ", 1)[0].split("\n", 1)[1].strip()
+    assert len(opening.splitlines()) <= 5, opening
+    first_section = readme.split("\n## ", 2)[1]
+    assert first_section.split("\n", 1)[1].lstrip().startswith("```bash\nmake run "), first_section[:300]
+    assert "CPU time" in first_section and "wall time" in first_section
+    developers = "The tests read the\nreference data from `LMBIAS_DATA_DIR`"
+    assert developers not in readme and developers in (REPO / "docs" / "setup.md").read_text(encoding="utf-8")
