@@ -262,3 +262,25 @@ def test_plumbing_a_model_card_suite_reports_its_scorecard_on_one_screen(tmp_pat
         bottom = driver.execute_script("return document.querySelector('table.scorecard').getBoundingClientRect().bottom")
         assert bottom <= 800, bottom
         screenshot(driver, "report-model-card-1280x800")
+
+
+def test_writing_a_finished_run_again_changes_nothing_unless_its_results_changed(tmp_path):
+    """write_run on a folder that holds the same run (a rerun that only read it back: its timing differs) leaves
+    every file byte for byte, mtime included; a run whose numbers or files differ is written."""
+    from lmbias.run_result import RunResult, write_run
+
+    def result(timing, value, scores="a\n"):
+        return RunResult(benchmark="x", model={"name": "m"}, data={}, config={"seed": 0}, results={"v": value},
+                         timing=timing, versions={"lmbias": "t"}, out=str(tmp_path), files={"scores.jsonl": scores})
+
+    records = lambda content: []  # noqa: E731
+    first = write_run(result({"seconds": 12.5, "items_scored": 4}, 0.25), records)
+    before = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in tmp_path.iterdir()}
+    again = write_run(result({"seconds": 0.0, "items_scored": 0}, 0.25), records)
+    assert again == first and again["timing"] == {"seconds": 12.5, "items_scored": 4}
+    assert {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in tmp_path.iterdir()} == before
+    assert write_run(result({"seconds": 1.0}, 0.5), records)["results"] == {"v": 0.5}
+    assert json.loads((tmp_path / "results.json").read_text())["timing"] == {"seconds": 1.0}
+    write_run(result({"seconds": 2.0}, 0.5, scores="b\n"), records)
+    assert (tmp_path / "scores.jsonl").read_text() == "b\n"
+    assert json.loads((tmp_path / "results.json").read_text())["timing"] == {"seconds": 2.0}
