@@ -177,10 +177,16 @@ def _leaderboard(args) -> int:
 
 
 def _report(args) -> int:
+    from pathlib import Path
+
     from .report import build_report
 
     options = {k: v for k, v in vars(args).items() if k not in ("command", "func", "run_dirs", "out") and (k != "dpi" or v is not None)}
-    path = build_report(args.run_dirs, args.out, **options)
+    if args.out is None and len(args.run_dirs) > 1:
+        raise InputError(f"--out is needed with {len(args.run_dirs)} run folders: the report's folder (one run folder's "
+                         "report goes to reports/<its name> by default)")
+    out = args.out or Path("reports") / Path(args.run_dirs[0]).resolve().name
+    path = build_report(args.run_dirs, out, **options)
     print(f"wrote {path} (self-contained; each figure also as a PNG in {path.parent})")
     return 0
 
@@ -189,9 +195,13 @@ RUN_DESCRIPTION = """\
 Run one benchmark (`lmbias run bbq --categories Age`, its own options after its name) or several on
 one loaded model, each into its own folder under one parent (default runs/NAME/BENCHMARK):
   lmbias run bbq winogender --model M --name NAME --bbq.categories Age
-  lmbias run model-card --model M --name NAME       (a named set; `lmbias run --list` shows them)
+  lmbias run model-card --model M --name NAME       (a named set of benchmarks, below)
+  lmbias run ./mine.yaml --model M                  (your own benchmark, declared in a .yaml or .json
+                                                    file beside its data: docs/custom-benchmarks.md)
+  lmbias run --list                                 (the sets and every benchmark, and exit)
 With several, a benchmark's own options take its name in front (--bbq.limit 20); the shared ones
-(--model, --batch-size, --seed ...) apply to every benchmark that takes them."""
+(--model, --batch-size, --seed ...) apply to every benchmark that takes them, and so does --protocol
+given once (every chosen benchmark must have it)."""
 
 EXAMPLES = """\
 examples:
@@ -278,6 +288,14 @@ def _push(args) -> int:
     return 0
 
 
+def _sets_help() -> str:
+    """The sets of benchmarks, for ``lmbias run --help``."""
+    lines = ["sets (several benchmarks by one name):"]
+    for name, members in suite.SETS.items():
+        lines.append(f"  {name:<14} {suite.SET_DESCRIPTIONS[name]}" + (f": {', '.join(members)}" if members else ""))
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lmbias`` command."""
     parser = Parser(prog="lmbias", description="Social-bias benchmarks for language models.", epilog=EXAMPLES)
@@ -319,8 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
             benchmark.add_score_arguments(command)
             command.set_defaults(func=lambda args: get_benchmark(args.benchmark).score(args))
 
-    run = commands.add_parser("run", help="run benchmarks on a model (the main job)", description=RUN_DESCRIPTION)
-    run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    run = commands.add_parser("run", help="run benchmarks on a model (the main job)", description=RUN_DESCRIPTION,
+                              epilog=_sets_help())
+    run_benchmarks = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK",
+                                        help="a benchmark below, a set (" + ", ".join(suite.SETS)
+                                             + ") or a declaration file (./mine.yaml); several run on one model load")
     for benchmark in benchmarks():
         command = run_benchmarks.add_parser(benchmark.name, help=benchmark.description, description=benchmark.description)
         benchmark_parser(benchmark, command)
@@ -360,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="a self-contained HTML report with the papers' figures for runs")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories; several = models side by side")
-    report.add_argument("--out", required=True, help="report folder: report.html and one PNG per figure")
+    report.add_argument("--out", help="report folder: report.html and one PNG per figure (default, for one RUN_DIR: "
+                                      "reports/<RUN_DIR's folder name>; needed with several)")
     for benchmark in benchmarks():
         benchmark.add_report_arguments(report)
     report.add_argument("--dpi", type=int, help="figure resolution in dots per inch, 10 to 1200 (default 200: sharp in print)")
@@ -430,6 +452,8 @@ def _suite_parser(chosen: list) -> argparse.ArgumentParser:
                                       "(default: runs/NAME, NAME being --name or the model's name)")
     taken = [name for name in RUN_OPTIONS if any(name in get_benchmark(b).run_options for b in chosen)]
     suite.add_run_options(parser, taken)
+    for action in suite.given_once_options(chosen):
+        parser._add_action(action)
     for name in chosen:
         group = parser.add_argument_group(f"{name}'s own options")
         for action in suite.own_options(get_benchmark(name)):
@@ -529,22 +553,29 @@ def _declared(argv: list) -> list:
     return rewritten
 
 
+def parse_command(argv: Sequence[str]) -> tuple:
+    """``(args, parser)``: the command line ``argv`` (without the program name) parsed as :func:`main`
+    parses it, nothing run. A mistake exits (``SystemExit`` 2) with its one line, as :func:`main` does;
+    a declaration file (``./mine.yaml``) that cannot be read raises :class:`~lmbias.errors.LmbiasError`."""
+    argv = _declared(list(argv))
+    if _is_suite(argv):
+        return _parse_suite(argv[1:])
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unrecognized(parser, args, extras)
+    return args, parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; an :class:`~lmbias.errors.LmbiasError` (a user mistake, a missing resource)
     prints one line and exits with status 2, and any other exception is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv = _declared(argv)
+        args, parser = parse_command(argv)
     except LmbiasError as error:
         report_error(f"lmbias: error: {error}")
         return 2
-    if _is_suite(argv):
-        args, parser = _parse_suite(argv[1:])
-    else:
-        parser = build_parser()
-        args, extras = parser.parse_known_args(argv)
-        if extras:
-            _refuse_unrecognized(parser, args, extras)
     try:
         if getattr(args, "backend", None) and backends.get_backend(args.backend).own_workers \
                 and getattr(args, "num_processes", 1) > 1:

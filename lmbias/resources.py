@@ -431,7 +431,8 @@ def locate_first(
         except ResourceNotFoundError:
             continue
         if name != names[0]:
-            _say_instead(names[0], name, path, "is not in a data folder or the cache")
+            _say_instead(names[0], name, path, "is in no data folder and not in the cache (a copy here comes before any "
+                                               "download; nothing to fix)")
         return get_resource(name), path
     errors = []
     for name in names:
@@ -454,5 +455,5 @@ def _say_instead(first: str, chosen: str, path: Path, why: str) -> None:
     if (first, str(path)) in _said_instead:
         return
     _said_instead.add((first, str(path)))
-    print(f"lmbias: reading {chosen} ({get_resource(chosen).description}) from {path}: {first} "
-          f"({get_resource(first).description}) {why}", file=sys.stderr, flush=True)
+    print(f"lmbias: note: reading {chosen} ({get_resource(chosen).description}) from {path} in place of {first} "
+          f"({get_resource(first).description}), which {why}", file=sys.stderr, flush=True)

@@ -105,16 +105,36 @@ class RunResult:
 def write_run(result: RunResult, records: Callable[[dict], Iterable[dict]]) -> dict:
     """Write ``result.files`` and then ``<result.out>/results.json`` (headline records from
     ``records``), each atomically, so that a results.json on disk always describes complete files;
-    then remove the files ``result.obsolete`` names. Returns the results dict as written."""
+    then remove the files ``result.obsolete`` names. Returns the results dict as written.
+
+    A finished run that a rerun only read back (the same files and results, only its timing differing:
+    nothing was computed again) is left as it is, every file byte for byte, and its results dict returned."""
     out = Path(result.out)
-    for name, content in result.files.items():
-        write_atomic(out / name, content)
     content = result.to_dict(records)
+    finished = _finished(out, result.files, content)
+    if finished is not None:
+        return finished
+    for name, content_of_file in result.files.items():
+        write_atomic(out / name, content_of_file)
     write_atomic(out / RESULTS_FILE, json.dumps(content, indent=2, allow_nan=False) + "\n")
     for pattern in result.obsolete:
         for path in out.glob(pattern):
             path.unlink()
     return content
+
+
+def _finished(out: Path, files: Mapping[str, str | bytes], content: dict) -> dict | None:
+    """The results dict already in ``out`` when it holds these ``files`` byte for byte and the same
+    results as ``content`` but for the timing; None otherwise (a new run, or one whose numbers changed)."""
+    try:
+        saved = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8"))
+        same_files = all((out / name).read_bytes() == (data.encode("utf-8") if isinstance(data, str) else data)
+                         for name, data in files.items())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not same_files or not isinstance(saved, dict):
+        return None
+    return saved if {**saved, "timing": None} == {**content, "timing": None} else None
 
 
 def default_run_dir(benchmark: str, model: str | None, settings: Mapping[str, Any] | None = None) -> str:

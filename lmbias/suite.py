@@ -44,6 +44,10 @@ SET_DESCRIPTIONS = {
     "bbq-languages": "BBQ in every language it exists in, each set scored as its authors score it",
     "all": "every registered benchmark",
 }
+# A benchmark's own options that may also be given once, unprefixed, for every chosen benchmark
+# (``lmbias run winobias winogender --protocol generate``); each chosen benchmark must have it, and a
+# benchmark's prefixed one (``--winobias.protocol``) wins over it.
+GIVEN_ONCE = ("protocol",)
 DATA_DIR_HELP = "local data folder (default: LMBIAS_DATA_DIR, the cache, a download)"
 # A benchmark's ``--help`` lists its own options first, then these groups of shared ones.
 _RUN_OPTION_GROUPS = {
@@ -139,6 +143,43 @@ def own_options(benchmark: Benchmark) -> list:
     return [action for action in parser._actions if action.option_strings]
 
 
+def given_once_options(chosen: Sequence[str]) -> list:
+    """The argparse actions of the :data:`GIVEN_ONCE` options that some of ``chosen`` have, unprefixed, with
+    the choices of all of them (:func:`plan` checks each benchmark's own)."""
+    import copy
+
+    added = []
+    for key in GIVEN_ONCE:
+        actions = [action for name in chosen for action in own_options(get_benchmark(name)) if action.dest == key]
+        if actions:
+            action = copy.copy(actions[0])
+            choices = [choice for each in actions for choice in (each.choices or ())]
+            action.choices = list(dict.fromkeys(choices)) or None
+            action.help = (f"given once, for every chosen benchmark (each must have {action.option_strings[-1]}; "
+                           f"--NAME.{action.option_strings[-1][2:]} for one alone)")
+            added.append(action)
+    return added
+
+
+def _check_given_once(chosen: Sequence[str], key: str, value) -> None:
+    """An InputError unless every one of ``chosen`` has the own option ``key`` and takes ``value``."""
+    flag = "--" + key.replace("_", "-")
+    lacking, refusing = [], []
+    for name in chosen:
+        action = next((a for a in own_options(get_benchmark(name)) if a.dest == key), None)
+        if action is None:
+            lacking.append(name)
+        elif action.choices is not None and value not in action.choices:
+            refusing.append(f"{name} (its: {', '.join(map(str, action.choices))})")
+    if lacking:
+        having = [name for name in chosen if name not in lacking]
+        raise InputError(f"{flag} given once applies to every chosen benchmark, but {', '.join(lacking)} "
+                         f"{'has' if len(lacking) == 1 else 'have'} no {flag}; give it to "
+                         + " / ".join(f"--{name}.{key}" for name in having) + " instead")
+    if refusing:
+        raise InputError(f"{flag} {value} is not a choice of {'; '.join(refusing)}")
+
+
 def shared_option_names() -> set:
     """The destinations of the shared run options (every backend's own options included) and ``--data-dir``."""
     parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
@@ -162,6 +203,9 @@ def plan(chosen: Sequence[str], shared: Mapping, own: Mapping[str, Mapping], *, 
             raise InputError(f"options for {name!r} were given, but {name!r} is not among the chosen benchmarks "
                              f"({', '.join(chosen)})" if name in names() else
                              f"options for {name!r} were given, but there is no benchmark {name!r} ({', '.join(chosen)} were chosen)")
+    for key in GIVEN_ONCE:
+        if key in shared:
+            _check_given_once(chosen, key, shared[key])
     defaults = {name: vars(benchmark_parser(get_benchmark(name)).parse_args([])) for name in chosen}
     taken = {key for name in chosen for key in defaults[name]}
     unknown = sorted(set(shared) - taken - {"out"})
@@ -182,7 +226,7 @@ def plan(chosen: Sequence[str], shared: Mapping, own: Mapping[str, Mapping], *, 
                 raise InputError(f"{name} has no option {key!r}" + (f"; did you mean {close[0]!r}?" if close else "")
                                  + f" (its options: {', '.join(sorted(valid)) or 'none'})")
             options[key] = value
-        options.update({key: value for key, value in shared.items() if key in options})
+        options.update({key: value for key, value in shared.items() if key in options and key not in (own.get(name) or {})})
         options.update(out=str(parent / name), benchmark=name)
         runs.append((get_benchmark(name), argparse.Namespace(**options)))
     return runs
@@ -311,7 +355,7 @@ def run_suite(benchmarks: Sequence[str], *, out=None, progress: bool = True, **o
         if not isinstance(value, Mapping):
             raise InputError(f"{key}= must be a dict of {key}'s own options (e.g. {key}={{'limit': 10}}), got {value!r}")
     shared = {key: value for key, value in options.items() if key not in own}
-    valid = shared_option_names() | {"name"}
+    valid = shared_option_names() | {"name", *GIVEN_ONCE}
     for key in shared:
         if key not in valid:
             owners = [name for name in chosen if key in {a.dest for a in own_options(get_benchmark(name))}]

@@ -79,6 +79,34 @@ def test_top_level_help_has_examples_and_every_environment_variable_it_names_is_
     assert len(named) >= 7 and all(f'"{name}"' in source for name in named), named  # no variable lmbias does not read
 
 
+def test_run_help_names_the_list_the_sets_and_declared_benchmarks(capsys, monkeypatch):
+    """`lmbias run --help` is where a newcomer looks: it names `--list`, every set with its members, a
+    `.yaml` declaration and --protocol given once (as the suite parser reads them: each example is accepted)."""
+    from lmbias.cli import parse_command
+    from lmbias.suite import SETS, set_members
+
+    monkeypatch.setenv("COLUMNS", "250")
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = capsys.readouterr().out
+    assert "lmbias run --list " in text and "./mine.yaml" in text and "docs/custom-benchmarks.md" in text
+    for name, members in SETS.items():
+        assert re.search(rf"^  {name} +.*{', '.join(members) if members else 'every registered benchmark'}$", text, flags=re.M)
+    assert set_members("model-card") == list(SETS["model-card"])
+    assert "apply to every benchmark that takes them, and so does --protocol given once" in " ".join(text.split())
+    assert parse_command(["run", "winobias", "winogender", "--protocol", "generate"])[0].protocol == "generate"
+
+
+def test_report_without_out_refuses_several_runs_in_one_line(tmp_path, monkeypatch, capsys):
+    """One run folder's report goes to reports/<its name> (run for real in tests/test_docs_commands.py); several
+    have no one name: --out is asked for, in one line, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "runs/a", "runs/b"]) == 2
+    assert capsys.readouterr().err.strip() == ("lmbias: error: --out is needed with 2 run folders: the report's folder (one "
+                                               "run folder's report goes to reports/<its name> by default)")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("benchmark", ["bold", "stereoset", "crows_pairs", "counterfactual"])
 def test_run_help_lists_the_benchmarks_own_options_before_the_shared_groups(benchmark, capsys):
     from lmbias.benchmarks import get_benchmark

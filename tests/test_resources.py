@@ -501,11 +501,12 @@ def test_reading_the_flat_stereoset_copy_instead_of_dev_json_says_so_once(data_d
     flat = copy_resource("stereoset/dev_flat", data_dir, tmp_path)
     assert len(lmbias.load_rows("stereoset", data_dir=tmp_path)) == len(lmbias.load_rows("stereoset", data_dir=tmp_path)) == 4_229
     assert capsys.readouterr().err.splitlines() == [
-        f"lmbias: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from {flat}: stereoset/dev "
-        f"({REGISTRY['stereoset/dev'].description}) is not in a data folder or the cache"]
+        f"lmbias: note: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from {flat} in place of "
+        f"stereoset/dev ({REGISTRY['stereoset/dev'].description}), which is in no data folder and not in the cache (a copy "
+        "here comes before any download; nothing to fix)"]
     copy_resource("stereoset/dev_flat", data_dir, resources.cache_dir())  # another file: said again, for it
     lmbias.load_rows("stereoset")
-    assert capsys.readouterr().err.count("lmbias: reading stereoset/dev_flat") == 1
+    assert capsys.readouterr().err.count("lmbias: note: reading stereoset/dev_flat") == 1
 
 
 def test_a_failed_download_of_dev_json_and_the_flat_copy_from_the_wheel_says_why(mirror, monkeypatch, capsys):
@@ -516,6 +517,6 @@ def test_a_failed_download_of_dev_json_and_the_flat_copy_from_the_wheel_says_why
     assert len(lmbias.load_rows("stereoset")) == 4_229
     url = f"{mirror.url}{urlsplit(REGISTRY['stereoset/dev'].url).path}"
     assert capsys.readouterr().err.splitlines() == [
-        f"lmbias: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from "
-        f"{resources.cache_dir() / REGISTRY['stereoset/dev_flat'].path}: stereoset/dev ({REGISTRY['stereoset/dev'].description}) "
-        f"could not be had (download of {url} failed: HTTP Error 404: File not found)"]
+        f"lmbias: note: reading stereoset/dev_flat ({REGISTRY['stereoset/dev_flat'].description}) from "
+        f"{resources.cache_dir() / REGISTRY['stereoset/dev_flat'].path} in place of stereoset/dev "
+        f"({REGISTRY['stereoset/dev'].description}), which could not be had (download of {url} failed: HTTP Error 404: File not found)"]

@@ -59,10 +59,13 @@ def test_plumbing_a_suite_writes_what_each_benchmark_writes_alone_on_one_model_l
     from lmbias.results import load_runs
 
     assert [(run.benchmark, run.model) for run in load_runs([suite])] == [("winobias", "Smol"), ("winogender", "Smol")]
-    # a rerun resumes every benchmark: nothing is scored again
+    # a rerun resumes every benchmark: nothing is scored again, and every finished file stays byte for byte (its
+    # timing too: it was 0.0 seconds when the rerun rewrote it)
+    before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(suite.rglob("*")) if path.is_file()}
+    assert json.loads((suite / "winogender" / "results.json").read_text())["timing"]["items_scored"] > 0
     assert main(["run", "winogender", "winobias", *SMALL, "--name", "Smol", "--out", str(suite)]) == 0
-    for name in ("winogender", "winobias"):
-        assert json.loads((suite / name / "results.json").read_text())["timing"]["items_scored"] == 0
+    assert "Smol: 2 of 2 benchmarks finished" in capsys.readouterr().out
+    assert {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(suite.rglob("*")) if path.is_file()} == before
 
 
 def test_plumbing_the_python_api_is_the_command(tmp_path, data_dir, embedded_model_cache):
@@ -136,6 +139,50 @@ def test_every_refusal_of_a_suite_is_said_at_once(tmp_path, data_dir, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
+def _planned(arguments: list) -> dict:
+    """``lmbias run ARGUMENTS`` parsed by the command line and planned: {benchmark: its options}."""
+    from lmbias import suite
+    from lmbias.cli import parse_command
+
+    args, _ = parse_command(["run", *arguments])
+    given = {key: value for key, value in vars(args).items() if key not in ("benchmarks", "list", "out", "command", "func",
+                                                                            "chosen")}
+    own: dict = {}
+    for key in [key for key in given if "." in key]:
+        own.setdefault(key.split(".")[0], {})[key.split(".", 1)[1]] = given.pop(key)
+    return {benchmark.name: options for benchmark, options in suite.plan(args.chosen, given, own, out="x")}
+
+
+def test_protocol_given_once_applies_to_every_chosen_benchmark_and_a_prefixed_one_wins():
+    planned = _planned(["winobias", "winogender", "--chat", "--protocol", "generate"])
+    assert [(options.protocol, options.chat) for options in planned.values()] == [("generate", True), ("generate", True)]
+    planned = _planned(["winobias", "winogender", "--protocol", "generate", "--winobias.protocol", "likelihood"])
+    assert {name: options.protocol for name, options in planned.items()} == {"winobias": "likelihood", "winogender": "generate"}
+    assert {name: options.protocol for name, options in _planned(["winobias", "winogender"]).items()} == \
+        {"winobias": "likelihood", "winogender": "likelihood"}
+    from lmbias.suite import plan
+
+    assert [options.protocol for _, options in plan(["winobias", "crows_pairs"], {"protocol": "generate"}, {})] == \
+        ["generate", "generate"]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["winobias", "bold", "--protocol", "generate"],
+     "lmbias: error: --protocol given once applies to every chosen benchmark, but bold has no --protocol; give it to "
+     "--winobias.protocol instead"),
+    (["winobias", "winogender", "--protocol", "judge"], "argument --protocol: invalid choice: 'judge'"),
+])
+def test_protocol_given_once_is_refused_in_one_line_naming_the_benchmarks_without_it(tmp_path, data_dir, monkeypatch, capsys,
+                                                                                    arguments, message):
+    monkeypatch.chdir(tmp_path)
+    assert exit_status(["run", *arguments]) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and len(error.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(InputError, match="but bold has no --protocol"):
+        lmbias.run(["winobias", "bold"], protocol="generate")
+
+
 def test_python_api_refuses_options_by_name(tmp_path):
     with pytest.raises(InputError, match=r"'limit' is an option of winogender: give it as winogender=\{'limit': ...\}"):
         lmbias.run(["winogender"], limit=2)
@@ -185,12 +232,13 @@ def test_plumbing_a_suite_killed_in_its_third_benchmark_resumes_without_losing_o
     assert not (out / "crows_pairs/results.json").exists(), "the third benchmark finished before it was killed"
     saved = sum(len(path.read_text().splitlines()) for path in (out / "crows_pairs").glob("shard-*.jsonl"))
     assert saved > 0
-    first = {name: (out / name / "scores.jsonl").read_bytes() for name in ("winogender", "winobias")}
+    first = {path: path.read_bytes() for name in ("winogender", "winobias") for path in sorted((out / name).iterdir())}
     done = subprocess.run(command, env=embedded_model_cache.env(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    for name in ("winogender", "winobias"):
-        assert (out / name / "scores.jsonl").read_bytes() == first[name]
-        assert json.loads((out / name / "results.json").read_text())["timing"]["items_scored"] == 0
+    for name in ("winogender", "winobias"):  # finished before the kill: left byte for byte, timing included
+        assert {path: path.read_bytes() for path in sorted((out / name).iterdir())} == \
+            {path: data for path, data in first.items() if path.parent.name == name}
+        assert json.loads((out / name / "results.json").read_text())["timing"]["items_scored"] > 0
     timing = json.loads((out / "crows_pairs/results.json").read_text())["timing"]
     assert timing["items_resumed"] >= saved and timing["items_resumed"] + timing["items_scored"] == 48
     assert len((out / "crows_pairs/scores.jsonl").read_text().splitlines()) == 48
@@ -214,3 +262,25 @@ def test_plumbing_a_model_card_suite_reports_its_scorecard_on_one_screen(tmp_pat
         bottom = driver.execute_script("return document.querySelector('table.scorecard').getBoundingClientRect().bottom")
         assert bottom <= 800, bottom
         screenshot(driver, "report-model-card-1280x800")
+
+
+def test_writing_a_finished_run_again_changes_nothing_unless_its_results_changed(tmp_path):
+    """write_run on a folder that holds the same run (a rerun that only read it back: its timing differs) leaves
+    every file byte for byte, mtime included; a run whose numbers or files differ is written."""
+    from lmbias.run_result import RunResult, write_run
+
+    def result(timing, value, scores="a\n"):
+        return RunResult(benchmark="x", model={"name": "m"}, data={}, config={"seed": 0}, results={"v": value},
+                         timing=timing, versions={"lmbias": "t"}, out=str(tmp_path), files={"scores.jsonl": scores})
+
+    records = lambda content: []  # noqa: E731
+    first = write_run(result({"seconds": 12.5, "items_scored": 4}, 0.25), records)
+    before = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in tmp_path.iterdir()}
+    again = write_run(result({"seconds": 0.0, "items_scored": 0}, 0.25), records)
+    assert again == first and again["timing"] == {"seconds": 12.5, "items_scored": 4}
+    assert {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in tmp_path.iterdir()} == before
+    assert write_run(result({"seconds": 1.0}, 0.5), records)["results"] == {"v": 0.5}
+    assert json.loads((tmp_path / "results.json").read_text())["timing"] == {"seconds": 1.0}
+    write_run(result({"seconds": 2.0}, 0.5, scores="b\n"), records)
+    assert (tmp_path / "scores.jsonl").read_text() == "b\n"
+    assert json.loads((tmp_path / "results.json").read_text())["timing"] == {"seconds": 2.0}

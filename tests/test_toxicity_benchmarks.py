@@ -118,6 +118,18 @@ def test_a_classifier_without_the_named_label_is_refused_before_anything_is_gene
     assert not (tmp_path / "run" / "generations.jsonl").exists()
 
 
+def test_toxigen_offline_without_its_classifier_names_the_option_that_supplies_one(tmp_path, capsys):
+    """Offline, ToxiGen's default classifier (a Hub id not in the cache) is one line that names --toxicity-model,
+    said before the language model loads; nothing is written."""
+    from lmbias.cli import main
+
+    assert main(["run", "toxigen", "--per-group", "1", "--out", str(tmp_path / "run"), "--no-progress"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith("lmbias: error: cannot load the classifier 'tomh/toxigen_roberta': ")
+    assert "; pass --toxicity-model DIR (a classifier folder saved with save_pretrained), or a Hub id" in error
+    assert not (tmp_path / "run").exists()
+
+
 def _run(argv, model):
     """``lmbias run ARGV --model MODEL`` (ARGV with ``--out DIR``); the results.json it wrote."""
     from pathlib import Path

@@ -117,6 +117,7 @@ def load_classifier(
     device: str | None = None,
     dtype: str | None = None,
     trust_remote_code: bool = False,
+    option: str | None = None,
 ) -> TextClassifier:
     """Load a Hugging Face sequence-classification model by Hub id or local directory.
 
@@ -125,6 +126,7 @@ def load_classifier(
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``... (default: a GPU if there is one).
         dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"``; default fp16 on GPU, fp32 on CPU.
         trust_remote_code: passed to transformers (off by default).
+        option: the command-line option that names the classifier (``--toxicity-model``), said in the error's fix.
 
     Raises:
         ClassifierError: the checkpoint has no trained classification head (transformers would
@@ -140,9 +142,10 @@ def load_classifier(
     device = device or default_device()
     dtype = dtype or ("float16" if device.startswith("cuda") else "float32")
     source = model_source(str(name_or_path))
+    fix = (f"pass {option} DIR (a classifier folder saved with save_pretrained)" if option else
+           "pass a folder saved with save_pretrained") + ", or a Hub id the Hub can serve"
     if not source.available:  # known in one request, not after transformers' retries
-        error = NotFoundError(f"cannot load the classifier {name_or_path!r}: {source.reason}; pass a folder saved with "
-                              "save_pretrained, or a Hub id the Hub can serve")
+        error = NotFoundError(f"cannot load the classifier {name_or_path!r}: {source.reason}; {fix}")
         error.summary = f"classifier {name_or_path!r} cannot be loaded: {source.reason}"  # a skip notice adds its own fix
         raise error
     try:
@@ -152,7 +155,7 @@ def load_classifier(
                 **source.load_kwargs()
             )
     except OSError as error:
-        raise NotFoundError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}") from error
+        raise NotFoundError(f"cannot load the classifier {name_or_path!r}: {str(error).splitlines()[0]}; {fix}") from error
     missing = sorted(info.get("missing_keys", []))
     if missing:
         raise ClassifierError(

@@ -99,7 +99,7 @@ class ToxicityClassifier:
         from .classifier import check_classifier_path, load_classifier
 
         check_classifier_path(self.model, "--toxicity-model")
-        classifier = load_classifier(self.model, device=self.device)
+        classifier = load_classifier(self.model, device=self.device, option="--toxicity-model")
         toxic_label_indices(classifier, self.labels)
         return classifier
 
