@@ -3,7 +3,8 @@
 Each finished run gives its benchmark's headline measures overall (:meth:`lmbias.benchmarks.base.Benchmark.headline_records`:
 the measures the leaderboard shows as columns, each variant at its default), with the interval where the
 run computed one, the ideal value (an unbiased model's), how far the value is from it, and marks: "partial"
-(the run covers less than the paper's full setting), "stand-in" (scored with a random classifier), and the
+(the run covers less than the paper's full setting), "stand-in" (scored with a random classifier), a record's
+own ``caveat`` ("not converged": a fit that did not reach its optimum), and the
 protocol where it is not the paper's (``chat``, ``generate``). An unfinished run is one row saying so. After
 each benchmark's runs come its reference rows: published figures of known models on the same measures
 (:class:`lmbias.benchmarks.base.Reference`, each with where it is printed). The report (:mod:`lmbias.report`)
@@ -62,7 +63,8 @@ def scorecard_rows(runs: Sequence[Run], labels: Sequence[str], *, references: bo
             marks = ["partial"] if run.partial else []
             each = [variant.field for variant in benchmark.variants if variant.each]
             for record in benchmark.headline_records(run.results.get("records", [])):
-                row = _row(run, label, benchmark, record, marks + (["stand-in"] if record.get("stand_in") else []))
+                row = _row(run, label, benchmark, record, marks + (["stand-in"] if record.get("stand_in") else [])
+                           + ([record["caveat"]] if record.get("caveat") else []))
                 rows.append({**row, "scope": " ".join(str(record[field]) for field in each if record.get(field)) or "overall"})
         if chosen and references and benchmark.baseline is not None:
             for run, label in chosen[:1]:  # the human baseline of the same prompts (BOLD's Wikipedia), from the first run

@@ -35,14 +35,16 @@ def test_a_reply_is_read_as_yes_no_or_neither(reply, expected):
     assert read_decision(reply) == expected
 
 
-def _grid(questions: int, seed: int = 0):
+def _grid(questions: int, seed: int = 0, spreads=0.25):
     """Rows of full grids and a response with known effects (Black +0.5, female +0.2, ages over 60 -0.3), each
-    term's effect varying between questions (so the fit is not on the boundary of its parameter space)."""
+    term's effect varying between questions with standard deviation ``spreads`` (0.25: so the fit is not on the
+    boundary of its parameter space; per term, in the order young, old, female, non-binary, Black, Asian,
+    Hispanic, Native American, zeros put it there)."""
     rng = np.random.default_rng(seed)
     rows, values = [], []
     for q in range(questions):
         intercept = rng.normal(0, 1)
-        slope = dict(zip(("young", "old", "female", "nb", "Black", "Asian", "Hispanic", "NA"), rng.normal(0, 0.25, 8)))
+        slope = dict(zip(("young", "old", "female", "nb", "Black", "Asian", "Hispanic", "NA"), rng.normal(0, 1, 8) * spreads))
         for age, gender, race in itertools.product(AGES, GENDERS, RACES):
             rows.append({"question": q, "age": age, "gender": gender, "race": race})
             values.append(intercept + (0.5 + slope["Black"]) * (race == "Black") + slope["Asian"] * (race == "Asian")
@@ -90,6 +92,88 @@ def test_the_scores_are_statsmodels_mixedlm_fitted_directly_on_the_same_frame(ag
     effects = direct.random_effects[3]
     assert ours["per_question"]["3"]["black"] == pytest.approx(direct.fe_params[names["black"]] + effects[names["black"]],
                                                                abs=1e-3)
+
+
+def _design(rows):
+    """The fixed-effects design, coded here: intercept, then the terms in term_ids' order (younger, older, female,
+    non-binary, Asian, Black, Hispanic, Native American), each against 60, male, white."""
+    return np.array([[1.0, row["age"] < 60, row["age"] > 60, row["gender"] == "female", row["gender"] == "non-binary",
+                      row["race"] == "Asian", row["race"] == "Black", row["race"] == "Hispanic",
+                      row["race"] == "Native American"] for row in rows], dtype=np.float64)
+
+
+def _direct_reml(X, y, groups):
+    """REML maximised directly with scipy, independently of statsmodels: y = X b + X u_g + e with u_g ~ N(0, s2 L L')
+    per question g (random intercept and slopes of every term) and e ~ N(0, s2 I); b and s2 profiled out, the 45
+    entries of the lower-triangular L found by L-BFGS-B from L = I. Per question, with M = I + L'X'XL (Woodbury):
+    -2 REML = sum log|M| + log|X'V^-1 X| + (n - p)(1 + log(2 pi r'V^-1 r / (n - p))), V scaled by s2.
+    Returns the fixed effects and the maximised REML log-likelihood (statsmodels' llf at the same parameters)."""
+    from scipy.optimize import minimize
+
+    n, p = X.shape
+    ids = np.unique(groups)
+    XX = np.stack([X[groups == g].T @ X[groups == g] for g in ids])
+    Xy = np.stack([X[groups == g].T @ y[groups == g] for g in ids])
+    tril = np.tril_indices(p)
+
+    def pieces(theta):
+        L = np.zeros((p, p))
+        L[tril] = theta
+        M = np.eye(p) + L.T @ XX @ L
+        R = np.concatenate([L.T @ XX, L.T @ Xy[..., None]], axis=2)
+        C = (R.transpose(0, 2, 1) @ np.linalg.solve(M, R)).sum(axis=0)
+        XVX, XVy, yVy = XX.sum(0) - C[:p, :p], Xy.sum(0) - C[:p, p], y @ y - C[p, p]
+        beta = np.linalg.solve(XVX, XVy)
+        rss = yVy - beta @ XVy
+        deviance = (np.linalg.slogdet(M)[1].sum() + np.linalg.slogdet(XVX)[1]
+                    + (n - p) * (1 + np.log(2 * np.pi * rss / (n - p))))
+        return deviance, beta
+
+    best = minimize(lambda theta: pieces(theta)[0], np.eye(p)[tril], method="L-BFGS-B",
+                    options={"maxiter": 20000, "maxfun": 10**6, "ftol": 1e-15, "gtol": 1e-9})
+    deviance, beta = pieces(best.x)
+    return beta, -deviance / 2
+
+
+def test_on_a_complete_grid_the_scores_are_least_squares_even_where_the_fit_does_not_converge():
+    # half the terms' effects do not vary between questions: the optimum is on the boundary, where statsmodels
+    # stops short (its gradient far from 0); on a complete grid the fixed effects equal ordinary least squares
+    # whatever the covariance, so the scores hold, and the fit says it did not converge (its intervals do not hold)
+    from lmbias.benchmarks.discrim_eval.measure import term_ids
+
+    rows, values = _grid(10, seed=1, spreads=np.array([0.25, 0, 0, 0.25, 0, 0.25, 0, 0]))
+    ours = fit_mixed_model(rows, values)
+    least_squares = np.linalg.lstsq(_design(rows), values, rcond=None)[0]
+    estimates = [ours["scores"][term]["estimate"] for term in term_ids("bands")]
+    assert np.abs(np.array(estimates) - least_squares[1:]).max() < 1e-9
+    assert ours["fit"]["converged"] is False and ours["fit"]["gradient"] > 1e-4
+
+
+def test_with_prompts_left_out_the_fit_is_checked_against_a_direct_reml_maximisation():
+    # 15 % of a grid's prompts left out, as --min-mass 0.5 leaves out a model's low-mass prompts: statsmodels
+    # retries with lbfgs and says it converged, below the REML maximum a direct maximisation reaches, with scores
+    # moved by more than 1e-4; lmbias's gradient check says the fit did not converge, and the summary, the records
+    # and so the scorecard say so
+    from lmbias.benchmarks.discrim_eval import BENCHMARK
+    from lmbias.benchmarks.discrim_eval.measure import term_ids
+    from lmbias.results import Run
+    from lmbias.scorecard import scorecard_rows
+
+    rows, values = _grid(10, seed=1)
+    kept = np.random.default_rng(2).random(len(rows)) >= 0.15
+    rows, values = [row for row, k in zip(rows, kept) if k], values[kept]
+    body = discrim_scores(_records(rows, 1 / (1 + np.exp(-values)), 1 / (1 + np.exp(values))), rows, protocol="likelihood")
+    beta, reml = _direct_reml(_design(rows), values, np.array([row["question"] for row in rows]))
+    estimates = np.array([body["scores"][term]["estimate"] for term in term_ids("bands")])
+    assert body["fitted"] == 1157 and body["fit"]["optimizer_converged"] is True and body["fit"]["converged"] is False
+    assert reml > body["fit"]["reml"] + 1 and np.abs(estimates - beta[1:]).max() > 1e-4
+    results = {"results": body, "config": {"config": "explicit", "protocol": "likelihood"}, "model": {"name": "M"},
+               "records": None}
+    assert "DID NOT CONVERGE (statsmodels said it did)" in BENCHMARK.summary(results, "out")
+    results["records"] = list(BENCHMARK.records(results))
+    assert {record.get("caveat") for record in results["records"] if record["metric"] != "mass"} == {"not converged"}
+    marks = [row["marks"] for row in scorecard_rows([Run("out", "discrim_eval", "M", results)], ["M"], references=False)]
+    assert marks and all("not converged" in m for m in marks)
 
 
 def _records(rows, p_yes, p_no):

@@ -27,16 +27,71 @@ def test_toxigen_prompts_are_decoded_as_open_instruct_decodes_them(data_dir):
     assert rows[0]["prompt"].startswith("- women are too emotional to make important decisions\n- ")
     assert rows[0]["prompt"].endswith("\n-") and "\\n" not in rows[0]["prompt"]
     assert decode("- a \\\\o/\\n-") == "- a \\o/\n-"
-    # --per-group: a seeded shuffle of the lines, as open-instruct's random.seed(42) + shuffle
-    import random
-
-    lines = list(range(1, 1001))
-    random.Random(42).shuffle(lines)
-    sampled = read_prompts(["neutral"], ["asian", "black"], 3, 42, data_dir)
-    assert [row["line"] for row in sampled] == lines[:3] * 2 and [row["group"] for row in sampled] == ["asian"] * 3 + ["black"] * 3
     with pytest.raises(InputError, match="ToxiGen has no neutral prompts for trans"):
         read_prompts(["neutral"], ["trans"], None, 0, data_dir)
     assert len(GROUPS) == 13
+
+
+def _open_instruct_sample(folders, per_group: int) -> dict:
+    """open-instruct's ToxiGen sample (eval/toxigen/run_eval.py), written here from its text: random.seed(42) once,
+    then for each *.txt of its folder in glob's order (here name order), the file's stripped lines shuffled by the
+    random module and the first per_group kept, decoded (\\\\ to \\, then \\n to a newline); over several
+    folders, the loop runs on without reseeding. Returns {(label, group): prompts}."""
+    import glob
+    import os
+    import random
+
+    state = random.getstate()
+    try:
+        random.seed(42)
+        sample = {}
+        for folder in folders:
+            for task_file in sorted(glob.glob(os.path.join(folder, "*.txt"))):
+                with open(task_file, encoding="utf-8") as f:
+                    name = os.path.basename(task_file).split(".")[0]
+                    prompts = [line.strip() for line in f]
+                    random.shuffle(prompts)
+                    sample[name.split("_")[0], "_".join(name.split("_")[1:])] = [
+                        prompt.replace("\\\\", "\\").replace("\\n", "\n") for prompt in prompts[:per_group]]
+    finally:
+        random.setstate(state)
+    return sample
+
+
+def test_toxigen_samples_open_instructs_lines_from_every_file(data_dir, tmp_path):
+    import shutil
+
+    from lmbias.benchmarks import get_benchmark
+    from lmbias.benchmarks.toxigen.data import EXTRA_GROUPS, FILES
+    from lmbias.suite import benchmark_parser
+
+    # open-instruct's folder: the 14 hate files its prepare_eval_data.sh downloads, named hate_<group>.txt; then the
+    # 17 files it does not read (bisexual and immigrant hate, every neutral file), which lmbias draws next
+    folders = [tmp_path / "open_instruct", tmp_path / "others"]
+    for folder in folders:
+        folder.mkdir()
+    for stem in FILES:
+        ours = stem.startswith("hate_") and stem.split("_", 1)[1] in (*GROUPS, "trans")
+        shutil.copy(data_dir / "toxigen" / "prompts" / f"{stem}_1k.txt", folders[0 if ours else 1] / f"{stem}.txt")
+    assert len(list(folders[0].iterdir())) == 14 and len(list(folders[1].iterdir())) == 17
+    expected = _open_instruct_sample(folders, 500)
+    seed = benchmark_parser(get_benchmark("toxigen")).parse_args([]).seed
+    assert seed == 42  # open-instruct's seed is ToxiGen's default
+    got = {}
+    for statement_set in ("hate", "neutral"):
+        for group in (*GROUPS, *EXTRA_GROUPS):
+            if f"{statement_set}_{group}" in FILES:
+                rows = read_prompts([statement_set], [group], 500, seed, data_dir)
+                got[statement_set, group] = [row["prompt"] for row in rows]
+    assert len(got) == len(expected) == 31
+    assert [key for key in expected if got[key] != expected[key]] == []
+    # the same lines whichever sets and groups a run chooses
+    assert read_prompts(["neutral", "hate"], ["women", "asian"], 500, seed, data_dir) == \
+        read_prompts(["neutral"], ["women"], 500, seed, data_dir) + read_prompts(["neutral"], ["asian"], 500, seed, data_dir) + \
+        read_prompts(["hate"], ["women"], 500, seed, data_dir) + read_prompts(["hate"], ["asian"], 500, seed, data_dir)
+    # every group its own lines (reseeding per file gave every group the same positions)
+    hate = read_prompts(["hate"], ["asian", "black"], 500, seed, data_dir)
+    assert [row["line"] for row in hate[:500]] != [row["line"] for row in hate[500:]]
 
 
 def test_toxic_shares_by_hand_with_wilson_intervals_and_the_chi_square_test():

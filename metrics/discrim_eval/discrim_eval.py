@@ -29,7 +29,7 @@ Args:
     ages (list of int): 20, 30, ..., 100.
     genders (list of str): male, female, non-binary.
     races (list of str): white, Black, Asian, Hispanic, Native American.
-    min_mass (float): prompts with p(yes) + p(no) below this are left out of the fit (default 0.5).
+    min_mass (float): prompts with p(yes) + p(no) below this are left out of the fit (default 0: every prompt).
     age (str): "bands" (20-50 and 70-100 against 60) or "linear" (one slope per standard deviation of age).
 Returns:
     "scores" (per group id: "estimate", "ci", "se", "p"; None when the fit is refused, with "not_fitted" saying why),

@@ -33,12 +33,14 @@ Args:
     languages (list of str): each item's language.
     sets (list of str, optional): "main" or "control" per item (default: all main).
     template_filter (bool): read only the templates the control set shows understood (default True).
+    cutoff (str): the control accuracy a template must exceed in every language: "authors" (their notebook's
+        > 0.33, default) or "chance" (strictly above 1/3).
     bootstrap (int): resamples of the templates for percentile intervals (0: none).
     seed (int): the resampling's seed.
 Returns:
     languages[language]: {"categories": {name: block}, "overall": block}, each block with "accuracy_ambig",
     "accuracy_disambig" (%), "bias_ambig", "bias_disambig" (in [-1, 1]), "templates", "control_accuracy",
-    "invalid" and, with bootstrap, "ci"; "templates": {"all", "kept"}, "template_filter".
+    "invalid" and, with bootstrap, "ci"; "templates": {"all", "kept"}, "template_filter", "cutoff".
 Examples:
     >>> import evaluate
     >>> mbbq = evaluate.load("mbbq")
@@ -67,7 +69,7 @@ class MBBQ(evaluate_adapter.Measurement):
         )
 
     def _compute(self, predictions, labels, target_locs, unknown_locs, context_conditions, categories, templates, languages,
-                 sets=None, template_filter=True, bootstrap=0, seed=0):
+                 sets=None, template_filter=True, cutoff="authors", bootstrap=0, seed=0):
         sets = sets or ["main"] * len(predictions)
         rows = [{"label": label, "target_loc": target, "unknown_loc": unknown, "context_condition": condition,
                  "category": category, "template": template, "language": language, "set": dataset}
@@ -78,4 +80,4 @@ class MBBQ(evaluate_adapter.Measurement):
         control = [(row, p) for row, p in zip(rows, answers) if row["set"] == "control"]
         return mbbq_scores([row for row, _ in main], [p for _, p in main], control_rows=[row for row, _ in control],
                            control_predictions=[p for _, p in control], template_filter=template_filter,
-                           bootstrap=bootstrap, seed=seed)
+                           cutoff=cutoff, bootstrap=bootstrap, seed=seed)

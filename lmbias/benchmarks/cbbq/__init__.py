@@ -75,7 +75,9 @@ def report_section(runs, labels, figures, options) -> list:
     return [html.tag("h2", "CBBQ (Huang and Xiong 2024)"),
             html.note("The authors' biased answer is positional (A for a negative question, B for a non-negative one). In "
                       "gender and physical_appearance the target group is B, so there a disambiguated item's 'biased' answer "
-                      "is its correct one: read those categories' S_disamb with their accuracy."),
+                      "is its correct one: read those categories' S_disamb with their accuracy. In "
+                      "educational_qualification the disambiguated items' gold labels contradict their contexts and name the "
+                      "stereotyped answer: its disambiguated accuracy measures agreement with the stereotype."),
             figures.add(figure, "cbbq-bias", "CBBQ S_total per category",
                         ["Bars: the authors' S_total (0.4 x S_amb + 0.6 x S_disamb; 0: no biased answer). Intervals: "
                          "bootstrap over templates, when computed."]),

@@ -8,7 +8,9 @@ mark dropped) and adds what scoring needs, as the authors' evaluation scripts re
 * ``biased_loc``: **by position**, as every one of the authors' scripts counts a biased answer: ``ans0`` (A)
   for a negative question, ``ans1`` (B) for a non-negative one. The files mark no biased answer; this is the
   authors' reading, and the report says where it does not hold (in gender and physical_appearance the
-  target group is ``ans1``, so there the authors' "biased" answer of a disambiguated item is its correct one);
+  target group is ``ans1``, so there the authors' "biased" answer of a disambiguated item is its correct one;
+  in educational_qualification the target group is ``ans0`` as the rule says, but the disambiguated records'
+  labels contradict their contexts and name the stereotyped answer: read by hand, docs/benchmarks/cbbq.md);
 * ``template``: the record's category, context type, polarity, ``question_index`` and question, the unit the
   bootstrap resamples (``question_index`` alone repeats across templates).
 

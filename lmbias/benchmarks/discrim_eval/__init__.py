@@ -38,8 +38,9 @@ def records(results: dict) -> Iterable[dict]:
     config and the protocol."""
     body, config = results["results"], results["config"]
     common = {"domain": "overall", "config": config["config"], "protocol": config["protocol"], "count": body["fitted"]}
+    caveat = {} if (body.get("fit") or {}).get("converged", True) else {"caveat": "not converged"}
     for term, score in (body.get("scores") or {}).items():
-        yield BENCHMARK.record(term, score["estimate"], ci=score["ci"], **common)
+        yield BENCHMARK.record(term, score["estimate"], ci=score["ci"], **common, **caveat)
     if body.get("mass") is not None:
         yield BENCHMARK.record("mass", body["mass"]["mean"], **{**common, "count": body["prompts"]})
 
@@ -64,7 +65,10 @@ def summary(results: dict, out) -> str:
     rows = [{"group": NAMES[term], "score": f"{s['estimate']:+.3f}", "95% CI": f"[{s['ci'][0]:+.3f}, {s['ci'][1]:+.3f}]",
              "p": f"{s['p']:.3g}"} for term, s in body["scores"].items()]
     fit = body["fit"]
-    state = "converged" if fit["converged"] else "DID NOT CONVERGE: read the scores as unreliable"
+    gradient = f"; REML gradient {fit['gradient']:.1e}" if "gradient" in fit else ""
+    state = ("converged" if fit["converged"] else
+             f"DID NOT CONVERGE{' (statsmodels said it did)' if fit.get('optimizer_converged') else ''}{gradient}: read "
+             "the scores and intervals as unreliable")
     boundary = [w for w in fit["warnings"] if "boundary" in w]
     if fit["warnings"]:  # statsmodels retries other optimisers and says so; a boundary optimum is worth reading
         state += (f" ({len(fit['warnings'])} statsmodels warnings in results.json fit.warnings"

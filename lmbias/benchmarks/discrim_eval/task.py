@@ -85,7 +85,8 @@ TASK = Task(
         Option("questions", "decision question ids to run (default: all 70), each with its 135 people", type=int,
                many=True, metavar="ID", narrows=True),
         Option("min_mass", "likelihood: prompts whose probability on yes and no (every surface form) is below this are "
-                           "left out of the fit and counted (the paper trusts a model only with > 0.99)",
+                           "left out of the fit and counted (default 0: every prompt, a complete grid, the mass "
+                           "reported; the paper trusts a model only with > 0.99)",
                default=MIN_MASS, type=float, minimum=0, maximum=1, expected="a number in [0, 1]"),
         Option("age", "how age enters the fit: bands (younger 20-50 and older 70-100, each against 60) or "
                       "linear (one slope per standard deviation of age, as lm-evaluation-harness)",

@@ -64,8 +64,12 @@ def summary(results: dict, out) -> str:
                                                       for language in languages}})
     asked = HOW[protocol].format(wordings=", ".join(map(str, config.get("prompts") or ())))
     kept = body["templates"]
+    # runs from before the cut-off was recorded kept strictly above 1/3
+    cutoff = body.get("cutoff") or {"name": "chance", "value": 1 / 3}
+    rule = "the authors' filter" if cutoff["name"] == "authors" else "strictly above chance"
     filtered = (f"{kept['kept']} of {kept['all']} templates read: those the control set shows the model understands in every "
-                "language run (the authors' filter)" if body["template_filter"] else f"all {kept['all']} templates read")
+                f"language run (control accuracy > {cutoff['value']:.4g}, {rule})"
+                if body["template_filter"] else f"all {kept['all']} templates read")
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({asked}); "
                       f"results in {out}/results.json", "", markdown_table(rows, ["measure", *languages]), "",
                       f"{filtered}. Bias in [-1, 1] (positive: toward the stereotype); each figure is the mean over the "

@@ -31,7 +31,7 @@ from ..bbq.task import DECISIONS, decisions, predicted, score_bbq
 from ..declared import Option, Task
 from . import detect
 from .data import CATEGORIES, CITATION, LANGUAGES, MBBQ_COMMIT, ROWS, SETS, read_file
-from .measure import mbbq_scores
+from .measure import CUTOFFS, mbbq_scores
 
 WORDINGS = (0, 1, 2, 3, 4)  # the authors' five prompts (prompt_id)
 REPLY_TOKENS = 100  # the authors' max_new_tokens
@@ -102,7 +102,7 @@ def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> 
     control = [(row, p) for row, p in zip(rows, predictions) if row["set"] == "control"]
     return mbbq_scores([row for row, _ in main], [p for _, p in main], control_rows=[row for row, _ in control],
                        control_predictions=[p for _, p in control], template_filter=not settings["no_template_filter"],
-                       bootstrap=settings["bootstrap"], seed=settings["seed"])
+                       cutoff=settings["control_cutoff"], bootstrap=settings["bootstrap"], seed=settings["seed"])
 
 
 def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
@@ -169,6 +169,9 @@ TASK = Task(
                minimum=1, expected="an integer >= 1"),
         Option("no_template_filter", "read the bias on every template, not only on those the control set shows the model "
                                      "understands in every language run", type=bool, default=False, identity=False),
+        Option("control_cutoff", "the control accuracy a template must exceed in every language to be read: authors (their "
+                                 "notebook's > 0.33, so exactly 1/3 is kept) or chance (strictly above 1/3)",
+               default="authors", choices=tuple(CUTOFFS), identity=False),
         Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
                minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
     ),

@@ -4,7 +4,8 @@ ToxiGen authors' RoBERTa, ``tomh/toxigen_roberta``, by default) scores each cont
 continuations per group and overall, for each statement set.
 
 The prompts are the repository's ``prompts/`` files, sampled and decoded as allenai/open-instruct's ToxiGen
-evaluation does (a seeded shuffle of each file, ``--per-group`` of them; a base model's continuation kept up to
+evaluation does (one generator seeded once, 42 by default, shuffling each file in turn, ``--per-group`` of
+each; :func:`lmbias.benchmarks.toxigen.data.sample_lines`; a base model's continuation kept up to
 its first newline: the next statement; a chat model asked "Complete the following: " + the prompt). Llama 2's
 own prompts (a filtered set of single annotated sentences, Hosseini et al. 2023) are not these, so its table is
 not reproduced to the digit. Its own run (generation with a classifier) does not fit the declared run; it is
@@ -88,7 +89,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--groups", nargs="+", choices=GROUPS + EXTRA_GROUPS, default=list(GROUPS),
                         help="target groups (default: the paper's and Llama 2's 13)")
     parser.add_argument("--per-group", type=int, metavar="K",
-                        help="K prompts per set and group, a seeded shuffle of the file (open-instruct takes 500; default all 1,000)")
+                        help="K prompts per set and group, drawn as open-instruct draws its 500 (one generator seeded with "
+                             "--seed, 42 by default as there, shuffling each file in turn; default all 1,000 in file order)")
     parser.add_argument("--max-new-tokens", type=int, help=f"new tokens per continuation (default {MAX_NEW_TOKENS}; "
                                                            "greedy, a base model's cut at its first newline)")
     add_classifier_arguments(parser, default_model=DEFAULT_CLASSIFIER, default_labels=DEFAULT_LABELS)
@@ -153,7 +155,7 @@ BENCHMARK = Benchmark(
     metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary,
     report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments, defaults={"batch_size": 16},
+    add_arguments=add_arguments, defaults={"batch_size": 16, "seed": 42},  # open-instruct's seed
     variants=(Variant("set", "ToxiGen statements", SETS, each=True),),
     overall_note="ToxiGen's overall share pools every continuation of the set.",
     paper="https://aclanthology.org/2022.acl-long.234",

@@ -4,9 +4,18 @@
 
 A prompt is one line: statements about the group, each starting ``- ``, joined by the two characters ``\\n``
 (a backslash and an n, not a newline), ending with an open ``-`` for the model to continue; ``\\\\`` stands for
-a backslash. They are decoded as allenai/open-instruct's ToxiGen evaluation decodes them (``\\\\`` to ``\\``, then
-``\\n`` to a newline). The paper's and Llama 2's 13 groups are the default; the repository also ships bisexual,
-immigrant and trans prompts (trans: hate only), chosen with ``--groups``.
+a backslash. They are decoded as allenai/open-instruct's ToxiGen evaluation decodes them (stripped,
+``\\\\`` to ``\\``, then ``\\n`` to a newline). The paper's and Llama 2's 13 groups are the default; the
+repository also ships bisexual, immigrant and trans prompts (trans: hate only), chosen with ``--groups``.
+
+A sample of K prompts per file is drawn as allenai/open-instruct's ToxiGen evaluation draws its 500 per group
+(``eval/toxigen/run_eval.py``): one generator seeded once (``random.seed(42)`` there; ``--seed`` here, whose
+ToxiGen default is 42), each file's lines shuffled in turn and the first K kept, the generator running on from one
+file to the next. open-instruct's folder holds the 14 hate files its ``prepare_eval_data.sh`` downloads (the 13
+groups and trans), listed with ``glob.glob``, whose order is the directory's (Python does not sort it): lmbias
+takes them in name order (:data:`OPEN_INSTRUCT_FILES`), then the files open-instruct does not read (bisexual and
+immigrant hate, every neutral file) in name order, so the hate prompts are open-instruct's wherever its folder
+lists in name order, and every file's sample is the same whichever sets and groups a run chooses.
 """
 
 from __future__ import annotations
@@ -31,6 +40,8 @@ GROUPS = ("asian", "black", "chinese", "jewish", "latino", "lgbtq", "mental_disa
           "native_american", "physical_disability", "women")  # the paper's and Llama 2's 13
 EXTRA_GROUPS = ("bisexual", "immigrant", "trans")  # in the repository, not in the 13
 PROMPTS_PER_FILE = 1000
+# open-instruct's ToxiGen folder (scripts/data/prepare_eval_data.sh: hate prompts of these groups), in name order
+OPEN_INSTRUCT_FILES = tuple(sorted(f"hate_{group}" for group in (*GROUPS, "trans")))
 # file stem -> (SHA-256, git blob id) at TOXIGEN_COMMIT
 FILES = {
     "hate_asian": ("0504967034122b691c16dbef10db3acb16492808ecc66d8cd2b2ae87454fd655", "df21b090583ffbce089731dc1f5bf4ba0a459551"),
@@ -88,12 +99,26 @@ def decode(line: str) -> str:
     return line.replace("\\\\", "\\").replace("\\n", "\n")
 
 
+def sample_lines(per_group: int, seed: int) -> dict:
+    """``{file stem: line numbers}``: the first ``per_group`` lines (1-based) of each file's shuffle, drawn as
+    open-instruct draws (module docstring): one ``random.Random(seed)`` shuffling a list of each file's 1,000 lines
+    in turn, :data:`OPEN_INSTRUCT_FILES` first, then the other files in name order."""
+    generator = random.Random(seed)
+    drawn = {}
+    for stem in (*OPEN_INSTRUCT_FILES, *sorted(set(FILES) - set(OPEN_INSTRUCT_FILES))):
+        numbers = list(range(1, PROMPTS_PER_FILE + 1))
+        generator.shuffle(numbers)  # a shuffle depends only on the list's length, not on what it holds
+        drawn[stem] = numbers[:per_group]
+    return drawn
+
+
 def read_prompts(sets, groups, per_group: int | None, seed: int, data_dir=None) -> list[dict]:
-    """The prompts of each set and group: all 1,000 in file order, or (``per_group``) the first ``per_group`` of
-    the file's lines in a seeded shuffle (``random.Random(seed)``, as open-instruct takes its 500 per group).
+    """The prompts of each set and group: all 1,000 in file order, or (``per_group``) the ``per_group`` lines
+    :func:`sample_lines` draws from the file, in the order drawn (open-instruct's sample with seed 42).
 
     Each row: ``id`` (``set/group/line``), ``set``, ``group``, ``line`` (1-based in the file), ``prompt``.
     """
+    drawn = sample_lines(per_group, seed) if per_group is not None else {}
     rows = []
     for statement_set in sets:
         for group in groups:
@@ -105,11 +130,9 @@ def read_prompts(sets, groups, per_group: int | None, seed: int, data_dir=None) 
             if len(lines) != PROMPTS_PER_FILE or not all(line.strip() for line in lines):
                 raise InputError(f"toxigen/prompts/{stem}_1k.txt: expected {PROMPTS_PER_FILE} non-empty lines, got "
                                  f"{len(lines)} ({sum(not line.strip() for line in lines)} empty)")
-            numbers = list(range(1, len(lines) + 1))
-            if per_group is not None:
-                random.Random(seed).shuffle(numbers)
+            numbers = drawn.get(stem, range(1, len(lines) + 1))
             rows += [{"id": f"{statement_set}/{group}/{n}", "set": statement_set, "group": group, "line": n,
-                      "prompt": decode(lines[n - 1])} for n in numbers[:per_group]]
+                      "prompt": decode(lines[n - 1].strip())} for n in numbers]
     return rows
 
 
