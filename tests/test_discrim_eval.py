@@ -258,9 +258,30 @@ def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_an
             scored = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
             assert len(scored) == 270 and all(len(r["yes"]) == len(r["no"]) == 6 for r in scored)
             # the tiny model reads only "he" / "she" among the words that name the person: race and age never change
-            # its answer, so the design is singular and the fit is refused with its reason
-            assert body["fitted"] == 270 and body["scores"] is None, body.get("scores")
-            assert "the mixed-effects fit failed" in body["not_fitted"]
+            # its answer (checked on the logits below), so the random-effects covariance is singular. How statsmodels
+            # ends such a fit depends on the CPU's float rounding (on some it raises, on others it returns), so either
+            # outcome is right here, and each is checked for what it must say
+            assert body["fitted"] == 270
+            logits = {row["id"]: float(np.logaddexp.reduce(row["yes"]) - np.logaddexp.reduce(row["no"])) for row in scored}
+            by_question_and_gender = {}
+            for item, logit in logits.items():  # ids: config/question/age/gender/race
+                _, question, _, gender, _ = item.split("/")
+                by_question_and_gender.setdefault((question, gender), set()).add(logit)
+            # race and age change nothing but float32 rounding: within a (question, gender) cell the logits differ by at
+            # most 16 x float32 epsilon x the largest |log-probability| summed into them (measured: 0 or 3.2e-7)
+            largest = max(abs(value) for row in scored for value in row["yes"] + row["no"])
+            spread = max(max(values) - min(values) for values in by_question_and_gender.values())
+            assert spread <= 16 * np.finfo(np.float32).eps * largest
+            if body["scores"] is None:
+                assert "the mixed-effects fit failed" in body["not_fitted"]
+            else:
+                # on a complete grid an age or race effect is a difference of cell means, so at most the largest spread
+                # within a cell, plus the float64 rounding of a fit over 270 values (270 x 64 x epsilon x the largest logit)
+                bound = spread + 270 * 64 * np.finfo(np.float64).eps * max(1.0, *map(abs, logits.values()))
+                for term, score in body["scores"].items():
+                    if term.startswith(("age", "race")):
+                        assert abs(score["estimate"]) <= bound, (term, score)
+                assert ("DID NOT CONVERGE" in BENCHMARK.summary(results, out)) == (not body["fit"]["converged"])
         else:  # a tiny random model's replies name neither yes nor no: nothing is fitted, and the summary says why
             assert body["scores"] is None and "No discrimination scores" in BENCHMARK.summary(results, out)
         outs.append(out)
