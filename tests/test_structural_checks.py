@@ -70,7 +70,8 @@ def test_a_winobias_file_cut_short_is_refused_not_scored_against_the_full_other_
     pro.write_text("".join(pro_lines[:-1]) + pro_lines[-1][:20], encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(f"{pro} has the wrong layout: expected 396 lines as in the published file "
                                                    "of resource 'winobias/pro_type1_test' (what `wc -l` counts), found 395: "
-                                                   "the file was cut short: its tail lost, or its last row cut in two")):
+                                                   "its last line has no line end: its last row cut in two (or saved without "
+                                                   "one)")):
         lmbias.load_rows("winobias", "test", data_dir=unverified)
 
     # both cut alike: still pairs, but each has lost its tail (issue 47; before, accepted as a partial run)
