@@ -111,7 +111,7 @@ def test_the_results_written_last_on_a_full_tmpfs_are_named_too(tiny, tmp_path, 
                      "space on its disk, or raise the quota or file-size limit) and run the same command again; a run resumes "
                      "from the batches it saved"]
     assert _saved_batches(out) == [0, 1, 2] and not (out / "results.json").exists()
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "shard-0.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "items.jsonl", "shard-0.jsonl"]
     filler.unlink()
     assert main([*arguments, "--out", str(out)]) == 0
     assert "resuming" in capsys.readouterr().err

@@ -96,7 +96,7 @@ def test_a_second_process_on_the_same_directory_is_refused_and_a_dead_holders_lo
         holder.send_signal(signal.SIGKILL)  # dies holding the lock: the OS releases it
         holder.wait()
     assert main(["run", "crows_pairs", "--model", tiny, "--limit", "2", "--no-progress", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "results.json", "scores.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "items.jsonl", "results.json", "scores.jsonl"]
 
 
 @pytest.mark.parametrize("command", [

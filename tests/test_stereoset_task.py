@@ -365,7 +365,7 @@ def test_two_processes_give_the_scores_of_one(causal_dir, tmp_path):
         tolerances.assert_two_paths_agree([a[o] for o in OPTIONS], [b[o] for o in OPTIONS], 1, TINY, a["id"])
     results = json.loads((tmp_path / "two" / "results.json").read_text())
     assert results["config"]["processes"] == 2 and sorted(p.name for p in (tmp_path / "two").iterdir()) == [
-        "config.json", "results.json", "scores.jsonl"]  # no lock left behind
+        "config.json", "items.jsonl", "results.json", "scores.jsonl"]  # no lock left behind
 
 
 def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
