@@ -329,7 +329,7 @@ class Benchmark:
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    examples: Examples = Examples()
+    examples: Examples = field(default_factory=Examples)
 
     def closing_summary(self, results: dict, out) -> str:
         """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one
