@@ -57,8 +57,12 @@ def test_presets_are_the_papers_and_overridable():
     assert (gpt2["top_k"], gpt2["top_p"], gpt2["do_sample"]) == (40, 0.95, True)
     ctrl = generation.generation_settings("bold-ctrl")
     assert (ctrl["repetition_penalty"], ctrl["top_p"]) == (1.2, 0.9)
-    counterfactual = generation.generation_settings("counterfactual")
+    # Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens (the benchmark declares its own settings)
+    from lmbias.benchmarks.counterfactual.task import SAMPLING
+
+    counterfactual = generation.generation_settings(SAMPLING, max_new_tokens=None)
     assert (counterfactual["temperature"], counterfactual["max_new_tokens"], counterfactual["top_k"]) == (1.0, 50, 0)
+    assert generation.generation_settings(SAMPLING, max_new_tokens=7)["max_new_tokens"] == 7 and SAMPLING["max_new_tokens"] == 50
     assert generation.generation_settings("bold-gpt2", max_new_tokens=3, top_k=None)["top_k"] == 40
     with pytest.raises(ValueError, match="preset must be one of"):
         generation.generation_settings("gpt3")

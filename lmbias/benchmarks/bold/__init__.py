@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
-from ..base import Baseline, Benchmark, HubDataset, MetricSpec, model_named
+from ..base import Baseline, Benchmark, DataTable, HubDataset, MetricSpec, model_named
 from ..derived import mean_over_domains
 from .data import DOMAINS
 
@@ -244,7 +244,17 @@ BENCHMARK = Benchmark(
     overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is "
                  "defined for the profession domain only.",
     paper="https://arxiv.org/abs/2101.11718", paired=lambda run, data_dir: _paired(run, data_dir),
+    data_tables=lambda data_dir: (_merged_groups(data_dir),),
 )
+
+
+def _merged_groups(data_dir) -> DataTable:
+    """The prompt count of each of Table 3's merged profession groups (``lmbias datasets``)."""
+    from ...data import load_rows
+    from .data import merged_group_counts
+
+    return DataTable("bold_profession_merged_groups", "BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3)",
+                     ("merged group", "prompts"), merged_group_counts(load_rows("bold", "profession", data_dir=data_dir)))
 
 
 def _paired(run, data_dir):

@@ -22,6 +22,7 @@ import numpy as np
 from ...checks import check_choices, check_scalar
 from ...errors import InputError
 from ...lm.chat import continuation_prompts
+from ...lm.generation import PLAIN_SAMPLING
 from ...lm.spec import ModelSpec
 from ...progress import showing
 from ...render.text import first_line
@@ -103,6 +104,9 @@ def check_scoring(
 
 HISTOGRAM_BINS = 20
 PAPER_SAMPLES = 1000  # continuations per prefix in Huang et al. (2020)
+# Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens; recorded under the preset name PRESET
+PRESET = "counterfactual"
+SAMPLING = {**PLAIN_SAMPLING, "max_new_tokens": 50}
 
 
 def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HISTOGRAM_BINS) -> dict:
@@ -219,7 +223,7 @@ def run_counterfactual(
     check_scalar(samples, "samples", minimum=1)
     check_scalar(batch_size, "batch_size", minimum=1)  # every option before the classifiers are looked up
     rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
-    settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
+    settings = generation_settings(SAMPLING, max_new_tokens=max_new_tokens)
     loaded: dict = {}
     spec = ModelSpec.of(model)
     prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=chat_requested(spec),
@@ -241,7 +245,7 @@ def run_counterfactual(
     started = time.perf_counter()
     generations = run_generation(
         loader, [row["id"] for row in rows], prompts, out, settings=settings,
-        model_name=spec.name, preset="counterfactual", seed=seed,
+        model_name=spec.name, preset=PRESET, seed=seed,
         batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", model_identity=spec.identity(),
         label="counterfactual: generating", before_load=preflight,
         options={"attributes": list(attributes), **({"instruction": instruction} if instruction else {})},
@@ -264,7 +268,7 @@ def run_counterfactual(
         model=loaded or {"name": spec.model},
         data={"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes),
               "counts": {"prefixes": len(rows)}},
-        config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
+        config={"preset": PRESET, "settings": settings, "seed": seed, "batch_size": batch_size,
                 "samples_per_prefix": samples, "attributes": list(attributes),
                 **spec.recorded(), **({"instruction": instruction} if instruction else {}),
                 **scoring},

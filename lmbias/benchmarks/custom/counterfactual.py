@@ -82,7 +82,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -
     from ...lm.generation import generation_settings
     from ...lm.runner import model_loader, run_generation
     from ..counterfactual.scorers.sentiment import CLASSIFIERS
-    from ..counterfactual.task import PAPER_SAMPLES, check_scoring, score_counterfactual
+    from ..counterfactual.task import PAPER_SAMPLES, PRESET, SAMPLING, check_scoring, score_counterfactual
 
     check_scalar(options.samples, "samples", minimum=1)
     check_scalar(options.bootstrap, "bootstrap", minimum=0)
@@ -90,7 +90,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -
     check_choices(options.classifiers, CLASSIFIERS, "classifiers")
     data, templates = loaded(declaration, template_rows)
     rows = prefixes(templates)
-    settings = generation_settings("counterfactual", max_new_tokens=options.max_new_tokens)
+    settings = generation_settings(SAMPLING, max_new_tokens=options.max_new_tokens)
     spec = ModelSpec.of(model)
     prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=chat_requested(spec),
                                                 instruction=options.instruction)
@@ -106,7 +106,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -
     started = time.perf_counter()
     generations = run_generation(
         model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, out,
-        settings=settings, model_name=spec.name, preset="counterfactual", seed=options.seed, batch_size=options.batch_size,
+        settings=settings, model_name=spec.name, preset=PRESET, seed=options.seed, batch_size=options.batch_size,
         num_return_sequences=options.samples, progress=options.progress, benchmark=declaration.name,
         model_identity=spec.identity(), label=f"{declaration.display_name}: generating",
         options={"declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
@@ -125,7 +125,7 @@ def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -
               "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
                                                                 "sha256": declaration.declaration_sha256},
               "counts": {"templates": len(templates), "prefixes": len(rows)}},
-        config={"preset": "counterfactual", "settings": settings, "seed": options.seed, "batch_size": options.batch_size,
+        config={"preset": PRESET, "settings": settings, "seed": options.seed, "batch_size": options.batch_size,
                 "samples_per_prefix": options.samples, "classifiers": list(options.classifiers), "bootstrap": options.bootstrap,
                 **hf, **spec.recorded(), **({"instruction": instruction} if instruction else {})},
         results=scores, skipped=skipped,
