@@ -1,25 +1,11 @@
-"""Before the expensive part of a run: say at once what will be skipped, or stop (``--require-all``)."""
+"""Before the expensive part of a run: say at once what will be skipped, or stop (``--require-all``).
+
+The one implementation is the continue protocol's (:func:`lmbias.protocols.continuation.announce_unavailable`);
+the runs not yet on that protocol (BOLD's, counterfactual's) call it from here.
+"""
 
 from __future__ import annotations
 
-import sys
+from ..protocols.continuation import announce_unavailable
 
-from ..errors import RequirementError
-
-
-def announce_unavailable(unavailable: dict[str, str], *, require_all: bool) -> None:
-    """Report the metrics that cannot be scored (``{metric: reason with its fix}``) before generating.
-
-    With ``require_all`` this raises :class:`RequirementError` (nothing generated yet); otherwise the
-    main process prints one line per metric to stderr, each reason whole, fix included.
-    """
-    if not unavailable:
-        return
-    if require_all:
-        raise RequirementError("--require-all: nothing was generated because these cannot be scored: "
-                               + "; ".join(f"{metric}: {reason}" for metric, reason in unavailable.items()))
-    from ..lm.processes import process_state
-
-    if process_state().is_main_process:
-        for metric, reason in unavailable.items():
-            print(f"lmbias: will skip {metric}: {reason}", file=sys.stderr, flush=True)
+__all__ = ["announce_unavailable"]
