@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
+from lmbias.benchmarks.declared import run_task
 from lmbias.lm import generation, runner
 from lmbias.lm.gguf import embedded_gguf_path
 from lmbias.lm.loading import ModelLoadError, load_causal_lm
@@ -328,14 +330,13 @@ def test_accelerate_launch_runs_the_cli_on_two_processes_with_the_same_output(ti
 
 
 def test_require_all_stops_before_generating_when_a_metric_cannot_be_scored(tiny, tmp_path):
-    from lmbias.benchmarks.bold.task import run_bold
-
     """--require-all stops before anything is generated (nothing written) when a metric cannot be scored."""
     with pytest.raises(RuntimeError, match="--require-all: nothing was generated because these cannot be scored: toxicity: "
-                                           r"classifier .*none' cannot be loaded: there is no folder or file .*; "
+                                           r"classifier 'no-org/no-toxicity-model' cannot be loaded: .*; "
                                            "fix: pass --toxicity-model DIR"):
-        save_run(run_bold(model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2, progress=False,
-                 require_all=True, scoring={"metrics": ["sentiment", "toxicity"], "toxicity_model": str(tmp_path / "none")}))
+        save_run(run_task(BOLD_TASK, model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2,
+                          progress=False, require_all=True, metrics=["sentiment", "toxicity"],
+                          toxicity_model="no-org/no-toxicity-model"))
     assert not (tmp_path / "run").exists()
 
 
