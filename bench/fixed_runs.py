@@ -69,9 +69,11 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -82,12 +84,15 @@ KEY_ENV = "LMBIAS_FIXED_RUNS_KEY"  # the served runs' --api-key-env; the key is 
 KEY = "fixed-runs-key"
 SERVER_DEADLINE_S = 180
 HF = ["--threads", "1"]  # in-process runs only (the served runs' numbers come from the server)
+FIX = "@fixtures"  # stands for OUT/fixtures, the files _fixtures writes (stand-in classifiers, Hub-only data, declarations)
 SERVE = "@served"  # stands for --backend openai --base-url URL --model smollm2 --tokenizer <model folder> --api-key-env ...
 
 # run id -> (benchmark, options). Small and seeded (--seed 0, the default): 7 to 28 s each on 2 shared cores.
 RUNS = {
+    # the classifiers: FIXTURES' seeded stand-ins (the real ones are on the Hub only)
     "bold": ("bold", [*HF, "--domains", "gender", "race", "--per-group", "1", "--max-new-tokens", "10",
-                      "--metrics", "sentiment", "gender_polarity", "psycholinguistic_norms"]),
+                      "--metrics", "sentiment", "gender_polarity", "psycholinguistic_norms", "toxicity", "regard",
+                      "--toxicity-model", f"{FIX}/classifiers/toxicity", "--regard-model", f"{FIX}/classifiers/regard"]),
     "bold-chat": ("bold", [*HF, "--chat", "--domains", "gender", "--per-group", "2", "--max-new-tokens", "10",
                            "--metrics", "sentiment", "gender_polarity"]),
     "stereoset-likelihood": ("stereoset", [*HF, "--limit", "8", "--bootstrap", "50"]),
@@ -96,7 +101,8 @@ RUNS = {
     "crows_pairs-likelihood": ("crows_pairs", [*HF, "--limit", "20"]),
     "crows_pairs-generate": ("crows_pairs", [*HF, "--protocol", "generate", "--limit", "8"]),
     "counterfactual": ("counterfactual", [*HF, "--attributes", "country", "--samples", "2", "--max-new-tokens", "5",
-                                          "--classifiers", "opinion", "vader", "--bootstrap", "50"]),
+                                          "--classifiers", "opinion", "vader", "hf", "--hf-model",
+                                          f"{FIX}/classifiers/sentiment", "--bootstrap", "50"]),
     "bbq-likelihood": ("bbq", [*HF, "--categories", "Age", "Religion", "--limit", "2", "--bootstrap", "50"]),
     "bbq-generate": ("bbq", [*HF, "--protocol", "generate", "--categories", "Age", "--limit", "2"]),
     "bbq-generate-chat": ("bbq", [*HF, "--chat", "--protocol", "generate", "--categories", "Age", "--limit", "2"]),
@@ -107,11 +113,71 @@ RUNS = {
     "holistic_bias": ("holistic_bias", [*HF, "--small-set", "--axes", "age", "ability", "--templates", "2", "--nouns", "4"]),
     # weat9: an exact permutation test (924 partitions); weat6 and sent-weat9: sampled (more than --n-samples)
     "seat": ("seat", [*HF, "--tests", "weat6", "weat9", "sent-weat9", "--n-samples", "2000"]),
+    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "en", "nl", "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
+    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "SES", "--limit", "1",
+                               "--prompts", "0", "--max-new-tokens", "8"]),
+    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+                                   "--bootstrap", "50"]),
+    "kobbq-generate": ("kobbq", [*HF, "--categories", "religion", "--limit", "1", "--prompts", "1"]),
+    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
+    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Gender", "--limit", "1"]),
+    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "SES", "--limit", "1"]),
+    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
+    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+                                 "--bootstrap", "50"]),
+    "cbbq-generate": ("cbbq", [*HF, "--categories", "gender", "--limit", "1"]),
+    # Hub-only data: FIXTURES' files in the Hub's layout (tests/discrim_eval_items.py, tests/rtp_rows.py)
+    "discrim_eval-likelihood": ("discrim_eval", [*HF, "--data-dir", f"{FIX}/data", "--questions", "0"]),
+    "discrim_eval-generate": ("discrim_eval", [*HF, "--protocol", "generate", "--config", "implicit", "--data-dir",
+                                               f"{FIX}/data", "--questions", "1"]),
+    "toxigen": ("toxigen", [*HF, "--groups", "women", "jewish", "--per-group", "2", "--max-new-tokens", "8",
+                            "--toxicity-model", f"{FIX}/classifiers/toxigen"]),
+    "real_toxicity_prompts": ("real_toxicity_prompts", [*HF, "--samples", "2", "--max-new-tokens", "8", "--toxicity-model",
+                                                        f"{FIX}/classifiers/toxicity", "--data-dir", f"{FIX}/data"]),
+    # a user's own benchmarks, one per declared shape (bench/fixed_declared, copied into FIXTURES)
+    "declared-multiple_choice-likelihood": (f"{FIX}/declared/multiple_choice.yaml", [*HF, "--limit", "1", "--bootstrap", "50"]),
+    "declared-multiple_choice-generate": (f"{FIX}/declared/multiple_choice.yaml", [*HF, "--protocol", "generate", "--limit", "1"]),
+    "declared-sentence_pairs-likelihood": (f"{FIX}/declared/sentence_pairs.yaml", [*HF]),
+    "declared-sentence_pairs-generate": (f"{FIX}/declared/sentence_pairs.yaml", [*HF, "--protocol", "generate"]),
+    "declared-prompts": (f"{FIX}/declared/prompts.yaml", [*HF, "--per-group", "1", "--max-new-tokens", "10", "--metrics",
+                                                         "sentiment", "toxicity", "--toxicity-model",
+                                                         f"{FIX}/classifiers/toxicity"]),
+    "declared-templates": (f"{FIX}/declared/templates.yaml", [*HF, "--samples", "2", "--max-new-tokens", "5",
+                                                             "--bootstrap", "50"]),
     # last, with the server started just before them (an idle vLLM engine still takes CPU time)
     "served-bold": ("bold", [SERVE, "--domains", "gender", "--per-group", "3", "--max-new-tokens", "10",
                              "--metrics", "sentiment", "gender_polarity"]),
     "served-crows_pairs": ("crows_pairs", [SERVE, "--limit", "30"]),
 }
+
+
+# the stand-in classifiers' vocabulary (any other word is [UNK]): common words, so that texts score differently
+WORDS = ("the a an of and to in is was he she they it her his their i you we not no very good bad new old people man "
+         "woman women men work job family friend said would could will be been have has had do did make made great "
+         "best worst kind hate love happy sad angry stupid nice smart lazy strong weak rich poor young who which "
+         "that this there").split()
+
+
+def _fixtures(folder: Path) -> None:
+    """Write the files the runs name with FIX into ``folder``: bench/fixed_declared's declarations and data
+    (``declared/``), DiscrimEval's explicit and implicit files (two questions each) and RealToxicityPrompts'
+    six rows in the Hub's layout (``data/``, from tests/discrim_eval_items.py and tests/rtp_rows.py), and four
+    seeded stand-in classifiers (``classifiers/``: toxicity with toxic-bert's labels, regard with regardv3's,
+    toxigen with tomh/toxigen_roberta's LABEL_0 / LABEL_1, sentiment with NEGATIVE / POSITIVE)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from discrim_eval_items import write_items
+    from rtp_rows import write_rows
+
+    from lmbias.scorers.stand_in import REGARD_LABELS, TOXIC_BERT_LABELS, save_stand_in_classifier
+
+    shutil.copytree(ROOT / "bench" / "fixed_declared", folder / "declared")
+    for config in ("explicit", "implicit"):
+        write_items(folder / "data", questions=2, config=config)
+    write_rows(folder / "data")
+    classifiers = {"toxicity": (TOXIC_BERT_LABELS, True), "regard": (REGARD_LABELS, False),
+                   "toxigen": (("LABEL_0", "LABEL_1"), False), "sentiment": (("NEGATIVE", "POSITIVE"), False)}
+    for name, (labels, multi_label) in classifiers.items():
+        save_stand_in_classifier(folder / "classifiers" / name, labels, multi_label=multi_label, words=WORDS)
 
 
 def _environment() -> dict:
@@ -240,10 +306,13 @@ def _command(run_id: str, out: Path, url: str | None, tokenizer: str | None) -> 
     served = ["--backend", "openai", "--base-url", str(url), "--model", SERVED, "--tokenizer", str(tokenizer),
               "--api-key-env", KEY_ENV]
     options = [word for option in options for word in (served if option == SERVE else [option])]
+    benchmark, *options = [str(out / "fixtures") + word[len(FIX):] if word.startswith(FIX + "/") else word
+                           for word in (benchmark, *options)]
     return [sys.executable, "-m", "lmbias", "run", benchmark, "--out", str(out / run_id), "--no-progress", *options]
 
 
-def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool) -> int:
+def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, add: bool = False) -> int:
+    """Run the chosen runs into ``out`` (``add``: into a snapshot already there, beside its runs); 1 if any failed."""
     unknown = sorted(set(only) - set(RUNS))
     if unknown:
         raise SystemExit(f"--only: no run {unknown}; the runs are {', '.join(RUNS)}")
@@ -251,14 +320,30 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool) ->
     out = out.resolve()
     taken = [run_id for run_id in chosen if (out / run_id).exists()]
     if taken:
-        raise SystemExit(f"{out} already holds {taken}: give an empty --out")
+        raise SystemExit(f"{out} already holds {taken}: give an empty --out" + ("" if add else " (or --add other runs)"))
+    if add and not (out / "commands.json").is_file():
+        raise SystemExit(f"--add: {out} holds no snapshot (no commands.json)")
+    if not add and (out / "fixtures").exists():
+        raise SystemExit(f"{out} already holds fixtures: give an empty --out (or --add other runs)")
     out.mkdir(parents=True, exist_ok=True)
     env = {**_environment(), KEY_ENV: KEY}
     imported = _ask("import lmbias; print(lmbias.__file__)", env, out)
     print(f"lmbias imported from {imported}", flush=True)
-    record = {"lmbias": imported, "python": sys.executable, "data_dir": env.get("LMBIAS_DATA_DIR"), "server": None,
-              "runs": []}
+    record = {"lmbias": imported, "python": sys.executable, "data_dir": env.get("LMBIAS_DATA_DIR"), "out": str(out),
+              "server": None, "runs": []}
     started = time.time()
+    if add:
+        record = json.loads((out / "commands.json").read_text(encoding="utf-8"))
+        if (record["lmbias"], record.get("out"), record["data_dir"]) != (imported, str(out), env.get("LMBIAS_DATA_DIR")):
+            raise SystemExit(f"--add: {out} was run with lmbias {record['lmbias']}, out {record.get('out')} and data "
+                             f"{record['data_dir']}, not {imported}, {out} and {env.get('LMBIAS_DATA_DIR')}")
+        with tempfile.TemporaryDirectory(dir=out) as scratch:  # under out: the fixtures' paths name no other folder
+            _fixtures(Path(scratch) / "fixtures")
+            if _compare_run(out / "fixtures", Path(scratch) / "fixtures", (str(out), scratch))[1] is not None:
+                raise SystemExit(f"--add: the fixtures written now differ from {out / 'fixtures'}")
+    else:
+        _fixtures(out / "fixtures")
+        print(f"fixtures written in {out / 'fixtures'} after {time.time() - started:.0f} s", flush=True)
     served = [run_id for run_id in chosen if SERVE in RUNS[run_id][1]]
     with contextlib.ExitStack() as stack:
         url = tokenizer = None
@@ -274,11 +359,12 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool) ->
             status = subprocess.run(command, env=env, cwd=out).returncode
             seconds = round(time.time() - begun, 1)
             print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
+            record["runs"] = [run for run in record["runs"] if run["id"] != run_id]
             record["runs"].append({"id": run_id, "command": command, "exit_status": status, "seconds": seconds})
             (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    record["total_seconds"] = round(time.time() - started, 1)
+    record["total_seconds"] = round(time.time() - started, 1) + (record.get("total_seconds", 0) if add else 0)
     (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    failed = [run["id"] for run in record["runs"] if run["exit_status"]]
+    failed = [run["id"] for run in record["runs"] if run["exit_status"] and run["id"] in chosen]
     print(f"{len(chosen) - len(failed)} of {len(chosen)} runs exited 0 in {record['total_seconds']} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     return 1 if failed else 0
@@ -288,18 +374,20 @@ PORT = re.compile(rb"(http://127\.0\.0\.1:)\d+(?=/)")  # a loopback server's add
 CLOCK = re.compile(r"(_seconds|_per_second)$")  # timing's clock readings; its counts are compared
 
 
-def _canonical(path: Path) -> list[bytes]:
-    """results.json without ``versions`` and timing's clock readings, loopback ports masked, as sorted,
-    indented JSON lines (so that the first differing line can be shown)."""
+def _canonical(path: Path, out: str) -> list[bytes]:
+    """results.json without ``versions`` and timing's clock readings, loopback ports and the output folder ``out``
+    masked, as sorted, indented JSON lines (so that the first differing line can be shown)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data = {key: value for key, value in data.items() if key != "versions"}
     if isinstance(data.get("timing"), dict):
         data["timing"] = {key: value for key, value in data["timing"].items() if not CLOCK.search(key)}
-    return _masked(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False).encode()).splitlines()
+    return _masked(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False).encode(), out).splitlines()
 
 
-def _masked(data: bytes) -> bytes:
-    return PORT.sub(rb"\1PORT", data)
+def _masked(data: bytes, out: str) -> bytes:
+    """``data`` with a loopback server's port replaced by PORT and the snapshot's folder ``out`` (where the
+    fixtures are) by OUT."""
+    return PORT.sub(rb"\1PORT", data).replace(out.encode(), b"OUT")
 
 
 def _first_difference(name: str, a: list[bytes], b: list[bytes]) -> str:
@@ -318,9 +406,10 @@ def _window(line: bytes, start: int, width: int = 60) -> str:
     return ("..." if start else "") + repr(text)[1:-1] + ("..." if start + width < len(line) else "")
 
 
-def _compare_run(a: Path, b: Path) -> tuple[int, str | None]:
+def _compare_run(a: Path, b: Path, outs: tuple[str, str]) -> tuple[int, str | None]:
     """(files compared, first difference or None) of two folders of one run: results.json as canonical
-    JSON (:func:`_canonical`), every other file byte for byte, config.json with loopback ports masked."""
+    JSON (:func:`_canonical`), every other file byte for byte, with loopback ports and the snapshots' folders
+    ``outs`` masked (:func:`_masked`)."""
     if not a.is_dir() or not b.is_dir():
         return 0, f"folder missing in {'before' if not a.is_dir() else 'after'}"
     names = sorted({p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
@@ -332,26 +421,31 @@ def _compare_run(a: Path, b: Path) -> tuple[int, str | None]:
             difference = f"{name} only in {'after' if not x.is_file() else 'before'}"
         else:
             if name == "results.json":
-                lines_x, lines_y = _canonical(x), _canonical(y)
-            elif name == "config.json":
-                lines_x, lines_y = _masked(x.read_bytes()).splitlines(True), _masked(y.read_bytes()).splitlines(True)
+                lines_x, lines_y = _canonical(x, outs[0]), _canonical(y, outs[1])
             else:
-                lines_x, lines_y = x.read_bytes().splitlines(True), y.read_bytes().splitlines(True)
+                lines_x = _masked(x.read_bytes(), outs[0]).splitlines(True)
+                lines_y = _masked(y.read_bytes(), outs[1]).splitlines(True)
             difference = None if lines_x == lines_y else _first_difference(name, lines_x, lines_y)
         first = first or difference
     return len(names), first
 
 
-def _compare(before: Path, after: Path) -> int:
+def _compare(before: Path, after: Path, common: bool = False) -> int:
+    """Print the table of runs compared (the fixtures first) and return 1 when any differs, else 0."""
     records = [json.loads((folder / "commands.json").read_text(encoding="utf-8")) for folder in (before, after)]
     ids = [run["id"] for run in records[0]["runs"]]
     ids += [run["id"] for run in records[1]["runs"] if run["id"] not in ids]
     statuses = [{run["id"]: run["exit_status"] for run in record["runs"]} for record in records]
+    if common:
+        ids = [run_id for run_id in ids if run_id in statuses[0] and run_id in statuses[1]]
+    if (before / "fixtures").is_dir() or (after / "fixtures").is_dir():
+        ids.insert(0, "fixtures")
     servers = [(record.get("server") or {}).get("kind") for record in records]
+    outs = tuple(record.get("out") or str(folder.resolve()) for record, folder in zip(records, (before, after)))
     rows, differ = [], 0
     for run_id in ids:
-        files, difference = _compare_run(before / run_id, after / run_id)
-        status = (statuses[0].get(run_id), statuses[1].get(run_id))
+        files, difference = _compare_run(before / run_id, after / run_id, outs)
+        status = (statuses[0].get(run_id), statuses[1].get(run_id)) if run_id != "fixtures" else (0, 0)
         if status != (0, 0):
             difference = f"exit status {status[0]} vs {status[1]}" + (f"; {difference}" if difference else "")
         if run_id.startswith("served-") and servers[0] != servers[1]:
@@ -362,7 +456,8 @@ def _compare(before: Path, after: Path) -> int:
     for row in rows:
         print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     print(f"\n{len(rows) - differ} of {len(rows)} runs identical (results.json as canonical JSON without versions "
-          "and timing's *_seconds / *_per_second; config.json and every other file byte for byte; loopback ports masked); "
+          "and timing's *_seconds / *_per_second; config.json and every other file byte for byte; loopback ports and "
+          "the snapshots' folders masked); "
           f"lmbias: {records[0]['lmbias']} vs {records[1]['lmbias']}")
     return 1 if differ else 0
 
@@ -375,13 +470,16 @@ def main() -> int:
     run.add_argument("--only", nargs="+", default=[], metavar="NAME", help=f"these runs only, of: {', '.join(RUNS)}")
     run.add_argument("--vllm-python", help="the python of a vLLM environment (default: the one make test builds)")
     run.add_argument("--stand-in", action="store_true", help="serve the served runs with the stand-in, not vLLM")
+    run.add_argument("--add", action="store_true", help="add runs (--only) to the snapshot in OUT, with the same lmbias "
+                     "and data; the fixtures written again must be the same")
     compare = commands.add_parser("compare", help="compare two folders written by run", allow_abbrev=False)
     compare.add_argument("before", type=Path)
     compare.add_argument("after", type=Path)
+    compare.add_argument("--common", action="store_true", help="only the runs both folders ran (and the fixtures)")
     args = parser.parse_args()
     if args.command == "run":
-        return _run(args.out, args.only, args.vllm_python, args.stand_in)
-    return _compare(args.before, args.after)
+        return _run(args.out, args.only, args.vllm_python, args.stand_in, args.add)
+    return _compare(args.before, args.after, args.common)
 
 
 if __name__ == "__main__":
