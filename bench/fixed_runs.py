@@ -1,19 +1,34 @@
-"""Fixed runs of all nine benchmarks on the embedded model, to prove that a refactoring (issue 38) changed
-no output: run them on the old code and on the new, then compare the two folders.
+"""Fixed runs of every registered benchmark and of the four declared shapes on the embedded model, to prove
+that a refactoring (issues 38 and 48) changed no output: run them on the old code and on the new, then
+compare the two folders.
 
-    python bench/fixed_runs.py run --out DIR [--only RUN_ID ...]
-    python bench/fixed_runs.py compare DIR_BEFORE DIR_AFTER
+    python bench/fixed_runs.py run --out DIR [--only RUN_ID ...] [--add]
+    python bench/fixed_runs.py compare DIR_BEFORE DIR_AFTER [--common]
 
 ``run`` runs the fixed list ``RUNS`` below (``--only``: some of them), each as a subprocess
 ``sys.executable -m lmbias run BENCHMARK --out DIR/<run-id> --no-progress ...`` with the embedded default
 model (no ``--model``: SmolLM2-135M-Instruct, offline), and records in ``DIR/commands.json`` each run's
 command, exit status and seconds, the server the served runs asked, and which ``lmbias`` the
-subprocesses imported. The list covers every benchmark, both protocols of each that has two
-(``--protocol likelihood`` / ``generate``: StereoSet, CrowS-Pairs, BBQ, Winogender, WinoBias), two chat
-runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs (``--backend openai``:
-BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities). Each is seeded and
-small: 7 to 28 s each on 2 CPU cores shared with other work (load 2 to 4), about 5 minutes in all with
-the server's start. The runs read their data from ``LMBIAS_DATA_DIR`` (e.g. ``../shared/data``).
+subprocesses imported. The list covers each of the 17 registered benchmarks (``lmbias run --list``), both
+protocols of each that has two (``--protocol likelihood`` / ``generate``: StereoSet, CrowS-Pairs, BBQ,
+Winogender, WinoBias, MBBQ, KoBBQ, EsBBQ, CaBBQ, CBBQ, DiscrimEval), a user's own benchmark in each declared
+shape (``multiple_choice`` and ``sentence_pairs`` with both protocols, ``prompts``, ``counterfactual``: the
+templates), two chat runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs
+(``--backend openai``: BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities).
+Each is seeded and small: on 2 CPU cores alone 7 to 30 s (RESULTS.md gives the times measured; shared with
+other work they take several times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
+``../shared/data``).
+
+What the shared data does not hold is written first into ``DIR/fixtures`` (:func:`_fixtures`), the same bytes
+every time: the declarations and data files of ``bench/fixed_declared`` (small copies of docs/examples);
+DiscrimEval's and RealToxicityPrompts' files in the Hub's layout, built by the tests' own builders
+(tests/discrim_eval_items.py, tests/rtp_rows.py; the runs pass ``--data-dir DIR/fixtures/data``); and the
+classifiers the Hub would give, as seeded stand-ins (:func:`lmbias.scorers.stand_in.save_stand_in_classifier`,
+random weights, as the tests run ToxiGen and RealToxicityPrompts offline): toxicity (toxic-bert's labels:
+BOLD, RealToxicityPrompts, the prompts shape), regard (BOLD), ToxiGen's (LABEL_0 / LABEL_1) and a sentiment
+classifier for counterfactual's ``hf``. Their numbers mean nothing about the texts; they test that the same
+texts get the same scores and records. ``--add`` runs more of the list into a snapshot already in DIR (same
+lmbias, data and folder; the fixtures are written again and must be identical).
 
 Old code: the subprocesses inherit this process's environment and run in DIR, not in the repository
 (under ``-m`` the current folder comes first on ``sys.path``, before PYTHONPATH), so with a worktree of
@@ -41,7 +56,8 @@ of 32: 83 s against 17 s).
 the fields below; ``config.json`` (the run's identity, which a resume checks) and every other file
 (scores.jsonl, generations.jsonl, shard-*.jsonl, answers.jsonl, ...) byte for byte; a file in one folder
 only, or a run that did not exit 0, is a difference. It prints one row per run (files compared, identical,
-the first difference: file, line, byte and both texts there) and exits 1 when anything differs. Left out
+the first difference: file, line, byte and both texts there) and exits 1 when anything differs (``--common``:
+only the runs both folders ran, e.g. a few runs of the new code against the whole BEFORE snapshot). Left out
 or masked, each because it differs between two runs of the same commit on the same machine (found by
 running the list twice and diffing every JSON field) or because the brief of issue 38 sets it aside:
 
@@ -56,6 +72,12 @@ running the list twice and diffing every JSON field) or because the brief of iss
 - the port in ``http://127.0.0.1:PORT/`` (served runs: results.json's ``model.source`` and
   ``config.base_url``, config.json's ``config.base_url``): the server gets a free port each time, so the
   address is compared with the port replaced by ``PORT``.
+- the snapshot's own folder, replaced by ``OUT`` in every file compared: a run given a fixture records its
+  path (a declaration's and its data's path in results.json's ``data`` and config.json, the stand-in
+  classifiers' folders in results.json's ``classifier`` / ``config``), and two snapshots live in two folders.
+  Everything else about a fixture is compared: its digest where the run records one, and ``DIR/fixtures``
+  itself byte for byte (the row ``fixtures``). A real rerun of a folder made before the change uses the same
+  paths, so its resume is not affected by this mask.
 
 Nothing else differed or is left out: a finished run's folder holds no lock file, and config.json holds no
 time. ``DIR/commands.json`` and ``DIR/vllm-server.log`` (times, paths, the server's log) are not compared.
@@ -386,8 +408,8 @@ def _canonical(path: Path, out: str) -> list[bytes]:
 
 def _masked(data: bytes, out: str) -> bytes:
     """``data`` with a loopback server's port replaced by PORT and the snapshot's folder ``out`` (where the
-    fixtures are) by OUT."""
-    return PORT.sub(rb"\1PORT", data).replace(out.encode(), b"OUT")
+    fixtures are: ``out/...``) by OUT."""
+    return PORT.sub(rb"\1PORT", data).replace(out.encode() + b"/", b"OUT/")
 
 
 def _first_difference(name: str, a: list[bytes], b: list[bytes]) -> str:

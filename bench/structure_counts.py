@@ -17,8 +17,10 @@ It prints one table row per count. What each counts (``lmbias/benchmarks`` means
   tuple, list or set literal operand (``protocol in ("likelihood", "generate")``), and each ``match`` case on one.
   The protocols' names: likelihood, generate, continue, embed, judge.
 - **protocol-keyed tables**: in lmbias/benchmarks, each dict literal with a protocol's name as a key
-  (``{"likelihood": ..., "generate": ...}[protocol]``, ``CONFIG = {"likelihood": ...}``) and each ``dict(...)``
-  call with one as a keyword.
+  (``{"likelihood": ..., "generate": ...}[protocol]``, ``IDENTITY = {"likelihood": ...}``) and each ``dict(...)``
+  call with one as a keyword, except those given as a keyword argument of a ``Benchmark(...)`` or ``Task(...)``
+  call, which are counted apart: **declaration arguments keyed by protocol** (``Task(protocols={"likelihood":
+  help, ...}, prompts={...})``: the protocols a benchmark supports, and their prompts).
 - **implementations of option scoring**: functions anywhere in lmbias outside ``lmbias/lm`` (where the primitive
   lives) whose own body calls ``option_logprobs``, the log-probabilities of options after a prompt: today
   ``score_options``, ``score_bbq``, coreference's ``score_referents`` and DiscrimEval's scorer.
@@ -173,11 +175,16 @@ def protocol_comparisons(sources: dict[str, str]) -> list[str]:
     return _by_place(found)
 
 
-def protocol_tables(sources: dict[str, str]) -> list[str]:
-    """``path:line keys`` of each dict literal or ``dict(...)`` call keyed by a protocol's name in lmbias/benchmarks."""
+def protocol_tables(sources: dict[str, str], declared: bool = False) -> list[str]:
+    """``path:line keys`` of each dict literal or ``dict(...)`` call keyed by a protocol's name in lmbias/benchmarks,
+    other than a keyword argument of a declaration (``Task(protocols={...})``); ``declared``: those instead."""
     found = []
     for path, tree in _trees(sources, _in_benchmarks).items():
+        arguments = {id(keyword.value) for call in ast.walk(tree) if isinstance(call, ast.Call)
+                     and _name(call) in DECLARATIONS for keyword in call.keywords}
         for node in ast.walk(tree):
+            if (id(node) in arguments) != declared:
+                continue
             if isinstance(node, ast.Dict):
                 keys = [key.value for key in node.keys if key is not None and _protocol_name(key)]
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
@@ -294,6 +301,7 @@ def counts(sources: dict[str, str]) -> list[tuple[str, str, list[str]]]:
             ("raw add_argument calls in lmbias/benchmarks", raw_add_arguments(sources)),
             ("protocol-name comparisons in lmbias/benchmarks", protocol_comparisons(sources)),
             ("protocol-keyed tables in lmbias/benchmarks", protocol_tables(sources)),
+            ("declaration arguments keyed by protocol (Task(protocols=..., prompts=...))", protocol_tables(sources, True)),
             ("implementations of option scoring (callers of option_logprobs)", option_scorers(sources))]
     table = [(name, str(len(found)), found) for name, found in rows]
     table.append(("lines of lmbias/benchmarks/**/*.py", f"{lines:,} in {files} files", []))

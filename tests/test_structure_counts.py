@@ -92,6 +92,9 @@ CONFIG = {"likelihood": {"a": 1}, "other": 2}    # table 2 (and the inner dict i
 PLAIN = {"sum": 1, PROTO: 2}                     # not keyed by a protocol's name
 BUILT = dict(generate=3, x=4)                    # table 3
 SPLAT = {**CONFIG}                               # a ** entry has no key: not a table
+TASK = Task(protocols={"likelihood": "help"},    # declared: counted apart
+            prompts=dict(generate=P),            # declared
+            other=f({"generate": 1}))            # a table: an argument of f, not of the declaration
 '''
 
 SCORING = '''
@@ -199,7 +202,10 @@ def test_protocol_comparisons_and_tables():
     assert comparisons[2].endswith("protocol in ('likelihood', 'generate')")
     assert comparisons[5].endswith("case 'continue'")
     tables = sc.protocol_tables(sources())
-    assert [item.split(" ", 1)[1] for item in tables] == ["likelihood, generate", "likelihood", "generate"]
+    assert [item.split(" ", 1)[1] for item in tables] == ["likelihood, generate", "likelihood", "generate", "generate"]
+    assert _locations(tables)[3].endswith(":30")  # file lines 95-97 are the string's lines 28-30
+    declared = sc.protocol_tables(sources(), declared=True)
+    assert [item.split(":", 1)[1] for item in declared] == ["28 likelihood", "29 generate"]
 
 
 def test_option_scorers_are_callers_of_option_logprobs_outside_lmbias_lm():
@@ -213,7 +219,7 @@ def test_lines_fields_and_own_reporting():
     given = sources()
     newlines = sum(text.count("\n") for path, text in given.items() if path.startswith("lmbias/benchmarks/"))
     # RUNS, OPTIONS, PROTOCOLS, SCORING, DECLARATIONS, TASK (each its closing line less its opening line in this file), delta
-    assert newlines == 27 + 10 + 27 + 15 + 22 + 8 + 1
+    assert newlines == 27 + 10 + 30 + 15 + 22 + 8 + 1
     assert sc.benchmark_lines(given) == (newlines, 6)
     assert sc.declaration_fields(given) == {"lmbias/benchmarks/base.py:Benchmark": 3, "lmbias/benchmarks/declared.py:Task": 3}
     own, calls = sc.own_reporting(given)
@@ -253,4 +259,4 @@ def test_the_table_of_this_checkout_has_every_row(capsys):
     assert sc.main(["--details"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "---" not in line]
     assert [row.split(" | ")[0][2:] for row in rows[1:]] == [name for name, _, _ in sc.counts(sc.read_sources())]
-    assert len(rows) == 1 + 9
+    assert len(rows) == 1 + 10
