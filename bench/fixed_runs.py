@@ -39,8 +39,8 @@ and ``PYTHONPATH`` are made absolute before they are passed on.
 The served runs ask a real vLLM server: ``python -m vllm.entrypoints.openai.api_server`` from the vLLM
 environment ``make test`` builds (``venv-vllm-*`` in ``$LMBIAS_CACHE_DIR``, else ``~/.cache/lmbias``; or
 ``--vllm-python``), serving the converted embedded model in float32 (context 512, seed 0, eager mode,
-1 GiB of KV cache, a fixed dummy API key) on a free loopback port. It starts in 24 to 38 s on 2 cores (it
-is given 180 s), after the in-process runs, and stops when the served runs are done: an idle engine still
+1 GiB of KV cache, a fixed dummy API key) on a free loopback port. It starts in 24 to 38 s on 2 cores alone (it
+is given 180 s, or ``--server-wait``), after the in-process runs, and stops when the served runs are done: an idle engine still
 takes CPU time. Only where no vLLM environment exists or its server does not start in time (or with
 ``--stand-in``) do they ask a stand-in instead: tests/loopback.py's server answering each request with
 text and log-probabilities derived from a hash of the request, which checks lmbias's side of the
@@ -86,6 +86,7 @@ time. ``DIR/commands.json`` and ``DIR/vllm-server.log`` (times, paths, the serve
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -96,6 +97,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -240,9 +242,9 @@ def _vllm_pythons(explicit: str | None) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _vllm_server(python: Path, model_dir: str, log: Path):
+def _vllm_server(python: Path, model_dir: str, log: Path, deadline: float = SERVER_DEADLINE_S):
     """A vLLM OpenAI-compatible server of ``model_dir`` on a free loopback port; yields its base URL, or
-    None when it does not answer within SERVER_DEADLINE_S (its log is then in ``log``)."""
+    None when it does not answer within ``deadline`` seconds (its log is then in ``log``)."""
     port = _free_port()
     command = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", model_dir, "--port", str(port),
                "--host", "127.0.0.1", "--dtype", "float32", "--max-model-len", "512", "--served-model-name", SERVED,
@@ -253,7 +255,7 @@ def _vllm_server(python: Path, model_dir: str, log: Path):
     with open(log, "w") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=log.parent)
     try:
-        stop = time.time() + SERVER_DEADLINE_S
+        stop = time.time() + deadline
         while process.poll() is None and time.time() < stop and not _answers(url):
             time.sleep(2)
         yield url if process.poll() is None and _answers(url) else None
@@ -305,13 +307,13 @@ def _stand_in():
 
 
 @contextlib.contextmanager
-def _server(out: Path, env: dict, vllm_python: str | None, stand_in: bool):
+def _server(out: Path, env: dict, vllm_python: str | None, stand_in: bool, deadline: float = SERVER_DEADLINE_S):
     """(kind, base URL) of the server the served runs ask: vLLM's when it starts, else the stand-in."""
     if not stand_in:
         model_dir = _ask("from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
         for python in _vllm_pythons(vllm_python):
             started = time.time()
-            with _vllm_server(python, model_dir, out / "vllm-server.log") as url:
+            with _vllm_server(python, model_dir, out / "vllm-server.log", deadline) as url:
                 if url:
                     print(f"vLLM server ({python}) answered after {time.time() - started:.0f} s at {url}", flush=True)
                     yield {"kind": "vllm", "python": str(python), "model": model_dir,
@@ -333,13 +335,15 @@ def _command(run_id: str, out: Path, url: str | None, tokenizer: str | None) -> 
     return [sys.executable, "-m", "lmbias", "run", benchmark, "--out", str(out / run_id), "--no-progress", *options]
 
 
-def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, add: bool = False) -> int:
-    """Run the chosen runs into ``out`` (``add``: into a snapshot already there, beside its runs); 1 if any failed."""
+def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, add: bool = False,
+         server_wait: float = SERVER_DEADLINE_S, jobs: int = 1) -> int:
+    """Run the chosen runs into ``out`` (``add``: into a snapshot already there, beside its runs; without ``only``,
+    the runs it lacks), ``jobs`` at a time (the served runs one at a time, last); 1 if any failed."""
     unknown = sorted(set(only) - set(RUNS))
     if unknown:
         raise SystemExit(f"--only: no run {unknown}; the runs are {', '.join(RUNS)}")
-    chosen = [run_id for run_id in RUNS if not only or run_id in only]
     out = out.resolve()
+    chosen = [run_id for run_id in RUNS if (run_id in only if only else not (add and (out / run_id).exists()))]
     taken = [run_id for run_id in chosen if (out / run_id).exists()]
     if taken:
         raise SystemExit(f"{out} already holds {taken}: give an empty --out" + ("" if add else " (or --add other runs)"))
@@ -366,24 +370,36 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, ad
     else:
         _fixtures(out / "fixtures")
         print(f"fixtures written in {out / 'fixtures'} after {time.time() - started:.0f} s", flush=True)
-    served = [run_id for run_id in chosen if SERVE in RUNS[run_id][1]]
-    with contextlib.ExitStack() as stack:
-        url = tokenizer = None
-        for run_id in [run_id for run_id in chosen if run_id not in served] + served:
-            if run_id in served and url is None:  # the server runs only while the served runs do
-                server, url = stack.enter_context(_server(out, env, vllm_python, stand_in))
-                record["server"] = server
-                tokenizer = server.get("model") or _ask(
-                    "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
-            command = _command(run_id, out, url, tokenizer)
-            print(f"[{run_id}] {' '.join(command[1:])}", flush=True)
-            begun = time.time()
-            status = subprocess.run(command, env=env, cwd=out).returncode
-            seconds = round(time.time() - begun, 1)
-            print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
-            record["runs"] = [run for run in record["runs"] if run["id"] != run_id]
-            record["runs"].append({"id": run_id, "command": command, "exit_status": status, "seconds": seconds})
+    lock = threading.Lock()
+
+    def run_one(run_id: str, url: str | None, tokenizer: str | None) -> None:
+        command = _command(run_id, out, url, tokenizer)
+        print(f"[{run_id}] {' '.join(command[1:])}", flush=True)
+        begun = time.time()
+        with contextlib.ExitStack() as files:
+            log = None if jobs == 1 else files.enter_context(open(out / "logs" / f"{run_id}.log", "w"))
+            status = subprocess.run(command, env=env, cwd=out, stdout=log, stderr=log and subprocess.STDOUT).returncode
+        seconds = round(time.time() - begun, 1)
+        print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
+        with lock:
+            runs = [run for run in record["runs"] if run["id"] != run_id]
+            runs.append({"id": run_id, "command": command, "exit_status": status, "seconds": seconds})
+            record["runs"] = sorted(runs, key=lambda run: list(RUNS).index(run["id"]))
             (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+    if jobs > 1:
+        (out / "logs").mkdir(exist_ok=True)
+    served = [run_id for run_id in chosen if SERVE in RUNS[run_id][1]]
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for done in [pool.submit(run_one, run_id, None, None) for run_id in chosen if run_id not in served]:
+            done.result()
+    if served:  # the server runs only while the served runs do, one at a time
+        with _server(out, env, vllm_python, stand_in, server_wait) as (server, url):
+            record["server"] = server
+            tokenizer = server.get("model") or _ask(
+                "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
+            for run_id in served:
+                run_one(run_id, url, tokenizer)
     record["total_seconds"] = round(time.time() - started, 1) + (record.get("total_seconds", 0) if add else 0)
     (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     failed = [run["id"] for run in record["runs"] if run["exit_status"] and run["id"] in chosen]
@@ -492,6 +508,12 @@ def main() -> int:
     run.add_argument("--only", nargs="+", default=[], metavar="NAME", help=f"these runs only, of: {', '.join(RUNS)}")
     run.add_argument("--vllm-python", help="the python of a vLLM environment (default: the one make test builds)")
     run.add_argument("--stand-in", action="store_true", help="serve the served runs with the stand-in, not vLLM")
+    run.add_argument("--server-wait", type=float, default=SERVER_DEADLINE_S, metavar="SECONDS",
+                     help=f"how long the vLLM server may take to start (default {SERVER_DEADLINE_S}; at load 9 on 2 cores "
+                     "it has taken 700)")
+    run.add_argument("--jobs", type=int, default=1, choices=range(1, 9), metavar="N",
+                     help="in-process runs at a time (default 1; more: each run's output in OUT/logs/RUN_ID.log); "
+                     "each has one thread, so the outputs do not depend on it")
     run.add_argument("--add", action="store_true", help="add runs (--only) to the snapshot in OUT, with the same lmbias "
                      "and data; the fixtures written again must be the same")
     compare = commands.add_parser("compare", help="compare two folders written by run", allow_abbrev=False)
@@ -500,7 +522,7 @@ def main() -> int:
     compare.add_argument("--common", action="store_true", help="only the runs both folders ran (and the fixtures)")
     args = parser.parse_args()
     if args.command == "run":
-        return _run(args.out, args.only, args.vllm_python, args.stand_in, args.add)
+        return _run(args.out, args.only, args.vllm_python, args.stand_in, args.add, args.server_wait, args.jobs)
     return _compare(args.before, args.after, args.common)
 
 

@@ -309,7 +309,10 @@ def counts(sources: dict[str, str]) -> list[tuple[str, str, list[str]]]:
                   + f" = {sum(fields.values())}", [f"{key}: {value}" for key, value in fields.items()]))
     table.append(("Benchmark(...) passing its own records, summary and report_section", f"{len(own)} of {declared}", own))
     naming = naming_modules(sources)
-    table.append(("modules outside lmbias/benchmarks that name a benchmark", str(len(naming)), naming))
+    lower = [item for item in naming if any(item.startswith(prefix.replace("/", ".") + (":", ".")[dot])
+                                            for prefix in LOWER for dot in (0, 1))]
+    table.append(("modules outside lmbias/benchmarks that name a benchmark",
+                  f"{len(naming)} ({len(lower)} below lmbias/benchmarks)", naming))
     return table
 
 

@@ -237,6 +237,8 @@ def test_modules_that_name_a_benchmark():
         "lmbias.protocols.likelihood: lmbias.benchmarks.alpha, 'alpha', 'gamma'",  # not base, not comments
         "lmbias.stats: lmbias.benchmarks.alpha, 'alpha', 'gamma'",                 # not the docstrings' alpha
     ]  # report imports lmbias.benchmarks.beta, no package (beta lives in alpha's); files outside lmbias/ are not read
+    row = [value for name, value, _ in sc.counts(given) if name.startswith("modules outside")]
+    assert row == ["5 (4 below lmbias/benchmarks)"]  # all but lmbias.cli
 
 
 def test_the_command_reads_a_commit_and_names_a_bad_one(tmp_path):
