@@ -88,6 +88,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -97,7 +98,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -335,10 +335,22 @@ def _command(run_id: str, out: Path, url: str | None, tokenizer: str | None) -> 
     return [sys.executable, "-m", "lmbias", "run", benchmark, "--out", str(out / run_id), "--no-progress", *options]
 
 
+def _update(out: Path, change) -> dict:
+    """``out/commands.json`` replaced by ``change(its content)`` (``{}`` when there is none), under a lock that
+    other ``run --add`` processes writing into the same snapshot take too; returns what was written."""
+    with open(out / "commands.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        path = out / "commands.json"
+        record = change(json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {})
+        path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        return record
+
+
 def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, add: bool = False,
          server_wait: float = SERVER_DEADLINE_S, jobs: int = 1) -> int:
     """Run the chosen runs into ``out`` (``add``: into a snapshot already there, beside its runs; without ``only``,
-    the runs it lacks), ``jobs`` at a time (the served runs one at a time, last); 1 if any failed."""
+    the runs it lacks; several ``--add`` processes may share a snapshot, each with its own ``only``), ``jobs`` at a
+    time (the served runs one at a time, last); 1 if any failed."""
     unknown = sorted(set(only) - set(RUNS))
     if unknown:
         raise SystemExit(f"--only: no run {unknown}; the runs are {', '.join(RUNS)}")
@@ -370,7 +382,8 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, ad
     else:
         _fixtures(out / "fixtures")
         print(f"fixtures written in {out / 'fixtures'} after {time.time() - started:.0f} s", flush=True)
-    lock = threading.Lock()
+    if not add:
+        _update(out, lambda _: record)
 
     def run_one(run_id: str, url: str | None, tokenizer: str | None) -> None:
         command = _command(run_id, out, url, tokenizer)
@@ -381,11 +394,12 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, ad
             status = subprocess.run(command, env=env, cwd=out, stdout=log, stderr=log and subprocess.STDOUT).returncode
         seconds = round(time.time() - begun, 1)
         print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
-        with lock:
-            runs = [run for run in record["runs"] if run["id"] != run_id]
-            runs.append({"id": run_id, "command": command, "exit_status": status, "seconds": seconds})
-            record["runs"] = sorted(runs, key=lambda run: list(RUNS).index(run["id"]))
-            (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        entry = {"id": run_id, "command": command, "exit_status": status, "seconds": seconds}
+
+        def add_run(current: dict) -> dict:
+            runs = [run for run in current["runs"] if run["id"] != run_id] + [entry]
+            return {**current, "runs": sorted(runs, key=lambda run: list(RUNS).index(run["id"]))}
+        _update(out, add_run)
 
     if jobs > 1:
         (out / "logs").mkdir(exist_ok=True)
@@ -395,15 +409,15 @@ def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, ad
             done.result()
     if served:  # the server runs only while the served runs do, one at a time
         with _server(out, env, vllm_python, stand_in, server_wait) as (server, url):
-            record["server"] = server
+            _update(out, lambda current: {**current, "server": server})
             tokenizer = server.get("model") or _ask(
                 "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
             for run_id in served:
                 run_one(run_id, url, tokenizer)
-    record["total_seconds"] = round(time.time() - started, 1) + (record.get("total_seconds", 0) if add else 0)
-    (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    seconds = round(time.time() - started, 1)
+    record = _update(out, lambda current: {**current, "total_seconds": round(current.get("total_seconds", 0) + seconds, 1)})
     failed = [run["id"] for run in record["runs"] if run["exit_status"] and run["id"] in chosen]
-    print(f"{len(chosen) - len(failed)} of {len(chosen)} runs exited 0 in {record['total_seconds']} s"
+    print(f"{len(chosen) - len(failed)} of {len(chosen)} runs exited 0 in {seconds} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     return 1 if failed else 0
 
