@@ -151,11 +151,13 @@ class Task:
             call refuses one).
         items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
             with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
-            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template).
+            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
+            model's: where a scorer runs too).
         request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
-        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label.
+        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
+            reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
         shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
             (default: "short data files").
         config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule),
@@ -288,7 +290,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
-                "out": out, "data_dir": data_dir, "chat": chat_requested(spec)}
+                "out": out, "data_dir": data_dir, "chat": chat_requested(spec), "device": spec.device}
     rows = task.items(settings, data_dir)
     # what `lmbias compare` checks the items against, for a benchmark it compares; before the request or the measure sees them
     asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
@@ -310,12 +312,25 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
         config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
         results=task.measure(records, rows, settings, data_dir),
-        partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
+        partial=partial(task.counted(rows, settings), lambda: narrowed or task.shortfall(settings, data_dir)),
         timing=timing if task.timing is None else task.timing(timing, records),
         skipped={**task.skipped(settings), **task.skipped_by(records, settings)},
         outputs={**({"items_file": ITEMS_FILE} if asked else {}), **task.outputs(records, rows, settings)}, files=asked,
     )
     return used.finish(out, result, records)
+
+
+def partial(counted: dict, reason: Callable[[], str]) -> dict:
+    """results.json's ``partial`` of a Task's ``counted``: each shortfall with its own reason, else ``reason()``.
+
+    >>> partial({"attributes": (1, 3, "--attributes name"), "prompts": (5, 9)}, lambda: "--limit 5")
+    {'attributes': '1 of 3 (--attributes name)', 'prompts': '5 of 9 (--limit 5)'}
+    """
+    labelled: dict = {}
+    for what, (covered, full, *own) in counted.items():
+        if covered < full:
+            labelled.update(coverage({what: (covered, full)}, own[0] if own else reason()))
+    return labelled
 
 
 def option_names(options: Sequence[Option]) -> list:

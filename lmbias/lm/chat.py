@@ -149,12 +149,13 @@ def scored_text(prompt: str, reply: str, chat: bool) -> str:
     return prompt + reply
 
 
+INSTRUCTION_HELP = ("chat runs: the request each prompt is put in, with a {prompt} placeholder (default: "
+                    "\"Continue the text below. Reply with the continuation only.\" and the prompt after a blank line)")
+
+
 def add_instruction_argument(parser) -> None:
     """``--instruction``, for the continuation benchmarks' ``lmbias run``."""
-    parser.add_argument("--instruction", metavar="TEMPLATE",
-                        help="chat runs: the request each prompt is put in, with a {prompt} placeholder (default: "
-                             "\"Continue the text below. Reply with the continuation only.\" and the prompt after a "
-                             "blank line)")
+    parser.add_argument("--instruction", metavar="TEMPLATE", help=INSTRUCTION_HELP)
 
 
 def instructed(prompts: Sequence[str], instruction: str) -> list[str]:

@@ -222,3 +222,23 @@ def finish(out, result, continued: Continued):
         result.outputs.setdefault(continued.scores_file.split(".")[0] + "_file", continued.scores_file)
         result.files[continued.scores_file] = "".join(json.dumps(record) + "\n" for record in continued.records)
     return result
+
+
+
+def score_texts(scorers: Sequence[Scorer], texts: Sequence[str], rows: Sequence[dict]) -> Continued:
+    """``scorers`` applied to ``texts`` without a model (``rows``: each text's item row), each loaded first as
+    :func:`answer` loads them (texts given as they are: a reference source scored alone, a test). Returns a
+    :class:`Continued` whose records are the texts in order (``text`` and each scorer's value), without samples."""
+    texts, rows = list(texts), list(rows)
+    records = [{"text": text} for text in texts]
+    described, skipped = {}, {}
+    for scorer in scorers:
+        try:
+            loaded = scorer.load()
+        except ScorerUnavailable as reason:
+            skipped[scorer.name] = str(reason)
+            continue
+        for record, value in zip(records, _scored(scorer, loaded, texts, rows)):
+            record[scorer.name] = value
+        described[scorer.name] = scorer.describe(loaded) if scorer.describe else {}
+    return Continued(records, [], [], described, skipped)
