@@ -260,3 +260,17 @@ def test_plumbing_a_failure_after_generating_loses_nothing_and_the_rerun_generat
     assert main(argv) == 0
     assert (tmp_path / "rtp" / "generations.jsonl").read_text() == generated
     assert json.loads((tmp_path / "rtp" / "results.json").read_text())["results"]["subsets"]["all"]["prompts"] == len(PROMPTS)
+
+
+def test_a_suite_of_both_is_checked_before_anything_loads_every_refusal_said_at_once(tmp_path, monkeypatch, capsys):
+    """``lmbias run toxigen real_toxicity_prompts``: each run's declared options are checked (the suite's pre-load check)
+    before any model or classifier loads, every refusal in one message, nothing written."""
+    from lmbias.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "toxigen", "real_toxicity_prompts", "--toxigen.toxicity-threshold", "0",
+                 "--real_toxicity_prompts.samples", "0", "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "nothing was run:\n  toxigen: threshold must be in (0, 1], got 0" in error
+    assert "\n  real_toxicity_prompts: samples must be an integer >= 1" in error and "Traceback" not in error
+    assert list(tmp_path.iterdir()) == []
