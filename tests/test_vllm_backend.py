@@ -282,15 +282,13 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     from discrim_eval_items import write_items
     from rtp_rows import PROMPTS, write_rows
 
+    from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval.data import read_items
     from lmbias.benchmarks.discrim_eval.measure import NO, YES
     from lmbias.benchmarks.discrim_eval.task import request
-    from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts
-    from lmbias.benchmarks.toxic_continuations import generate_and_score
-    from lmbias.lm.generation import generation_settings
+    from lmbias.benchmarks.real_toxicity_prompts import TASK
     from lmbias.lm.processes import process_state
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
-    from lmbias.scorers.toxicity import ToxicityClassifier
 
     write_items(tmp_path / "data", questions=1)
     rows = read_items("explicit", tmp_path / "data")[0][::27]  # five people of the scenario
@@ -305,11 +303,10 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
         for side in ("yes", "no"):
             tolerances.assert_two_paths_agree(x[side], y[side], forms[side], SMOLLM2, (x["id"], side))
     write_rows(tmp_path / "data")
-    prompts, _ = read_prompts(tmp_path / "data")
-    classifier = ToxicityClassifier(model=save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True))
-    generations, scores, _, _, timing = generate_and_score(
-        benchmark="real_toxicity_prompts", label="RTP", rows=prompts, prompts=[r["prompt"] for r in prompts], model=VLLM,
-        out=tmp_path / "rtp", settings=generation_settings("rtp"), preset="rtp", samples=3, classifier=classifier, seed=0,
-        batch_size=4, progress=False, options={})
-    assert len(generations) == len(scores) == 3 * len(PROMPTS) == timing["continuations"]
+    classifier = save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True)
+    result = run_task(TASK, model=VLLM, out=tmp_path / "rtp", samples=3, toxicity_model=classifier, batch_size=4,
+                      progress=False, data_dir=tmp_path / "data")
+    generations = [json.loads(line) for line in (tmp_path / "rtp" / "generations.jsonl").read_text().splitlines()]
+    scores = result.files["toxicity.jsonl"].splitlines()
+    assert len(generations) == len(scores) == 3 * len(PROMPTS) == result.timing["continuations"]
     assert [g["sample"] for g in generations[:3]] == [0, 1, 2] and len({g["continuation"] for g in generations}) > len(PROMPTS)
