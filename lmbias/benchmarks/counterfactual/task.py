@@ -188,12 +188,6 @@ def _samples(rows: Sequence[dict], generations: Sequence[dict]) -> tuple[list[di
 
 # --------------------------------------------------------------------------- the declaration
 
-CLASSIFIER_OPTIONS = (
-    Option("classifiers", "sentiment classifiers (hf needs the Hub or a local --hf-model)", default=sentiment.CLASSIFIERS,
-           choices=sentiment.CLASSIFIERS, many=True, identity=False),
-    Option("hf_model", "sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)",
-           identity=False),
-)
 BOOTSTRAP = Option("bootstrap", "bootstrap resamples for I.F. / G.F. intervals", default=0, type=int, minimum=0, identity=False)
 MAX_NEW_TOKENS = Option("max_new_tokens", "default 50 (the paper's)", type=int, minimum=1)
 OPTIONS = (
@@ -201,7 +195,10 @@ OPTIONS = (
            narrows=True),
     Option("samples", "continuations per prefix (the paper: 1000)", default=PAPER_SAMPLES, type=int, minimum=1,
            narrows=lambda samples: samples < PAPER_SAMPLES),
-    *CLASSIFIER_OPTIONS,
+    Option("classifiers", "sentiment classifiers (hf needs the Hub or a local --hf-model)", default=sentiment.CLASSIFIERS,
+           choices=sentiment.CLASSIFIERS, many=True, identity=False),
+    Option("hf_model", "sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)",
+           identity=False),
     Option("encoder", "sentence-transformers model for S.S. (default all-MiniLM-L6-v2)", identity=False),
     Option("no_similarity", "skip S.S. / S.S.c", type=bool, identity=False),
     BOOTSTRAP, MAX_NEW_TOKENS, INSTRUCTION,
@@ -215,7 +212,8 @@ def sampling(settings: dict) -> dict:
 
 
 def scoring(settings: dict) -> dict:
-    """The :func:`scorers` ' keywords a run's options give (``hf_model`` and ``encoder`` where given)."""
+    """The :func:`scorers` ' keywords a run's options give (``hf_model`` and ``encoder`` where given; S.S. unless
+    ``--no-similarity``, and never for a set without that option: a user's templates have no word lists)."""
     given = {key: settings[key] for key in ("hf_model", "encoder") if settings.get(key)}
     return {"classifiers": list(settings["classifiers"]), "semantic": not settings.get("no_similarity", True), **given}
 
