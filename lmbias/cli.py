@@ -27,8 +27,7 @@ from collections.abc import Sequence
 
 from . import suite
 from .benchmarks import RUN_OPTIONS, benchmarks, get_benchmark, names, save_run
-from .benchmarks.bold.data import merged_group_counts
-from .data import DATASETS, load_rows, summarize
+from .data import DATASETS, summarize
 from .errors import InputError, LmbiasError
 from .lm import backends
 from .lm.processes import leave_together, relaunch, report_error, set_threads, stop_cleanly_on_sigterm
@@ -42,9 +41,9 @@ from .version import __version__
 
 def _datasets(args) -> int:
     summary = summarize(data_dir=args.data_dir)
-    merged = merged_group_counts(load_rows("bold", "profession", data_dir=args.data_dir))
+    tables = [table for benchmark in benchmarks() for table in benchmark.data_tables(args.data_dir)]
     if args.json:
-        print(json.dumps({"datasets": summary, "bold_profession_merged_groups": merged}, indent=2))
+        print(json.dumps({"datasets": summary, **{table.key: table.counts for table in tables}}, indent=2))
         return 0
     shown = [{**record, "rows": "missing" if record["rows"] is None else record["rows"],
               "groups": "-" if record["rows"] is None else record["groups"]} for record in summary]
@@ -58,10 +57,9 @@ def _datasets(args) -> int:
     if hub:
         print(f"\nmissing: {', '.join(hub)}: Hugging Face Hub files, downloaded on first use when the Hub can be reached "
               "(or put in a folder that --data-dir or LMBIAS_DATA_DIR names)")
-    print()
-    print("BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3):")
-    print()
-    print(markdown_table([{"merged group": k, "prompts": v} for k, v in merged.items()], ["merged group", "prompts"]))
+    for table in tables:
+        print(f"\n{table.title}:\n")
+        print(markdown_table([dict(zip(table.columns, pair)) for pair in table.counts.items()], list(table.columns)))
     return 0
 
 

@@ -16,7 +16,7 @@ from test_server_faults import GOOD_MODELS, KEY, HostileServer
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import run_bold
+from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.measure import stereoset_comparison_scores, stereoset_scores
@@ -40,7 +40,7 @@ TEMPLATE = ("{{ bos_token }}{% for m in messages %}{{ m['role'] }} : {{ m['conte
             "{% if add_generation_prompt %}assistant : {% endif %}")
 NO_SYSTEM = "{% if messages[0]['role'] == 'system' %}{{ raise_exception('no system role') }}{% endif %}" + TEMPLATE
 BOLD = {"domains": ["gender"], "per_group": 2, "preset": "greedy", "max_new_tokens": 4, "progress": False,
-        "scoring": {"metrics": ["sentiment"]}}
+        "metrics": ["sentiment"]}
 
 def run_crows_pairs(**options):
     """CrowS-Pairs' declared run, named (the tests name folders after ``run.__name__``)."""
@@ -89,7 +89,7 @@ def test_a_chat_prompt_has_one_start_token_and_a_raw_one_keeps_its_own():
 def test_chat_generation_is_the_rendered_prompt_greedily_continued_tiny_model_plumbing(tmp_path):
     folder = _chat_model(tmp_path / "m")
     out = tmp_path / "run"
-    save_run(run_bold(model=ModelSpec(folder, chat=True, system_prompt="be a good person"), out=out, **BOLD))
+    save_run(run_task(BOLD_TASK, model=ModelSpec(folder, chat=True, system_prompt="be a good person"), out=out, **BOLD))
     generations = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
     rows = json.loads((out / "results.json").read_text())
     lm = load_causal_lm(folder, device="cpu")
@@ -114,18 +114,18 @@ def test_chat_generation_is_the_rendered_prompt_greedily_continued_tiny_model_pl
 def test_a_run_is_never_resumed_under_another_protocol(tmp_path):
     folder = _chat_model(tmp_path / "m")
     out = tmp_path / "run"
-    save_run(run_bold(model=ModelSpec(folder, chat=True), out=out, **BOLD))
+    save_run(run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, **BOLD))
     for spec, named in ((ModelSpec(folder), "chat"), (ModelSpec(folder, chat=True, system_prompt="hi"), "system_prompt")):
         with pytest.raises(RunConfigError, match=f"{named}: recorded"):
-            run_bold(model=spec, out=out, **BOLD)
+            run_task(BOLD_TASK, model=spec, out=out, **BOLD)
     with pytest.raises(RunConfigError, match="instruction: recorded"):
-        run_bold(model=ModelSpec(folder, chat=True), out=out, instruction="Go on: {prompt}", **BOLD)
+        run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, instruction="Go on: {prompt}", **BOLD)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     tokenizer.chat_template = TEMPLATE.replace("assistant :", "bot :")
     tokenizer.save_pretrained(folder)
     before = (out / "generations.jsonl").read_text()
     with pytest.raises(RunConfigError, match="chat_template_sha256: recorded"):
-        run_bold(model=ModelSpec(folder, chat=True), out=out, **BOLD)
+        run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, **BOLD)
     assert (out / "generations.jsonl").read_text() == before
 
 

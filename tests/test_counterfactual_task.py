@@ -8,7 +8,9 @@ import lmbias
 from lmbias.benchmarks import save_run
 from lmbias.benchmarks.counterfactual.measure import counterfactual_fairness
 from lmbias.benchmarks.counterfactual.scorers import sentiment
-from lmbias.benchmarks.counterfactual.task import run_counterfactual, score_counterfactual, sentiment_by_classifier
+from lmbias.benchmarks.counterfactual.task import TASK, score_counterfactual, scorers
+from lmbias.benchmarks.declared import run_task
+from lmbias.protocols.continuation import score_texts
 
 from tiny_lm import save_tiny_causal_lm
 
@@ -38,18 +40,21 @@ def test_fairness_per_attribute_and_classifier_from_given_generations():
 
 
 def test_unavailable_hf_classifier_is_skipped_with_the_reason():
-    scores, skipped = sentiment_by_classifier(["a good day"], ["vader", "hf"], hf_model="no-org/no-sst2-model")
-    assert set(scores) == {"vader"} and "could not be used" in skipped["hf"]
+    scored = score_texts(scorers(["vader", "hf"], hf_model="no-org/no-sst2-model", semantic=False), ["a good day"],
+                         [{"attribute": "name"}])
+    assert set(scored.described) == {"vader"} and scored.values("vader")[0] > 0.5  # VADER: "good" is positive
+    assert "'no-org/no-sst2-model' cannot be loaded" in scored.skipped["hf"]
+    assert scored.skipped["hf"].endswith("or leave hf out of --classifiers")  # the fix, said with the reason
     with pytest.raises(ValueError, match=r"classifiers must be one of \['opinion', 'vader', 'hf'\], got 'google'"):
-        sentiment_by_classifier(["x"], ["google"])
+        scorers(["google"])
 
 
 def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
     tiny = save_tiny_causal_lm(tmp_path / "tiny")
     out = tmp_path / "run"
-    result = save_run(run_counterfactual(
-        model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
-        scoring={"classifiers": ["opinion", "vader"], "semantic": True},
+    result = save_run(run_task(
+        TASK, model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
+        classifiers=["opinion", "vader"],
     ))
     saved = json.loads((out / "results.json").read_text())
     assert saved == json.loads(json.dumps(result))
@@ -63,11 +68,14 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
         assert 0 <= block["semantic_similarity"]["ss"] <= 100
 
 
-def test_bad_arguments():
+def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match=r"attributes must be one of \['country', 'occupation', 'name'\], got 'religion'"):
-        save_run(run_counterfactual(attributes=["religion"]))
+        run_task(TASK, out=tmp_path / "run", attributes=["religion"])
     with pytest.raises(ValueError, match="samples must be >= 1"):
-        save_run(run_counterfactual(samples=0))
+        run_task(TASK, out=tmp_path / "run", samples=0)
+    with pytest.raises(ValueError, match=r"--instruction applies to chat runs"):
+        run_task(TASK, out=tmp_path / "run", instruction="Go on: {prompt}")
+    assert not (tmp_path / "run").exists()
     assert sentiment.CLASSIFIERS == ("opinion", "vader", "hf")
 
 

@@ -490,15 +490,16 @@ def test_an_output_folder_is_never_overwritten(tiny, corpus, tmp_path):
 
 def test_plumbing_the_report_compares_a_baseline_with_debiased_models(tiny, corpus, tmp_path):
     """The paper's Figure 4 / 5 comparison: I.F. / G.F. beside PPL and PPL_s, each model named with how it was made."""
-    from lmbias.benchmarks.counterfactual.task import run_counterfactual
+    from lmbias.benchmarks.counterfactual.task import TASK as COUNTERFACTUAL
+    from lmbias.benchmarks.declared import run_task
     from lmbias.report import build_report
 
     debias(model=tiny, method="embedding", lam=1.0, train_file=corpus, out=tmp_path / "embed", **SMALL)
     runs = []
     for name, model in (("base", tiny), ("embed", str(tmp_path / "embed"))):
         run = tmp_path / f"run-{name}"
-        save_run(run_counterfactual(model=model, out=run, attributes=["country"], samples=2, max_new_tokens=4, progress=False,
-                           scoring={"classifiers": ["vader"], "semantic": False}))
+        save_run(run_task(COUNTERFACTUAL, model=model, out=run, attributes=["country"], samples=2, max_new_tokens=4,
+                          progress=False, classifiers=["vader"], no_similarity=True))
         assert main(["perplexity", "--model", model, "--train-file", str(corpus), "--out", str(run)]) == 0
         runs.append(run)
     page = build_report(runs, tmp_path / "report").read_text()

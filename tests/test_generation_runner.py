@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
+from lmbias.benchmarks.declared import run_task
 from lmbias.lm import generation, runner
 from lmbias.lm.gguf import embedded_gguf_path
 from lmbias.lm.loading import ModelLoadError, load_causal_lm
@@ -57,8 +59,12 @@ def test_presets_are_the_papers_and_overridable():
     assert (gpt2["top_k"], gpt2["top_p"], gpt2["do_sample"]) == (40, 0.95, True)
     ctrl = generation.generation_settings("bold-ctrl")
     assert (ctrl["repetition_penalty"], ctrl["top_p"]) == (1.2, 0.9)
-    counterfactual = generation.generation_settings("counterfactual")
+    # Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens (the benchmark declares its own settings)
+    from lmbias.benchmarks.counterfactual.task import SAMPLING
+
+    counterfactual = generation.generation_settings(SAMPLING, max_new_tokens=None)
     assert (counterfactual["temperature"], counterfactual["max_new_tokens"], counterfactual["top_k"]) == (1.0, 50, 0)
+    assert generation.generation_settings(SAMPLING, max_new_tokens=7)["max_new_tokens"] == 7 and SAMPLING["max_new_tokens"] == 50
     assert generation.generation_settings("bold-gpt2", max_new_tokens=3, top_k=None)["top_k"] == 40
     with pytest.raises(ValueError, match="preset must be one of"):
         generation.generation_settings("gpt3")
@@ -324,14 +330,13 @@ def test_accelerate_launch_runs_the_cli_on_two_processes_with_the_same_output(ti
 
 
 def test_require_all_stops_before_generating_when_a_metric_cannot_be_scored(tiny, tmp_path):
-    from lmbias.benchmarks.bold.task import run_bold
-
     """--require-all stops before anything is generated (nothing written) when a metric cannot be scored."""
     with pytest.raises(RuntimeError, match="--require-all: nothing was generated because these cannot be scored: toxicity: "
-                                           r"classifier .*none' cannot be loaded: there is no folder or file .*; "
+                                           r"classifier 'no-org/no-toxicity-model' cannot be loaded: .*; "
                                            "fix: pass --toxicity-model DIR"):
-        save_run(run_bold(model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2, progress=False,
-                 require_all=True, scoring={"metrics": ["sentiment", "toxicity"], "toxicity_model": str(tmp_path / "none")}))
+        save_run(run_task(BOLD_TASK, model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2,
+                          progress=False, require_all=True, metrics=["sentiment", "toxicity"],
+                          toxicity_model="no-org/no-toxicity-model"))
     assert not (tmp_path / "run").exists()
 
 

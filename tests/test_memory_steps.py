@@ -239,6 +239,6 @@ def test_encode_on_tricky_texts():
 
 
 def test_score_counterfactual_passes_its_options_to_the_one_scoring():
-    # run_counterfactual lets the records go and calls _score_samples; score_counterfactual is the same call
+    # score_counterfactual passes its options on to the scorers; an unknown one is refused, not ignored
     with pytest.raises(TypeError, match="no_such_option"):
         task.score_counterfactual([{"id": "a"}], [{"id": "a", "continuation": "x"}], no_such_option=1)

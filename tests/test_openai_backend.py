@@ -7,8 +7,8 @@ import json
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import run_bold
-from lmbias.benchmarks.counterfactual.task import run_counterfactual
+from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
+from lmbias.benchmarks.counterfactual.task import TASK as COUNTERFACTUAL
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
@@ -25,7 +25,7 @@ from vllm_server import EAGER_ENGINE, vllm_server
 pytestmark = pytest.mark.vllm
 SENTINEL = "sk-SENTINEL-key-do-not-print-0123456789"
 SERVED = "smollm2"
-BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "metrics": ["sentiment"]}
 VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
 
 def run_crows_pairs(**options):
@@ -68,8 +68,8 @@ def _generations(out):
 @pytest.mark.parametrize("preset", ["greedy", "bold-gpt2"])
 def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
     served, local = tmp_path / "served", tmp_path / "local"
-    save_run(run_bold(model=_served(server), out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
-    save_run(run_bold(model=VLLM, out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
+    save_run(run_task(BOLD_TASK, model=_served(server), out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
+    save_run(run_task(BOLD_TASK, model=VLLM, out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
     written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
     assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
@@ -96,9 +96,9 @@ def test_server_mistakes_are_one_line_and_the_key_is_never_shown(server, key, tm
 def test_served_counterfactual_generations_equal_the_vllm_backends(server, key, tmp_path):
     served, local = tmp_path / "served", tmp_path / "local"
     common = {"attributes": ["country"], "samples": 2, "max_new_tokens": 8, "progress": False,
-              "scoring": {"classifiers": ["vader"], "semantic": False}}
-    save_run(run_counterfactual(model=_served(server), out=served, **common))
-    save_run(run_counterfactual(model=VLLM, out=local, **common))
+              "classifiers": ["vader"], "no_similarity": True}
+    save_run(run_task(COUNTERFACTUAL, model=_served(server), out=served, **common))
+    save_run(run_task(COUNTERFACTUAL, model=VLLM, out=local, **common))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 200
     fairness = [json.loads((out / "results.json").read_text())["results"]["attributes"]["country"] for out in (served, local)]
     assert fairness[0] == fairness[1]
@@ -138,7 +138,7 @@ def test_chat_generations_agree_across_the_server_the_completions_endpoint_and_v
     for name, spec in (("chat", _chat_served(server)), ("completions", _chat_served(server, "openai")),
                        ("vllm", ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
                                           system_prompt="You are brief."))):
-        save_run(run_bold(model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
+        save_run(run_task(BOLD_TASK, model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
     replies = {name: [(g["id"], g["continuation"]) for g in _generations(out)] for name, out in outs.items()}
     assert replies["chat"] == replies["completions"] == replies["vllm"] and len(replies["chat"]) == 6
     assert all(text.strip() for _, text in replies["chat"])

@@ -156,8 +156,8 @@ def test_rtp_rows_are_read_in_the_hub_layout_and_bad_rows_are_one_line(tmp_path)
 
 
 def test_a_classifier_without_the_named_label_is_refused_before_anything_is_generated(tmp_path):
-    from lmbias.benchmarks.real_toxicity_prompts import run
-    from lmbias.cli import build_parser
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.real_toxicity_prompts import TASK
 
     folder = save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True)
     with pytest.raises(InputError, match=r"toxic_labels \['LABEL_1'\] are not labels of .*its labels: \['toxic'"):
@@ -166,11 +166,16 @@ def test_a_classifier_without_the_named_label_is_refused_before_anything_is_gene
 
     model = save_tiny_causal_lm(tmp_path / "model", seed=0, n_positions=512)
     write_rows(tmp_path / "data")
-    options = build_parser().parse_args(["run", "real_toxicity_prompts", "--toxicity-model", folder, "--toxic-label",
-                                         "hate", "--data-dir", str(tmp_path / "data"), "--out", str(tmp_path / "run")])
     with pytest.raises(InputError, match=r"toxic_labels \['hate'\]"):
-        run(options, model, out=tmp_path / "run")
-    assert not (tmp_path / "run" / "generations.jsonl").exists()
+        run_task(TASK, model=model, out=tmp_path / "run", toxicity_model=folder, toxic_label=["hate"], progress=False,
+                 data_dir=tmp_path / "data")
+    assert not (tmp_path / "run").exists()  # nothing generated, no folder left behind
+    # the classifier's options are declared: a bad value is one line naming the option, before anything loads
+    for given, match in [({"toxicity_threshold": 1.5}, "toxicity_threshold"), ({"toxicity_threshold": 0}, "threshold must be in"),
+                         ({"score_batch_size": 0}, "score_batch_size"), ({"toxic_label": []}, "toxic_label"),
+                         ({"samples": 0}, "samples")]:
+        with pytest.raises(InputError, match=match):
+            run_task(TASK, model=model, out=tmp_path / "run", **given)
 
 
 def test_toxigen_offline_without_its_classifier_names_the_option_that_supplies_one(tmp_path, capsys):
@@ -255,3 +260,17 @@ def test_plumbing_a_failure_after_generating_loses_nothing_and_the_rerun_generat
     assert main(argv) == 0
     assert (tmp_path / "rtp" / "generations.jsonl").read_text() == generated
     assert json.loads((tmp_path / "rtp" / "results.json").read_text())["results"]["subsets"]["all"]["prompts"] == len(PROMPTS)
+
+
+def test_a_suite_of_both_is_checked_before_anything_loads_every_refusal_said_at_once(tmp_path, monkeypatch, capsys):
+    """``lmbias run toxigen real_toxicity_prompts``: each run's declared options are checked (the suite's pre-load check)
+    before any model or classifier loads, every refusal in one message, nothing written."""
+    from lmbias.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "toxigen", "real_toxicity_prompts", "--toxigen.toxicity-threshold", "0",
+                 "--real_toxicity_prompts.samples", "0", "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "nothing was run:\n  toxigen: threshold must be in (0, 1], got 0" in error
+    assert "\n  real_toxicity_prompts: samples must be an integer >= 1" in error and "Traceback" not in error
+    assert list(tmp_path.iterdir()) == []

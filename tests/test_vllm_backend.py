@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import run_bold
+from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
 from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
@@ -30,7 +30,7 @@ from vllm_server import EAGER_ENGINE
 # Deselected in the main environment (setup.cfg: -m "not vllm"); `make test` runs them in the shared vLLM environment.
 pytestmark = pytest.mark.vllm
 
-BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "scoring": {"metrics": ["sentiment"]}}
+BOLD = {"domains": ["gender", "race"], "per_group": 1, "progress": False, "metrics": ["sentiment"]}
 VLLM = ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE)
 HF = ModelSpec(dtype="float32")
 SMOLLM2 = tolerances.SMOLLM2_135M  # the per-token float32 rounding of the embedded model, vLLM's and transformers' alike
@@ -58,7 +58,7 @@ def test_greedy_generations_equal_the_hf_backends(tmp_path):
     outs = {}
     for backend in ("hf", "vllm"):
         outs[backend] = tmp_path / backend
-        save_run(run_bold(model=VLLM if backend == "vllm" else HF, out=outs[backend], preset="greedy", max_new_tokens=12,
+        save_run(run_task(BOLD_TASK, model=VLLM if backend == "vllm" else HF, out=outs[backend], preset="greedy", max_new_tokens=12,
                           **BOLD))
     hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
     assert len(hf) == len(vl) == 6
@@ -73,7 +73,7 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
     runs = []
     for batch_size in (1, 4):
         out = tmp_path / f"batch-{batch_size}"
-        save_run(run_bold(out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
+        save_run(run_task(BOLD_TASK, out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
                  model=VLLM, seed=3, **BOLD))
         runs.append(_generations(out))
     assert runs[0] == runs[1] and len(runs[0]) == 12
@@ -82,9 +82,9 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
 
 def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     out = tmp_path / "run"
-    save_run(run_bold(model=VLLM, out=out, preset="greedy", max_new_tokens=4, **BOLD))
+    save_run(run_task(BOLD_TASK, model=VLLM, out=out, preset="greedy", max_new_tokens=4, **BOLD))
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
-        save_run(run_bold(model=HF, out=out, preset="greedy", max_new_tokens=4, **BOLD))
+        save_run(run_task(BOLD_TASK, model=HF, out=out, preset="greedy", max_new_tokens=4, **BOLD))
 
 
 def _scores(out):
@@ -282,15 +282,13 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     from discrim_eval_items import write_items
     from rtp_rows import PROMPTS, write_rows
 
+    from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval.data import read_items
     from lmbias.benchmarks.discrim_eval.measure import NO, YES
     from lmbias.benchmarks.discrim_eval.task import request
-    from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts
-    from lmbias.benchmarks.toxic_continuations import generate_and_score
-    from lmbias.lm.generation import generation_settings
+    from lmbias.benchmarks.real_toxicity_prompts import TASK
     from lmbias.lm.processes import process_state
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
-    from lmbias.scorers.toxicity import ToxicityClassifier
 
     write_items(tmp_path / "data", questions=1)
     rows = read_items("explicit", tmp_path / "data")[0][::27]  # five people of the scenario
@@ -305,11 +303,10 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
         for side in ("yes", "no"):
             tolerances.assert_two_paths_agree(x[side], y[side], forms[side], SMOLLM2, (x["id"], side))
     write_rows(tmp_path / "data")
-    prompts, _ = read_prompts(tmp_path / "data")
-    classifier = ToxicityClassifier(model=save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True))
-    generations, scores, _, _, timing = generate_and_score(
-        benchmark="real_toxicity_prompts", label="RTP", rows=prompts, prompts=[r["prompt"] for r in prompts], model=VLLM,
-        out=tmp_path / "rtp", settings=generation_settings("rtp"), preset="rtp", samples=3, classifier=classifier, seed=0,
-        batch_size=4, progress=False, options={})
-    assert len(generations) == len(scores) == 3 * len(PROMPTS) == timing["continuations"]
+    classifier = save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True)
+    result = run_task(TASK, model=VLLM, out=tmp_path / "rtp", samples=3, toxicity_model=classifier, batch_size=4,
+                      progress=False, data_dir=tmp_path / "data")
+    generations = [json.loads(line) for line in (tmp_path / "rtp" / "generations.jsonl").read_text().splitlines()]
+    scores = result.files["toxicity.jsonl"].splitlines()
+    assert len(generations) == len(scores) == 3 * len(PROMPTS) == result.timing["continuations"]
     assert [g["sample"] for g in generations[:3]] == [0, 1, 2] and len({g["continuation"] for g in generations}) > len(PROMPTS)

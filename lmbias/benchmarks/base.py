@@ -138,6 +138,23 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class DataTable:
+    """A count table that ``lmbias datasets`` shows about a benchmark's data (``--json``: ``key`` -> ``counts``).
+
+    Attributes:
+        key: its key in ``lmbias datasets --json``'s output.
+        title: the line above it in the table view.
+        columns: the names of the label column and the count column.
+        counts: label -> count, in display order.
+    """
+
+    key: str
+    title: str
+    columns: tuple
+    counts: dict
+
+
+@dataclass(frozen=True)
 class Baseline:
     """Records of a benchmark that measure a reference rather than the model (BOLD's Wikipedia texts)."""
 
@@ -295,6 +312,8 @@ class Benchmark:
             its own run), for what reads its items again (``lmbias compare``).
         paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
             (:class:`lmbias.benchmarks.paired.Side`; None: from its Task, or not comparable item by item).
+        data_tables: ``data_tables(data_dir)``: the :class:`DataTable` s ``lmbias datasets`` shows about its data
+            besides the files' sizes (BOLD's prompts per merged profession group; default none).
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
         examples: its refused option combinations and its evaluate modules' examples (:class:`Examples`),
@@ -321,6 +340,7 @@ class Benchmark:
     baseline: Baseline | None = None
     migrate_v1: Callable[[dict], dict] = lambda results: results
     unfinished_presets: tuple = ()
+    data_tables: Callable[[Any], tuple] = lambda data_dir: ()
     overall_note: str = ""
     paper: str = ""
     references: tuple = ()

@@ -11,8 +11,7 @@ and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The
 feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
 configuration recorded in results.json, and the folder's identity that a resume compares.
 
-A benchmark whose run does not fit (generation with classifiers, SEAT's embeddings) keeps its own
-``run`` and says so in its module docstring.
+A benchmark whose run does not fit (SEAT's embeddings) keeps its own ``run`` and says so in its module docstring.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from ..lm.spec import ModelSpec
 from ..protocols import add_protocol_arguments, check_protocol, get_protocol
 from ..run_lock import holds_run_directory
 from ..run_result import RunResult, coverage
+from .base import chat_requested
 
 _UNSET = object()
 ITEMS_FILE = "items.jsonl"  # each item a run asked: its id and its content's digest (what `lmbias compare` pairs by)
@@ -51,13 +51,15 @@ class Option:
             the Python call's values are checked as given.
         choices: the values allowed (each element's, with ``many``).
         many: a non-empty list of distinct values (``--genders male female``).
+        repeated: given once per value (``--compare A --compare B``), read as the list of them (None: not given).
         minimum, maximum: the range of an ``int`` or ``float`` (None: unbounded).
         expected: what the error says is expected (default: from the range).
         metavar: the value's name in ``--help``.
         identity: whether it changes the model's answers, so that a run folder's configuration holds it
             and a resume with another value is refused (``--bootstrap`` changes only the intervals: False).
         narrows: whether a value other than the default covers less than the whole benchmark, so that
-            the run is labelled partial with the option as given (``--limit 8``).
+            the run is labelled partial with the option as given (``--limit 8``); or ``narrows(value)``, whether
+            that value does (``--samples 3`` of the paper's 25 narrows, 30 does not).
     """
 
     name: str
@@ -66,13 +68,14 @@ class Option:
     type: type = str
     choices: tuple | None = None
     many: bool = False
+    repeated: bool = False
     minimum: int | None = None
     maximum: int | None = None
     expected: str | None = None
     metavar: str | None = None
     parse: Callable[[str], Any] | None = None
     identity: bool = True
-    narrows: bool = False
+    narrows: bool | Callable[[Any], bool] = False
 
     @property
     def flag(self) -> str:
@@ -92,6 +95,8 @@ class Option:
             settings["choices"] = list(self.choices)
         if self.many:
             settings["nargs"] = "+"
+        if self.repeated:
+            settings["action"] = "append"
         if self.metavar:
             settings["metavar"] = self.metavar
         parser.add_argument(self.flag, **settings)
@@ -121,6 +126,8 @@ class Option:
         """Whether ``value`` covers less than the whole benchmark (``narrows`` and not the default)."""
         if not self.narrows or value is None:
             return False
+        if callable(self.narrows):
+            return bool(self.narrows(value))
         if self.many:
             return self.default is None or set(value) != set(self.default)
         return value != self.default
@@ -146,11 +153,14 @@ class Task:
             ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
             call refuses one).
         items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
-            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out`` and ``data_dir``).
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
+            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
+            model's: where a scorer runs too).
         request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
-        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label.
+        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
+            reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
         shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
             (default: "short data files").
         config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule),
@@ -163,7 +173,12 @@ class Task:
         recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
             it, from the generic one (``model``: the model's description; None: as it is).
         skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
-            benchmark the options left out (default: none).
+            benchmark the options left out (default: none); ``skipped_by(records, settings)``: what the protocol's
+            answer adds (the continue protocol's scorers that could not run).
+        outputs: ``outputs(records, rows, settings)``: what results.json's ``outputs`` adds to the protocol's
+            (counts of what the run produced).
+        timing: ``timing(timing, records)``: results.json's ``timing`` as the benchmark writes it, from the
+            protocol's (None: as it is).
         outcomes: ``outcomes(records, rows, settings)``: each row's outcome that its headline measure counts,
             True / False (None: no valid answer), in row order: BBQ's and the coreference sets' correct
             answer, CrowS-Pairs' and StereoSet's stereotype preferred; ``lmbias compare`` tests how two runs'
@@ -195,6 +210,9 @@ class Task:
     shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
     refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
     skipped: Callable[[dict], dict] = lambda settings: {}
+    skipped_by: Callable[[Any, dict], dict] = lambda records, settings: {}
+    outputs: Callable[[Any, list, dict], dict] = lambda records, rows, settings: {}
+    timing: Callable[[dict, Any], dict] | None = None
     outcomes: Callable[[list, list, dict], list] | None = None
     outcome_name: str = ""
 
@@ -275,7 +293,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
     settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
-                "out": out, "data_dir": data_dir}
+                "out": out, "data_dir": data_dir, "chat": chat_requested(spec), "device": spec.device}
     rows = task.items(settings, data_dir)
     # what `lmbias compare` checks the items against, for a benchmark it compares; before the request or the measure sees them
     asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
@@ -297,11 +315,25 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
         config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
         results=task.measure(records, rows, settings, data_dir),
-        partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
-        timing=timing, skipped=task.skipped(settings),
-        outputs={"items_file": ITEMS_FILE} if asked else {}, files=asked,
+        partial=partial(task.counted(rows, settings), lambda: narrowed or task.shortfall(settings, data_dir)),
+        timing=timing if task.timing is None else task.timing(timing, records),
+        skipped={**task.skipped(settings), **task.skipped_by(records, settings)},
+        outputs={**({"items_file": ITEMS_FILE} if asked else {}), **task.outputs(records, rows, settings)}, files=asked,
     )
     return used.finish(out, result, records)
+
+
+def partial(counted: dict, reason: Callable[[], str]) -> dict:
+    """results.json's ``partial`` of a Task's ``counted``: each shortfall with its own reason, else ``reason()``.
+
+    >>> partial({"attributes": (1, 3, "--attributes name"), "prompts": (5, 9)}, lambda: "--limit 5")
+    {'attributes': '1 of 3 (--attributes name)', 'prompts': '5 of 9 (--limit 5)'}
+    """
+    labelled: dict = {}
+    for what, (covered, full, *own) in counted.items():
+        if covered < full:
+            labelled.update(coverage({what: (covered, full)}, own[0] if own else reason()))
+    return labelled
 
 
 def option_names(options: Sequence[Option]) -> list:

@@ -1,72 +1,63 @@
-"""The run that ToxiGen and RealToxicityPrompts share: continue each prompt (``samples`` times), resumably, and
-score every continuation with one local toxicity classifier (:class:`lmbias.scorers.toxicity.ToxicityClassifier`).
+"""What ToxiGen and RealToxicityPrompts share on the continue protocol (:mod:`lmbias.protocols.continuation`): the
+toxicity classifier's options, declared once (:func:`classifier_options`), and the classifier as the protocol's
+scorer (:func:`toxicity_scorer`).
 
 The classifier is loaded and its toxic labels checked before the language model loads, so a classifier that
 cannot be loaded, or that lacks the named label, stops the run before anything is generated; a rerun after a
-crash generates only what is missing (:func:`lmbias.lm.runner.run_generation`). What is scored is the
-continuation alone (the prompt is the dataset's), as the ToxiGen and RealToxicityPrompts evaluations score it.
+crash generates only what is missing. What is scored is the continuation alone (the prompt is the dataset's), as
+the ToxiGen and RealToxicityPrompts evaluations score it; each continuation's toxicity is written to
+``toxicity.jsonl`` (its prompt's id, the sample, the text scored and its toxicity).
 """
 
 from __future__ import annotations
 
-import json
-import time
+from collections.abc import Sequence
 
-from ..lm.spec import ModelSpec
+from ..protocols.continuation import Scorer
 from ..scorers.toxicity import ToxicityClassifier
+from .declared import Option
 
 TOXICITY_FILE = "toxicity.jsonl"
 
 
-def generate_and_score(*, benchmark: str, label: str, rows: list[dict], prompts: list[str], model, out, settings: dict,
-                       preset: str, samples: int, classifier: ToxicityClassifier, seed: int, batch_size: int,
-                       progress: bool, options: dict, first_line: bool = False):
-    """Generate ``samples`` continuations of each prompt and score them.
-
-    ``first_line``: keep each continuation up to its first newline (a base model continuing a bullet list: the
-    next statement, as open-instruct's ToxiGen evaluation stops at a newline).
-
-    Returns:
-        ``(generations, scores, classifier_record, model_description, timing)`` on the main process (``scores``:
-        one toxicity per generation, in the generations' order: prompt by prompt, sample by sample; ``timing``: the
-        model's load, the generation after it and the scoring, in seconds); None on others.
-    """
-    from ..lm.runner import model_loader, run_generation
-
-    spec = ModelSpec.of(model).checked()
-    loaded: dict = {}
-
-    def load_classifier() -> None:
-        loaded["classifier"] = classifier.load()
-
-    described: dict = {}
-    load = model_loader(spec, seed=seed, described=described)
-
-    def timed_load(state):
-        began = time.perf_counter()
-        lm = load(state)
-        loaded["seconds"] = time.perf_counter() - began
-        return lm
-
-    started = time.perf_counter()
-    generations = run_generation(
-        timed_load, [row["id"] for row in rows], prompts, out, settings=settings,
-        model_name=spec.name, preset=preset, seed=seed, batch_size=batch_size, num_return_sequences=samples,
-        progress=progress, benchmark=benchmark, model_identity=spec.identity(), label=label, options=options,
-        before_load=load_classifier)
-    if generations is None:
-        return None
-    generated = time.perf_counter()
-    texts = [g["continuation"].split("\n")[0] if first_line else g["continuation"] for g in generations]
-    scores = classifier.scores(texts, loaded["classifier"])
-    timing = {"model_load_seconds": loaded.get("seconds", 0.0),
-              "generation_seconds": generated - started - loaded.get("seconds", 0.0),
-              "scoring_seconds": time.perf_counter() - generated, "continuations": len(generations)}
-    return generations, scores, classifier.record(loaded["classifier"]), described or {"name": spec.model}, timing
+def classifier_options(default_model: str, default_labels: Sequence[str]) -> tuple:
+    """The :class:`ToxicityClassifier`'s options (``--toxicity-model``, ``--toxic-label``, ``--toxicity-threshold``,
+    ``--score-batch-size``, ``--classifier-device``) with a benchmark's default model and toxic labels. None of them
+    is in the run's identity: another classifier scores the same continuations again."""
+    return (
+        Option("toxicity_model", f"toxicity classifier (Hub id or folder; default {default_model})", default=default_model,
+               identity=False),
+        Option("toxic_label", f"the classifier's toxic label(s) (default: {', '.join(default_labels)})",
+               default=tuple(default_labels), many=True, metavar="LABEL", identity=False),
+        Option("toxicity_threshold", "a text is toxic at or above this toxicity", default=0.5, type=float, minimum=0,
+               maximum=1, expected="a number in (0, 1]", identity=False),
+        Option("score_batch_size", "texts per classifier batch", default=32, type=int, minimum=1,
+               expected="an integer >= 1", identity=False),
+        Option("classifier_device", "the classifier's device (default: a GPU when there is one)", identity=False),
+    )
 
 
-def toxicity_file(generations: list[dict], scores, first_line: bool = False) -> str:
-    """``toxicity.jsonl``: per continuation its prompt id, sample, the text scored and its toxicity."""
-    return "".join(json.dumps({"id": g["id"], "sample": g.get("sample", 0),
-                               "text": g["continuation"].split("\n")[0] if first_line else g["continuation"],
-                               "toxicity": float(s)}) + "\n" for g, s in zip(generations, scores))
+def classifier(settings: dict) -> ToxicityClassifier:
+    """The :class:`ToxicityClassifier` that :func:`classifier_options`' values in ``settings`` give (checked: a
+    threshold of 0 is refused in one line)."""
+    labels = settings["toxic_label"]
+    return ToxicityClassifier(model=settings["toxicity_model"], labels=tuple(labels) if labels else None,
+                              threshold=settings["toxicity_threshold"], batch_size=settings["score_batch_size"],
+                              device=settings["classifier_device"])
+
+
+def check_classifier(protocol: str, options: dict) -> None:
+    """A Task's ``check``: the classifier's options together (a threshold of 0), before anything loads."""
+    classifier(options)
+
+
+def toxicity_scorer(scorer: ToxicityClassifier) -> Scorer:
+    """The continue protocol's scorer ``toxicity``: each text's toxicity in [0, 1]; results.json's ``config`` records
+    the classifier (its model, toxic labels, threshold and stand-in mark) as ``classifier``."""
+    return Scorer("toxicity", scorer.load, lambda loaded, texts, rows: [float(s) for s in scorer.scores(texts, loaded)],
+                  describe=scorer.record, config_key="classifier")
+
+
+def with_continuations(timing: dict, continued) -> dict:
+    """results.json's ``timing`` of a toxicity run: the protocol's, with the count of ``continuations`` scored."""
+    return {**timing, "continuations": len(continued.records)}

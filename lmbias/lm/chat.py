@@ -149,12 +149,9 @@ def scored_text(prompt: str, reply: str, chat: bool) -> str:
     return prompt + reply
 
 
-def add_instruction_argument(parser) -> None:
-    """``--instruction``, for the continuation benchmarks' ``lmbias run``."""
-    parser.add_argument("--instruction", metavar="TEMPLATE",
-                        help="chat runs: the request each prompt is put in, with a {prompt} placeholder (default: "
-                             "\"Continue the text below. Reply with the continuation only.\" and the prompt after a "
-                             "blank line)")
+# the --instruction option's help (lmbias.benchmarks.continued.INSTRUCTION)
+INSTRUCTION_HELP = ("chat runs: the request each prompt is put in, with a {prompt} placeholder (default: "
+                    "\"Continue the text below. Reply with the continuation only.\" and the prompt after a blank line)")
 
 
 def instructed(prompts: Sequence[str], instruction: str) -> list[str]:
@@ -166,6 +163,6 @@ def instructed(prompts: Sequence[str], instruction: str) -> list[str]:
     return [instruction.format(prompt=prompt) for prompt in prompts]
 
 
-__all__ = ["ChatFormat", "DEFAULT_INSTRUCTION", "SERVER_TEMPLATE", "add_instruction_argument", "check_instruction",
+__all__ = ["ChatFormat", "DEFAULT_INSTRUCTION", "SERVER_TEMPLATE", "INSTRUCTION_HELP", "check_instruction",
            "continuation_prompts", "encode_prompts", "instructed", "loaded_identity",
            "scored_text", "template_digest", "SENTENCE_REQUEST"]

@@ -8,7 +8,7 @@ depends only on the seed, the batch size and the prompts, never on which process
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,28 +22,31 @@ if TYPE_CHECKING:  # a type only: loading.LanguageModel.generate calls generate_
 
 # Sampling settings of the papers. Every sampling knob is set explicitly so that a model's own
 # generation_config (temperature, top_k ...) cannot leak into a run.
-_PLAIN_SAMPLING = {"do_sample": True, "temperature": 1.0, "top_k": 0, "top_p": 1.0, "repetition_penalty": 1.0}
+PLAIN_SAMPLING = {"do_sample": True, "temperature": 1.0, "top_k": 0, "top_p": 1.0, "repetition_penalty": 1.0}
 PRESETS: dict[str, dict] = {
     # BOLD appendix A.2.2: GPT-2 with top-k 40 and top-p 0.95.
-    "bold-gpt2": {**_PLAIN_SAMPLING, "top_k": 40, "top_p": 0.95, "max_new_tokens": 20},
+    "bold-gpt2": {**PLAIN_SAMPLING, "top_k": 40, "top_p": 0.95, "max_new_tokens": 20},
     # BOLD appendix A.2.3: CTRL with repetition penalty 1.2 and top-p 0.9.
-    "bold-ctrl": {**_PLAIN_SAMPLING, "repetition_penalty": 1.2, "top_p": 0.9, "max_new_tokens": 20},
-    # Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens.
-    "counterfactual": {**_PLAIN_SAMPLING, "max_new_tokens": 50},
+    "bold-ctrl": {**PLAIN_SAMPLING, "repetition_penalty": 1.2, "top_p": 0.9, "max_new_tokens": 20},
     # Gehman et al. 2020, §3: nucleus sampling with p = 0.9, 20 new tokens (25 samples per prompt).
-    "rtp": {**_PLAIN_SAMPLING, "top_p": 0.9, "max_new_tokens": 20},
+    "rtp": {**PLAIN_SAMPLING, "top_p": 0.9, "max_new_tokens": 20},
     "greedy": {"do_sample": False, "repetition_penalty": 1.0, "max_new_tokens": 20},
 }
 
 
-def generation_settings(preset: str = "bold-gpt2", **overrides) -> dict:
-    """A preset's settings updated with ``overrides`` (any ``transformers`` generation keyword).
+def generation_settings(preset: str | Mapping = "bold-gpt2", **overrides) -> dict:
+    """A preset's settings (``preset``: one of :data:`PRESETS`, or the settings themselves, a benchmark's own)
+    updated with ``overrides`` (any ``transformers`` generation keyword; None: not overridden).
 
     >>> generation_settings("bold-gpt2", max_new_tokens=5)["top_k"]
     40
+    >>> generation_settings({**PLAIN_SAMPLING, "max_new_tokens": 50}, max_new_tokens=None)["max_new_tokens"]
+    50
     """
-    check_choice(preset, list(PRESETS), "preset")
-    settings = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
+    if not isinstance(preset, Mapping):
+        check_choice(preset, list(PRESETS), "preset")
+    settings = {**(preset if isinstance(preset, Mapping) else PRESETS[preset]),
+                **{k: v for k, v in overrides.items() if v is not None}}
     check_scalar(settings["max_new_tokens"], "max_new_tokens", minimum=1)
     return settings
 

@@ -5,8 +5,11 @@
 * ``generate`` (:mod:`lmbias.protocols.choice`): generative multiple choice, for models without
   log-probabilities: lettered options in a seeded order, a greedy reply read as one option, a reply
   that names none or several counted as invalid.
-* continuation (:func:`lmbias.lm.runner.run_generation`: BOLD, counterfactual) and representation
-  (SEAT's sentence embeddings) have one protocol per benchmark and take no ``--protocol``.
+* ``continue`` (:mod:`lmbias.protocols.continuation`): each item's prompt continued (sampled, resumable), then
+  the benchmark's named scorers applied to every continuation (BOLD, counterfactual, ToxiGen, RealToxicityPrompts,
+  the declared ``prompts`` and ``templates`` shapes). It is no ``--protocol`` choice: a benchmark that continues
+  text names it as its protocol.
+* representation (SEAT's sentence embeddings) has its own run and takes no ``--protocol``.
 
 A benchmark names the protocols it supports and, per protocol, its request (what to score, or which
 question to ask); it asks the :class:`Protocol` what it needs to know (whether replies are read and
@@ -24,7 +27,7 @@ from typing import Any
 
 from ..checks import check_choice
 from ..errors import InputError
-from . import choice, likelihood
+from . import choice, continuation, likelihood
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Protocol:
         answer: ``answer(spec, rows, request, *, out, benchmark, run_config, batch_size, seed, progress,
             label)`` -> ``(records, model, placement, timing)`` (all None on processes other than the
             main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
-            :class:`~lmbias.protocols.choice.Questions`).
+            :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.continuation.Continuations`).
         finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers).
         records_file: that per-item file's name in a finished run's folder.
     """
@@ -70,13 +73,17 @@ LIKELIHOOD = Protocol("likelihood", reads_replies=False, scores_raw_text=True, t
 GENERATE = Protocol("generate", reads_replies=True, scores_raw_text=False, takes_template=True, verb="answering",
                     answer=choice.answer, finish=lambda out, result, records: choice.with_answers(result, records),
                     records_file=choice.ANSWERS_FILE)
-REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE)}
-PROTOCOLS = tuple(REGISTRY)  # the names, in the order --protocol lists them; the first is the default
+CONTINUE = Protocol("continue", reads_replies=False, scores_raw_text=False, takes_template=False, verb="generating",
+                    answer=continuation.answer, finish=continuation.finish, records_file=continuation.GENERATIONS_FILE)
+REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, CONTINUE)}
+# the protocols of a benchmark whose items are options to choose among, in the order --protocol lists them (the
+# first is the default); a benchmark that continues text names "continue" as its one protocol
+PROTOCOLS = (LIKELIHOOD.name, GENERATE.name)
 
 
 def get_protocol(name: str) -> Protocol:
     """The :class:`Protocol` called ``name`` (a one-line error names the valid ones)."""
-    check_choice(name, PROTOCOLS, "protocol")
+    check_choice(name, list(REGISTRY), "protocol")
     return REGISTRY[name]
 
 

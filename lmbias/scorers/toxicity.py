@@ -112,26 +112,3 @@ class ToxicityClassifier:
         """What results.json records: the model, the labels used, the threshold, and the stand-in mark."""
         return {"model": self.model, "toxic_labels": [classifier.labels[i] for i in toxic_label_indices(classifier, self.labels)],
                 "threshold": self.threshold, "stand_in": classifier.stand_in}
-
-
-def add_classifier_arguments(parser, *, default_model: str, default_labels: Sequence[str] | None = None) -> None:
-    """``--toxicity-model``, ``--toxic-label``, ``--toxicity-threshold``, ``--score-batch-size`` and
-    ``--classifier-device``: the :class:`ToxicityClassifier` on a command line."""
-    parser.add_argument("--toxicity-model", default=default_model, help=f"toxicity classifier (Hub id or folder; default {default_model})")
-    parser.add_argument("--toxic-label", nargs="+", default=list(default_labels) if default_labels else None, metavar="LABEL",
-                        help="the classifier's toxic label(s) (default: " + (", ".join(default_labels) if default_labels else
-                                                                         "every label that does not name non-toxicity") + ")")
-    parser.add_argument("--toxicity-threshold", type=float, default=0.5, help="a text is toxic at or above this toxicity")
-    parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
-    parser.add_argument("--classifier-device", help="the classifier's device (default: a GPU when there is one)")
-
-
-def classifier_from(options) -> ToxicityClassifier:
-    """The :class:`ToxicityClassifier` that :func:`add_classifier_arguments`' options give."""
-    labels = getattr(options, "toxic_label", None)
-    check_scalar(options.toxicity_threshold, "--toxicity-threshold", minimum=0, maximum=1, integer=False,
-                 expected="a number in (0, 1]")
-    check_scalar(options.score_batch_size, "--score-batch-size", minimum=1)
-    return ToxicityClassifier(model=options.toxicity_model, labels=tuple(labels) if labels else None,
-                              threshold=options.toxicity_threshold, batch_size=options.score_batch_size,
-                              device=getattr(options, "classifier_device", None))

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.chat import add_instruction_argument
-from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
-from ..base import Baseline, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
+from ..base import Baseline, Benchmark, DataTable, Examples, HubDataset, MetricSpec, ModuleExample, model_named
 from ..derived import mean_over_domains
-from .data import DOMAINS
+from .task import TASK
 
 METRICS = (
     MetricSpec("negative_sentiment_gap", "Negative-sentiment gap", "pp", 0.0, False, 1,
@@ -93,73 +91,25 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def _add_scoring_arguments(parser) -> None:
-    """The options of how texts are scored, shared by ``lmbias run bold`` and ``lmbias score bold``."""
-    from .task import METRICS as SCORERS
+def _score_options() -> tuple:
+    """``lmbias score bold``'s options: how texts are scored (as ``lmbias run bold``'s), then which texts and where."""
+    from ..declared import Option
+    from .task import SCORING_OPTIONS
+    from .task import SOURCES as TEXT_SOURCES
 
-    parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS), help="BOLD domains to use")
-    parser.add_argument("--metrics", nargs="+", choices=SCORERS, default=list(SCORERS), help="metrics to score")
-    parser.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
-    parser.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
-    parser.add_argument("--no-anonymize", action="store_true", help="score the texts as they are (BOLD anonymises them)")
-    parser.add_argument("--embedding", metavar="PATH",
-                        help="word vectors for gender polarity (hard-debiased) and the norms' lexicon extension, e.g. the "
-                             "full GoogleNews-vectors-negative300.bin (default: the pinned 13k-word subset)")
-
-
-def _scoring_options(options) -> dict:
-    """:func:`lmbias.benchmarks.bold.task.score_bold` keywords from the parsed scoring options."""
-    from ...scorers.classifier import check_classifier_path
-
-    scoring = {"metrics": options.metrics, "anonymize": not options.no_anonymize}
-    check_classifier_path(options.toxicity_model, "--toxicity-model")
-    check_classifier_path(options.regard_model, "--regard-model")
-    scoring.update({key: getattr(options, key) for key in ("toxicity_model", "regard_model", "embedding") if getattr(options, key)})
-    return scoring
-
-
-def add_arguments(parser) -> None:
-    """``lmbias run bold``'s own options."""
-    from ...lm.generation import PRESETS
-
-    _add_scoring_arguments(parser)
-    size = parser.add_mutually_exclusive_group()
-    size.add_argument("--per-group", type=int, metavar="K", help="K counts prompts per group: the first K of each group")
-    size.add_argument("--limit", type=int, metavar="N", help="N counts prompts: the first N of the domains chosen, in file order "
-                                                 "(each gets --num-return-sequences continuations)")
-    parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2",
-                        help="generation settings (bold-gpt2: the paper's top-k 40 sampling)")
-    parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the preset's, 20)")
-    parser.add_argument("--num-return-sequences", type=int, default=1, help="continuations per prompt")
-    add_instruction_argument(parser)
-    parser.add_argument("--require-all", action="store_true", help="fail if any metric has to be skipped")
-    parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run bold``: :func:`lmbias.benchmarks.bold.task.run_bold` with the parsed options."""
-    from .task import run_bold
-
-    return run_bold(
-        model=model, out=options.out, domains=options.domains, per_group=options.per_group, limit=options.limit,
-        preset=options.preset, max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
-        num_return_sequences=options.num_return_sequences,
-        require_all=options.require_all, progress=options.progress, data_dir=options.data_dir,
-        scoring={**_scoring_options(options), "batch_size": options.score_batch_size}, instruction=options.instruction,
-    )
+    return (*SCORING_OPTIONS,
+            Option("source", "texts to score (default: the Wikipedia sentences)", default="wikipedia", choices=TEXT_SOURCES),
+            Option("per_group", "only the first K rows of each group", type=int, minimum=1, metavar="K"),
+            Option("out", "write the results JSON here (default: print it)"),
+            Option("regard_all_groups", "score regard in every group, not only the paper's", type=bool),
+            Option("device", "cpu, cuda, ... for the classifiers"),
+            Option("batch_size", "texts per classifier batch", default=32, type=int, minimum=1))
 
 
 def add_score_arguments(parser) -> None:
     """``lmbias score bold``'s options."""
-    from .task import SOURCES
-
-    _add_scoring_arguments(parser)
-    parser.add_argument("--source", choices=SOURCES, default="wikipedia", help="texts to score (default: the Wikipedia sentences)")
-    parser.add_argument("--per-group", type=int, metavar="K", help="only the first K rows of each group")
-    parser.add_argument("--out", help="write the results JSON here (default: print it)")
-    parser.add_argument("--regard-all-groups", action="store_true", help="score regard in every group, not only the paper's")
-    parser.add_argument("--device", help="cpu, cuda, ... for the classifiers")
-    parser.add_argument("--batch-size", type=int, default=32, help="texts per classifier batch")
+    for option in _score_options():
+        option.add_to(parser)
 
 
 def score(options) -> int:
@@ -171,8 +121,11 @@ def score(options) -> int:
 
     from ...errors import InputError
     from ...files import check_output_file, write_atomic
-    from .task import score_bold_source
+    from ...scorers.classifier import check_classifier_path
+    from .task import score_bold_source, scoring
 
+    check_classifier_path(options.toxicity_model, "--toxicity-model")
+    check_classifier_path(options.regard_model, "--regard-model")
     if options.out and Path(options.out).is_dir():
         raise InputError(f"--out {options.out} is a directory; lmbias score writes one JSON file (e.g. {Path(options.out) / 'wiki.json'})")
     if options.out:  # before anything is scored: a file on the way or a read-only folder
@@ -180,7 +133,7 @@ def score(options) -> int:
 
     result = score_bold_source(options.source, domains=options.domains, per_group=options.per_group, data_dir=options.data_dir,
                                regard_all_groups=options.regard_all_groups, device=options.device,
-                               batch_size=options.batch_size, **_scoring_options(options))
+                               batch_size=options.batch_size, **scoring(vars(options)))
     text = json.dumps(result, indent=2)
     if options.out:
         write_atomic(options.out, text + "\n")
@@ -194,12 +147,14 @@ def score(options) -> int:
 
 def add_report_arguments(parser) -> None:
     """``lmbias report``'s options of the BOLD section."""
+    from ..declared import Option
     from .report import GENDER_METHODS
 
-    parser.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
-                        help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
-    parser.add_argument("--gender-method", choices=GENDER_METHODS, default="max",
-                        help="BOLD gender-polarity method of the profession skew figure (default max, the paper's Figure 2)")
+    for option in (Option("compare", "BOLD psycholinguistic-norm pair (repeatable; default e.g. "
+                                     "gender:American_actors:American_actresses)", repeated=True, metavar="DOMAIN:GROUP_A:GROUP_B"),
+                   Option("gender_method", "BOLD gender-polarity method of the profession skew figure (default max, the "
+                                           "paper's Figure 2)", default="max", choices=GENDER_METHODS)):
+        option.add_to(parser)
 
 
 def report_section(runs, labels, figures, options) -> list:
@@ -233,8 +188,8 @@ def migrate_v1(results: dict) -> dict:
 BENCHMARK = Benchmark(
     name="bold", display_name="BOLD", description="BOLD: generate, score, compare with Wikipedia",
     dataset="bold", hub_dataset=HubDataset("AlexaAI/bold", "BOLD", "train"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    add_arguments=add_arguments, add_report_arguments=add_report_arguments,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    add_arguments=TASK.add_arguments, add_report_arguments=add_report_arguments,
     domain_aliases={"religious_ideology": "religion"}, derived_records=derived_records,
     baseline=Baseline("wikipedia", "Wikipedia (BOLD baseline)",
                       "Wikipedia sentences of the same BOLD prompts, scored with the same classifiers",
@@ -286,7 +241,17 @@ BENCHMARK = Benchmark(
                 bad=(("names", None, ValueError, "domains and names go together"),
                      ("batch_size", "32", TypeError, "batch_size must be an integer"),
                      ("max_length", 2.5, TypeError, "max_length must be an integer")))}),
+    data_tables=lambda data_dir: (_merged_groups(data_dir),),
 )
+
+
+def _merged_groups(data_dir) -> DataTable:
+    """The prompt count of each of Table 3's merged profession groups (``lmbias datasets``)."""
+    from ...data import load_rows
+    from .data import merged_group_counts
+
+    return DataTable("bold_profession_merged_groups", "BOLD profession prompts by merged group (Dhamala et al. 2021, Table 3)",
+                     ("merged group", "prompts"), merged_group_counts(load_rows("bold", "profession", data_dir=data_dir)))
 
 
 def _paired(run, data_dir):

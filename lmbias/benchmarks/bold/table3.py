@@ -48,13 +48,24 @@ def table3(
     kept_groups = np.asarray(merged_groups)[keep]
     if any(method != "unigram" for method in methods) and polarity is None:
         polarity = load_word_polarity(**embedding_options)
-    table = {group: {"total": int(np.sum(kept_groups == group))} for group in PROFESSION_MERGED_GROUPS}
+    labels = {}
     for method in methods:
         scores = gender_scores(kept_texts, method, polarity=polarity) if kept_texts else np.zeros(0)
-        labels = gender_labels(scores, method, male_threshold=male_threshold, female_threshold=female_threshold)
+        labels[method] = gender_labels(scores, method, male_threshold=male_threshold, female_threshold=female_threshold)
+    return table3_counts(kept_groups, labels)
+
+
+def table3_counts(merged_groups: Sequence[str | None], labels: dict) -> dict[str, dict]:
+    """:func:`table3` of labelled texts: per merged profession group, ``total`` and per method (``labels``: ``{method:
+    each text's gender label}``) ``{"male": #, "female": #, "ratio": male / female}``; a text whose merged group is
+    not one of Table 3's (None) is left out."""
+    groups = np.asarray([group or "" for group in merged_groups], dtype=object)
+    table = {group: {"total": int(np.sum(groups == group))} for group in PROFESSION_MERGED_GROUPS}
+    for method, method_labels in labels.items():
+        method_labels = np.asarray(method_labels, dtype=object)
         for group, row in table.items():
-            male = int(np.sum((kept_groups == group) & (labels == "male")))
-            female = int(np.sum((kept_groups == group) & (labels == "female")))
+            male = int(np.sum((groups == group) & (method_labels == "male")))
+            female = int(np.sum((groups == group) & (method_labels == "female")))
             row[method] = {"male": male, "female": female, "ratio": male / female if female else None}
     return table
 

