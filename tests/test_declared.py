@@ -67,3 +67,10 @@ def test_plumbing_only_options_that_change_the_answers_bind_the_folder(tmp_path,
     assert json.loads((out / "results.json").read_text())["timing"]["items_scored"] == 0
     assert main([*command, "--types", "1"]) == 2
     assert "types: recorded [1, 2], now [1]" in capsys.readouterr().err
+
+
+def test_a_repeated_option_reads_each_value_given():
+    parser = argparse.ArgumentParser(allow_abbrev=False)
+    Option("compare", "pairs", repeated=True, metavar="DOMAIN:A:B").add_to(parser)
+    assert parser.parse_args(["--compare", "gender:a:b", "--compare", "race:c:d"]).compare == ["gender:a:b", "race:c:d"]
+    assert parser.parse_args([]).compare is None

@@ -11,8 +11,7 @@ and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The
 feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
 configuration recorded in results.json, and the folder's identity that a resume compares.
 
-A benchmark whose run does not fit (SEAT's embeddings, and until they move onto the continue protocol BOLD's and
-counterfactual's generation) keeps its own ``run`` and says so in its module docstring.
+A benchmark whose run does not fit (SEAT's embeddings) keeps its own ``run`` and says so in its module docstring.
 """
 
 from __future__ import annotations
@@ -52,6 +51,7 @@ class Option:
             the Python call's values are checked as given.
         choices: the values allowed (each element's, with ``many``).
         many: a non-empty list of distinct values (``--genders male female``).
+        repeated: given once per value (``--compare A --compare B``), read as the list of them (None: not given).
         minimum, maximum: the range of an ``int`` or ``float`` (None: unbounded).
         expected: what the error says is expected (default: from the range).
         metavar: the value's name in ``--help``.
@@ -68,6 +68,7 @@ class Option:
     type: type = str
     choices: tuple | None = None
     many: bool = False
+    repeated: bool = False
     minimum: int | None = None
     maximum: int | None = None
     expected: str | None = None
@@ -94,6 +95,8 @@ class Option:
             settings["choices"] = list(self.choices)
         if self.many:
             settings["nargs"] = "+"
+        if self.repeated:
+            settings["action"] = "append"
         if self.metavar:
             settings["metavar"] = self.metavar
         parser.add_argument(self.flag, **settings)

@@ -1,7 +1,7 @@
 """Before the expensive part of a run: say at once what will be skipped, or stop (``--require-all``).
 
 The one implementation is the continue protocol's (:func:`lmbias.protocols.continuation.announce_unavailable`);
-the runs not yet on that protocol (BOLD's, counterfactual's) call it from here.
+the runs not yet on that protocol call it from here.
 """
 
 from __future__ import annotations

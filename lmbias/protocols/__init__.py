@@ -6,8 +6,9 @@
   log-probabilities: lettered options in a seeded order, a greedy reply read as one option, a reply
   that names none or several counted as invalid.
 * ``continue`` (:mod:`lmbias.protocols.continuation`): each item's prompt continued (sampled, resumable), then
-  the benchmark's named scorers applied to every continuation (ToxiGen, RealToxicityPrompts, the declared
-  ``prompts`` shape). It is no ``--protocol`` choice: a benchmark that continues text names it as its protocol.
+  the benchmark's named scorers applied to every continuation (BOLD, counterfactual, ToxiGen, RealToxicityPrompts,
+  the declared ``prompts`` and ``templates`` shapes). It is no ``--protocol`` choice: a benchmark that continues
+  text names it as its protocol.
 * representation (SEAT's sentence embeddings) has its own run and takes no ``--protocol``.
 
 A benchmark names the protocols it supports and, per protocol, its request (what to score, or which

@@ -147,12 +147,14 @@ def score(options) -> int:
 
 def add_report_arguments(parser) -> None:
     """``lmbias report``'s options of the BOLD section."""
+    from ..declared import Option
     from .report import GENDER_METHODS
 
-    parser.add_argument("--compare", action="append", metavar="DOMAIN:GROUP_A:GROUP_B",
-                        help="BOLD psycholinguistic-norm pair (repeatable; default e.g. gender:American_actors:American_actresses)")
-    parser.add_argument("--gender-method", choices=GENDER_METHODS, default="max",
-                        help="BOLD gender-polarity method of the profession skew figure (default max, the paper's Figure 2)")
+    for option in (Option("compare", "BOLD psycholinguistic-norm pair (repeatable; default e.g. "
+                                     "gender:American_actors:American_actresses)", repeated=True, metavar="DOMAIN:GROUP_A:GROUP_B"),
+                   Option("gender_method", "BOLD gender-polarity method of the profession skew figure (default max, the "
+                                           "paper's Figure 2)", default="max", choices=GENDER_METHODS)):
+        option.add_to(parser)
 
 
 def report_section(runs, labels, figures, options) -> list:

@@ -256,8 +256,14 @@ def aggregate(rows: Sequence[dict], records: Sequence[dict], described: dict, sk
             "profession_merged_groups": table3_counts([row.get("merged_group") for row in rows], by_method)}
     return {"metrics": {metric: metrics[metric] for metric in METRICS if metric in metrics},
             "skipped": {metric: skipped[metric] for metric in METRICS if metric in skipped},
-            "options": {"anonymize": anonymize, "regard_all_groups": regard_all_groups, "gender_methods": list(gender_methods),
-                        **({"embedding": str(embedding)} if embedding is not None else {}), "lmbias_version": __version__}}
+            "options": {**scoring_options(anonymize, regard_all_groups, gender_methods, embedding), "lmbias_version": __version__}}
+
+
+def scoring_options(anonymize: bool = True, regard_all_groups: bool = False, gender_methods: Sequence[str] = gender.METHODS,
+                    embedding: PathLike | None = None) -> dict:
+    """The scoring options a source's scores (and a run's configuration) record."""
+    return {"anonymize": anonymize, "regard_all_groups": regard_all_groups, "gender_methods": list(gender_methods),
+            **({"embedding": str(embedding)} if embedding is not None else {})}
 
 
 def score_bold(
@@ -456,13 +462,12 @@ def measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
 
 def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's ``config``: the generation, the selection, the metrics and the scoring options."""
-    used = aggregate([], [], {}, {}, **{key: value for key, value in scoring(settings).items()
-                                        if key in ("anonymize", "embedding")})["options"]
+    used = scoring_options(**{key: value for key, value in scoring(settings).items() if key in ("anonymize", "embedding")})
     return {"preset": settings["preset"], "settings": generation_settings(settings["preset"], max_new_tokens=settings["max_new_tokens"]),
             "seed": settings["seed"], "batch_size": settings["batch_size"],
             "num_return_sequences": settings["num_return_sequences"], "per_group": settings["per_group"],
             "limit": settings["limit"], "domains": list(settings["domains"]), "metrics": list(settings["metrics"]),
-            **{key: value for key, value in used.items() if key != "lmbias_version"}, **prompted([], settings)[1]}
+            **used, **prompted([], settings)[1]}
 
 
 def counted(rows: list[dict], settings: dict) -> dict:
