@@ -11,8 +11,8 @@ and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The
 feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
 configuration recorded in results.json, and the folder's identity that a resume compares.
 
-A benchmark whose run does not fit (generation with classifiers, SEAT's embeddings) keeps its own
-``run`` and says so in its module docstring.
+A benchmark whose run does not fit (generation with classifiers) keeps its own ``run`` and says so in
+its module docstring.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,6 +174,8 @@ class Task:
         refuse: ``refuse(spec, options)``: a model the options cannot run (raises
             :class:`~lmbias.errors.InputError`), before it is checked or loaded.
         defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
+        measure_seconds: the key of results.json's ``timing`` that records the measure's seconds, for a measure
+            that takes long enough to say (SEAT's permutation tests: ``testing_seconds``); None: not recorded.
     """
 
     name: str
@@ -197,6 +200,7 @@ class Task:
     skipped: Callable[[dict], dict] = lambda settings: {}
     outcomes: Callable[[list, list, dict], list] | None = None
     outcome_name: str = ""
+    measure_seconds: str | None = None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it
@@ -271,6 +275,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
     task.check(protocol, options)
     used.refuse_chat(spec, task.name, chat_scoring=task.chat_scoring)  # before any model is checked or loaded
+    used.refuse_model(spec, task.display_name)
     task.refuse(spec, options)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
@@ -293,10 +298,14 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
                         if option.narrowed(options[option.name]))
     config = {**named, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
               **task.config(protocol, options)}
+    started = time.perf_counter()
+    results = task.measure(records, rows, settings, data_dir)
+    if task.measure_seconds is not None:
+        timing = {**timing, task.measure_seconds: time.perf_counter() - started}
     result = RunResult(
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
         config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
-        results=task.measure(records, rows, settings, data_dir),
+        results=results,
         partial=coverage(task.counted(rows, settings), narrowed or task.shortfall(settings, data_dir)),
         timing=timing, skipped=task.skipped(settings),
         outputs={"items_file": ITEMS_FILE} if asked else {}, files=asked,

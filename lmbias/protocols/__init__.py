@@ -5,8 +5,12 @@
 * ``generate`` (:mod:`lmbias.protocols.choice`): generative multiple choice, for models without
   log-probabilities: lettered options in a seeded order, a greedy reply read as one option, a reply
   that names none or several counted as invalid.
-* continuation (:func:`lmbias.lm.runner.run_generation`: BOLD, counterfactual) and representation
-  (SEAT's sentence embeddings) have one protocol per benchmark and take no ``--protocol``.
+* ``embed`` (:mod:`lmbias.protocols.embedding`): each item's texts represented by the model's mean
+  final hidden state (SEAT), every distinct text encoded once, in batches.
+* continuation (:func:`lmbias.lm.runner.run_generation`: BOLD, counterfactual) has one run per benchmark.
+
+``--protocol`` chooses between the protocols of :data:`PROTOCOLS` (a multiple-choice benchmark's); a
+benchmark that supports one protocol only (SEAT: ``embed``) takes no ``--protocol``.
 
 A benchmark names the protocols it supports and, per protocol, its request (what to score, or which
 question to ask); it asks the :class:`Protocol` what it needs to know (whether replies are read and
@@ -24,7 +28,7 @@ from typing import Any
 
 from ..checks import check_choice
 from ..errors import InputError
-from . import choice, likelihood
+from . import choice, embedding, likelihood
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,10 @@ class Protocol:
             main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
             :class:`~lmbias.protocols.choice.Questions`).
         finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers).
-        records_file: that per-item file's name in a finished run's folder.
+        records_file: that per-item file's name in a finished run's folder (None: it writes none).
+        refuse_model: ``refuse_model(spec, benchmark)``: a model the protocol cannot put items to whatever the
+            options (raises :class:`~lmbias.errors.InputError`; ``benchmark``: its display name), before it is
+            checked or loaded.
     """
 
     name: str
@@ -54,7 +61,8 @@ class Protocol:
     verb: str
     answer: Callable[..., tuple]
     finish: Callable[[Any, Any, list], Any]
-    records_file: str
+    records_file: str | None
+    refuse_model: Callable[[Any, str], None] = lambda spec, benchmark: None
 
     def refuse_chat(self, spec, benchmark: str, chat_scoring: bool = False) -> None:
         """A one-line error for a chat run (``--chat``, or a server that applies the template) of a
@@ -70,13 +78,16 @@ LIKELIHOOD = Protocol("likelihood", reads_replies=False, scores_raw_text=True, t
 GENERATE = Protocol("generate", reads_replies=True, scores_raw_text=False, takes_template=True, verb="answering",
                     answer=choice.answer, finish=lambda out, result, records: choice.with_answers(result, records),
                     records_file=choice.ANSWERS_FILE)
-REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE)}
-PROTOCOLS = tuple(REGISTRY)  # the names, in the order --protocol lists them; the first is the default
+EMBED = Protocol("embed", reads_replies=False, scores_raw_text=False, takes_template=False, verb="embedding",
+                 answer=embedding.answer, finish=embedding.finish, records_file=None, refuse_model=embedding.refuse_model)
+REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, EMBED)}
+# the names --protocol chooses between (a multiple-choice benchmark's), in the order it lists them; the first is the default
+PROTOCOLS = (LIKELIHOOD.name, GENERATE.name)
 
 
 def get_protocol(name: str) -> Protocol:
     """The :class:`Protocol` called ``name`` (a one-line error names the valid ones)."""
-    check_choice(name, PROTOCOLS, "protocol")
+    check_choice(name, list(REGISTRY), "protocol")
     return REGISTRY[name]
 
 
