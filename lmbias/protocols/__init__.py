@@ -46,8 +46,8 @@ class Protocol:
         answer: ``answer(spec, rows, request, *, out, benchmark, run_config, batch_size, seed, progress,
             label)`` -> ``(records, model, placement, timing)`` (all None on processes other than the
             main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
-            :class:`~lmbias.protocols.choice.Questions`).
-        finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers).
+            :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.embedding.Embeddings`).
+        finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers; embed: none).
         records_file: that per-item file's name in a finished run's folder (None: it writes none).
         refuse_model: ``refuse_model(spec, benchmark)``: a model the protocol cannot put items to whatever the
             options (raises :class:`~lmbias.errors.InputError`; ``benchmark``: its display name), before it is
