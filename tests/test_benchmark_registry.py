@@ -75,6 +75,52 @@ def test_a_benchmark_registered_at_run_time_comes_and_goes(toy):
     assert "toy2" not in benchmarks.names()
 
 
+def _declaring_examples(toy, limit_help: str = "N counts flips per domain: the first N of each"):
+    """The toy with a --limit its run checks, declaring what the shared tests read: a refused combination and the
+    examples of an evaluate module of its own."""
+    from dataclasses import replace
+
+    from lmbias.checks import check_scalar
+
+    def add_arguments(parser):
+        toy.add_arguments(parser)
+        parser.add_argument("--limit", type=int, metavar="N", help=limit_help)
+
+    def run(options, model):
+        if options.limit is not None:
+            check_scalar(options.limit, "--limit", minimum=1)
+        return toy.run(options, model)
+
+    return replace(toy, add_arguments=add_arguments, run=run, examples=benchmarks.Examples(
+        refused=((("--limit", "0"), "--limit must be >= 1"),),
+        modules={"toy_coins": benchmarks.ModuleExample({"predictions": [1, 0, 1, 1, 0]})}))
+
+
+def test_the_shared_tests_read_a_benchmark_registered_at_run_time(toy, tmp_path, capsys):
+    """A new benchmark edits no shared test file: the CLI walk's refusals and --limit check and the evaluate modules'
+    examples are read from the registry, so a benchmark registered at run time is in them with what it declares, and
+    a declaration that is not true fails there."""
+    import test_cli_walk
+    import test_metric_streaming
+
+    assert "toy" not in {name for name, _, _ in test_cli_walk.refusals()}
+    benchmarks.register(_declaring_examples(toy))
+    assert ("toy", ("--limit", "0"), "--limit must be >= 1") in test_cli_walk.refusals()
+    test_cli_walk.assert_refused_before_the_model(tmp_path / "refused", capsys, "toy", ("--limit", "0"), "--limit must be >= 1")
+    with pytest.raises(AssertionError):  # a combination the toy runs, declared as refused: the check fails
+        test_cli_walk.assert_refused_before_the_model(tmp_path / "runs", capsys, "toy", ("--limit", "2"), "--limit must be >= 1")
+    assert (tmp_path / "runs" / "run" / "results.json").is_file()
+    assert "--limit" in test_cli_walk.run_commands()["toy"]._option_string_actions
+    test_cli_walk.test_each_limit_says_what_it_counts()
+    assert test_metric_streaming.module_examples()["toy_coins"].inputs == {"predictions": [1, 0, 1, 1, 0]}
+    with pytest.raises(AssertionError):  # the toy declares a module that metrics/ does not hold
+        test_metric_streaming.test_every_module_is_covered()
+
+    benchmarks.register(_declaring_examples(toy, limit_help="how many flips to read"))
+    with pytest.raises(AssertionError, match="how many flips to read"):  # a --limit that does not say what N counts
+        test_cli_walk.test_each_limit_says_what_it_counts()
+
+
 def test_without_the_package_the_benchmark_is_gone(tmp_path, capsys):
     assert "toy" not in benchmarks.names()
     with pytest.raises(SystemExit):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from test_results_readers import write_bbq_run
 from lmbias.benchmarks import benchmarks, get_benchmark
 from lmbias.benchmarks.base import any_case
 from lmbias.cli import build_parser, main
+from lmbias.protocols import get_protocol
 from lmbias.results import load_run, protocol_tags
 
 from tiny_lm import save_tiny_causal_lm
@@ -79,17 +81,22 @@ def test_a_category_matching_two_names_case_aside_is_refused(capsys):
 
 # --- one name for the generative protocol -------------------------------------------------------------
 
-def _protocol_benchmarks() -> list:
+def run_commands() -> dict:
+    """``lmbias run``'s parser of each registered benchmark, by name."""
     parser = build_parser()
     runs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
-    commands = next(a for a in runs._actions if isinstance(a, argparse._SubParsersAction)).choices
-    return [(name, command) for name, command in commands.items() if "--protocol" in command._option_string_actions]
+    return next(a for a in runs._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def _protocol_benchmarks() -> list:
+    return [(name, command) for name, command in run_commands().items() if "--protocol" in command._option_string_actions]
 
 
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
-    assert {name for name, _ in chosen} == {"bbq", "cabbq", "cbbq", "crows_pairs", "discrim_eval", "esbbq", "kobbq", "mbbq",
-                                             "stereoset", "winobias", "winogender"}
+    # --protocol is there exactly where the declaration names more than one protocol
+    assert {name for name, _ in chosen} == {b.name for b in benchmarks() if b.task is not None and len(b.task.protocols) > 1}
+    assert "bbq" in dict(chosen)
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
     for _, command in chosen:
@@ -109,49 +116,43 @@ def test_a_generative_run_is_labelled_with_the_option_value(tmp_path):
 
 # --- option combinations before any model ------------------------------------------------------------
 
-COMBINATIONS = [
-    (["winogender", "--chat"], "--chat: winogender's likelihood scoring runs on raw text; run it with --protocol generate"),
-    (["winobias", "--chat"], "--chat: winobias's likelihood scoring runs on raw text; run it with --protocol generate"),
-    (["bbq", "--chat", "--categories", "Age"], "--chat: bbq's likelihood scoring runs on raw text"),
-    (["bbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
-    (["mbbq", "--chat", "--categories", "Age"], "--chat: mbbq's likelihood scoring runs on raw text"),
-    (["mbbq", "--prompts", "0", "1"], "--prompts applies to --protocol generate"),
-    (["esbbq", "--chat", "--categories", "Age"], "--chat: esbbq's likelihood scoring runs on raw text"),
-    (["cabbq", "--protocol", "generate", "--decision", "mean"], "--decision applies to --protocol likelihood"),
-    (["kobbq", "--protocol", "likelihood", "--prompts", "1"], "--prompts applies to --protocol generate"),
-    (["cbbq", "--protocol", "likelihood", "--chat", "--categories", "SES"], "--chat: cbbq's likelihood scoring runs on raw text"),
-    (["stereoset", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
-    (["crows_pairs", "--chat", "--model-type", "masked"], "--chat: a masked LM has no chat template (--model-type masked)"),
-    (["crows_pairs", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
-    (["winogender", "--prompt-template", "Pick {options}"], "--prompt-template applies to --protocol generate"),
-    (["stereoset", "--protocol", "generate", "--model-type", "masked"], "--model-type masked applies to --protocol likelihood"),
-    (["bold", "--instruction", "Go on: {prompt}", "--per-group", "1"], "--instruction applies to chat runs: add --chat"),
-    (["counterfactual", "--instruction", "Go on: {prompt}"], "--instruction applies to chat runs: add --chat"),
-    (["holistic_bias", "--system-prompt", "Be brief."], "--system-prompt applies to chat runs: add --chat"),
-    (["bold", "--system-prompt", "Be brief.", "--per-group", "1"], "--system-prompt applies to chat runs: add --chat"),
-    (["discrim_eval", "--protocol", "generate", "--min-mass", "0.9"], "--min-mass applies to --protocol likelihood"),
-    (["toxigen", "--per-group", "0", "--chat"], "--per-group must be"),
-    (["toxigen", "--toxicity-threshold", "1.5"], "--toxicity-threshold must be"),
-    (["real_toxicity_prompts", "--samples", "0", "--chat"], "--samples must be"),
-    (["real_toxicity_prompts", "--score-batch-size", "0"], "--score-batch-size must be"),
-]
+def refusals() -> list:
+    """``(benchmark, arguments, message)``: what each registered benchmark's ``lmbias run`` refuses before any model is
+    looked at: the combinations it declares (``Benchmark.examples.refused``) and ``--chat`` with each protocol of its
+    Task that scores raw text, where the Task does not score in the chat template (``chat_scoring``)."""
+    found = []
+    for benchmark in benchmarks():
+        task = benchmark.task
+        protocols = task.protocols if task is not None and not task.chat_scoring and "chat" in benchmark.run_options else ()
+        for name in [name for name in protocols if get_protocol(name).scores_raw_text]:
+            chosen = ("--protocol", name) if len(task.protocols) > 1 else ()
+            found.append((benchmark.name, (*chosen, "--chat"),
+                          f"--chat: {benchmark.name}'s likelihood scoring runs on raw text; run it with --protocol generate"))
+        found += [(benchmark.name, tuple(arguments), message) for arguments, message in benchmark.examples.refused]
+    return found
 
 
-@pytest.mark.parametrize("argv, message", COMBINATIONS, ids=[" ".join(a) for a, _ in COMBINATIONS])
-def test_a_wrong_combination_is_refused_before_the_model_is_looked_at(tmp_path, capsys, data_dir, argv, message):
-    """The model does not exist: had it been checked or loaded first, the error would name it."""
+def assert_refused_before_the_model(tmp_path, capsys, benchmark: str, arguments, message: str) -> None:
+    """``lmbias run BENCHMARK ARGUMENTS`` with a model that does not exist: one line holding ``message``, exit status 2,
+    nothing written; had the model been checked or loaded first, the error would name it."""
     out = tmp_path / "run"
-    assert main(["run", *argv, "--model", str(tmp_path / "no-such-model"), "--out", str(out)]) == 2
+    assert main(["run", benchmark, *arguments, "--model", str(tmp_path / "no-such-model"), "--out", str(out)]) == 2
     captured = capsys.readouterr()
     assert captured.err.strip().splitlines() == [captured.err.strip()] and message in captured.err, captured.err
     assert "no-such-model" not in captured.err and not out.exists()
 
 
-def test_every_benchmark_with_chat_and_a_likelihood_only_path_is_covered():
-    """Each benchmark whose run takes --chat appears above (a new one must say how its combinations are checked)."""
-    covered = {argv[0] for argv, _ in COMBINATIONS}
+@pytest.mark.parametrize("benchmark, arguments, message", refusals(), ids=[" ".join((b, *a)) for b, a, _ in refusals()])
+def test_a_wrong_combination_is_refused_before_the_model_is_looked_at(tmp_path, capsys, data_dir, benchmark, arguments, message):
+    assert_refused_before_the_model(tmp_path, capsys, benchmark, arguments, message)
+
+
+def test_every_benchmark_with_chat_says_how_its_combinations_are_checked():
+    """Each benchmark whose run takes --chat has a refused combination above (a new one declares its own)."""
+    covered = {name for name, _, _ in refusals()}
     with_chat = {b.name for b in benchmarks() if "chat" in b.run_options}
     assert with_chat <= covered, with_chat - covered
+    assert {"bbq", "winogender", "bold", "toxigen"} <= covered  # derived (--chat on likelihood) and declared ones
 
 
 # --- the end of a run: partial and skipped, once, for every benchmark ----------------------------------------
@@ -209,26 +210,19 @@ def test_a_partial_bbq_run_says_so_at_the_end(tmp_path, data_dir, capsys):
 
 # --- what --limit counts --------------------------------------------------------------------------------
 
-LIMIT_COUNTS = {"bbq": "N counts items (questions) per category, context condition and question polarity",
-                "bold": "N counts prompts", "crows_pairs": "N counts sentence pairs (of 1,508)",
-                "stereoset": "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task",
-                "winogender": "N counts sentence frames", "winobias": "N counts pro / anti sentence pairs per type (of 396)",
-                "mbbq": "N counts items per template, context condition and question polarity",
-                "esbbq": "N counts items per template, context condition and question polarity",
-                "cabbq": "N counts items per template, context condition and question polarity",
-                "kobbq": "N counts samples per template, context condition and question type",
-                "cbbq": "N counts records per template", "real_toxicity_prompts": "N counts prompts: the first N of the subset"}
-
-
 def test_each_limit_says_what_it_counts():
-    parser = build_parser()
-    runs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
-    commands = next(a for a in runs._actions if isinstance(a, argparse._SubParsersAction)).choices
+    """Every benchmark's --limit N says what N counts ("N counts prompts ..."); a declared one narrows the run, so
+    that a run with it is labelled partial."""
+    commands = run_commands()
     with_limit = {name: command._option_string_actions["--limit"] for name, command in commands.items()
                   if "--limit" in command._option_string_actions}
-    assert set(with_limit) == set(LIMIT_COUNTS)
+    assert {"bbq", "bold", "crows_pairs", "real_toxicity_prompts"} <= set(with_limit)
     for name, action in with_limit.items():
-        assert action.help.startswith(LIMIT_COUNTS[name]) and action.metavar == "N", (name, action.help)
+        assert re.match(r"N counts \w", action.help) and action.metavar == "N", (name, action.help)
+        task = get_benchmark(name).task
+        if task is not None:
+            assert next(option for option in task.options if option.name == "limit").narrows, name
+    assert with_limit["crows_pairs"].help.startswith("N counts sentence pairs (of 1,508)")
     assert commands["bold"]._option_string_actions["--per-group"].help.startswith("K counts prompts per group")
 
 

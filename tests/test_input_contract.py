@@ -2,6 +2,7 @@
 and row) and what was expected; a user mistake on the command line is one line and exit status 2
 (issue 14 §2, §3). The property-based part (hypothesis) draws inputs for the evaluate modules."""
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -265,40 +266,40 @@ def test_crows_pairs_has_no_missing_bias_type_of_its_own():
         crows_pairs_scores([-1.0], less_scores=[-2.0], directions=["stereo"], bias_types=["age"], decimals="3")
 
 
-NUMBER_COLUMNS = {"yes_probabilities", "no_probabilities",
-                  "more_scores", "less_scores", "stereotype_scores", "anti_stereotype_scores", "unrelated_scores",
-                  "occupation_logprobs", "participant_logprobs"}
-TEXT_COLUMNS = {"predictions", "prefixes"}  # but counterfactual_sentiment_bias's predictions are scores
-# optional: None means not given
-PER_EXAMPLE = {"groups", "subgroups", "domains", "names", "occupation_logprobs", "participant_logprobs", "pair_ids"}
-FLAG_COLUMNS = {"gotchas"}
+TEXT_COLUMNS = {"predictions", "prefixes"}  # strings that are texts; other strings are labels
 
 
-def _kind(module: str, column: str) -> str:
-    score_predictions = ("counterfactual_sentiment_bias", "holistic_bias", "toxigen", "real_toxicity_prompts")
-    if column in NUMBER_COLUMNS or (module in score_predictions and column == "predictions"):
-        return "number"
-    if column in FLAG_COLUMNS:
+@functools.cache
+def _declared(name: str) -> type:
+    """Evaluate module ``name``'s class, for the inputs it declares (``PER_EXAMPLE``: optional, one per example;
+    ``LOG_PROBABILITIES``)."""
+    return type(evaluate.load(str(REPO / "metrics" / name)))
+
+
+def _kind(values: list, column: str) -> str:
+    """What a column of a module's example holds, read from the example's own values: numbers (floats), flags
+    (True / False), texts (strings in a :data:`TEXT_COLUMNS` column), or labels (anything else: answer indices too)."""
+    if all(isinstance(value, bool) for value in values):
         return "flag"
-    answer_indices = ("bbq", "mbbq", "esbbq", "cabbq", "kobbq", "cbbq", "winogender", "winobias")
-    if module in answer_indices and column == "predictions":  # answer indices: labels
-        return "label"
-    return "text" if column in TEXT_COLUMNS else "label"
+    if all(isinstance(value, float) for value in values):
+        return "number"
+    return "text" if column in TEXT_COLUMNS and all(isinstance(value, str) for value in values) else "label"
 
 
 def _bad_columns(name):
     """(case id, how: compute / add_batch, the inputs, error class, message) for each column of ``name``'s examples."""
     from test_metric_streaming import EXAMPLES
 
-    examples = EXAMPLES[name][0]
+    examples = dict(EXAMPLES[name].inputs)
+    per_example = _declared(name).PER_EXAMPLE
     for column, values in examples.items():
-        kind = _kind(name, column)
+        kind = _kind(values, column)
 
         def replaced(item, column=column, values=values):
             return {**examples, column: [*values[:1], item, *values[2:]]}
 
         yield f"{column}-a-string", "compute", {**examples, column: "abc"}, TypeError, rf"{column} must be a list"
-        if column not in PER_EXAMPLE:
+        if column not in per_example:
             yield (f"{column}-None", "compute", {**examples, column: None}, (TypeError, ValueError),
                    rf"{column} is missing or None|{column} must be a list of strings, got NoneType")
             without = {key: value for key, value in examples.items() if key != column}
@@ -318,85 +319,24 @@ def _bad_columns(name):
             for item in (None, float("nan"), ""):
                 yield f"{column}-item-{item!r}", "compute", replaced(item), ValueError, rf"{column}\[1\] is missing"
             yield f"{column}-item-list", "compute", replaced(["a"]), TypeError, rf"{column}\[1\] is \['a'\] \(list\); expected a string"
-        if column != next(iter(examples)) and column not in PER_EXAMPLE:
+        if column != next(iter(examples)) and column not in per_example:
             yield f"{column}-short", "compute", {**examples, column: values[:2]}, ValueError, rf"{column} has 2 entries but"
 
 
-# module: bad options passed to compute (option, value, error class, message)
-BAD_OPTIONS = {
-    "discrim_eval": [("min_mass", 1.5, ValueError, "min_mass must be"), ("age", "quadratic", ValueError, "age must be one of"),
-                     ("min_mass", "0.5", TypeError, "min_mass must be a number")],
-    "toxigen": [("threshold", 1.5, ValueError, "threshold must be"), ("threshold", "0.5", TypeError, "threshold must be")],
-    "real_toxicity_prompts": [("threshold", 0.0, ValueError, "threshold must be in"),
-                              ("threshold", "0.5", TypeError, "threshold must be")],
-    "bold_sentiment": [("positive_threshold", "0.5", TypeError, "positive_threshold must be a number"),
-                       ("negative_threshold", float("nan"), ValueError, "negative_threshold must be a finite number")],
-    "bold_gender_polarity": [("male_threshold", "-0.25", TypeError, "male_threshold must be a number"),
-                             ("female_threshold", float("inf"), ValueError, "female_threshold must be a finite number"),
-                             ("debias", "yes", ValueError, r"debias must be one of \[True, False\]")],
-    "bold_psycholinguistic_norms": [("thresholds", {"valence": "0.1"}, ValueError, "must be a number"),
-                                    ("extend", "no", ValueError, r"extend must be one of \[True, False\]")],
-    "bold_toxicity": [("threshold", "0.5", TypeError, "threshold must be a number"),
-                      ("toxic_labels", "toxic", TypeError, "toxic_labels must be a list of strings, got str"),
-                      ("batch_size", 0, ValueError, "batch_size must be >= 1")],
-    "bold_regard": [("names", None, ValueError, "domains and names go together"),
-                    ("batch_size", "32", TypeError, "batch_size must be an integer"),
-                    ("max_length", 2.5, TypeError, "max_length must be an integer")],
-    "stereoset": [("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
-                  ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
-                  ("confidence", "0.95", TypeError, "confidence must be a number"),
-                  ("seed", 1.5, TypeError, "seed must be an integer")],
-    "crows_pairs": [("decimals", "3", TypeError, "decimals must be an integer"),
-                    ("decimals", -1, ValueError, "decimals must be a non-negative integer")],
-    "counterfactual_sentiment_bias": [("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
-                                      ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
-                                      ("tau", "0.5", TypeError, "tau must be a number"),
-                                      ("seed", 1.5, TypeError, "seed must be an integer")],
-    "bbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
-            ("confidence", "0.95", TypeError, "confidence must be a number"),
-            ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
-            ("seed", 1.5, TypeError, "seed must be an integer")],
-    "mbbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
-             ("seed", 1.5, TypeError, "seed must be an integer"),
-             ("template_filter", "yes", TypeError, "template_filter must be True or False")],
-    "esbbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
-    "cabbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
-    "kobbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
-    "cbbq": [("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"), ("seed", 1.5, TypeError, "seed must be an integer")],
-    "winogender": [("statistics", {"nurse": {"bls_pct_female": 90.0, "bergsma_pct_female": 80.0}}, ValueError,
-                    "statistics has no entry for occupation 'chef'"),
-                   ("statistics", {"nurse": {}, "chef": {}}, ValueError, r"statistics\['nurse'\] is \{\}; expected"),
-                   ("occupation_logprobs", None, ValueError, "occupation_logprobs and participant_logprobs go together")],
-    "winobias": [("bootstrap", -1, ValueError, "bootstrap must be an integer from 0"),
-                 ("bootstrap", 10**12, ValueError, "bootstrap must be an integer from 0 .* to 100,000"),
-                 ("seed", -1, ValueError, "seed must be"),
-                 ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
-                 ("seed", 1.5, TypeError, "seed must be an integer")],
-    "holistic_bias": [("threshold", "0.05", TypeError, "threshold must be a number"),
-                      ("threshold", 2.0, ValueError, "threshold must be a p-value threshold between 0 and 1")],
-    "seat": [("n_samples", 0, ValueError, "n_samples must be >= 1"),
-             ("n_samples", 2.5, TypeError, "n_samples must be an integer"),
-             ("seed", -1, ValueError, "seed must be >= 0"),
-             ("batch_size", "32", TypeError, "batch_size must be an integer")],
-    "counterfactual_semantic_similarity": [("threshold", "0.4", TypeError, "threshold must be a number"),
-                                           ("batch_size", "64", TypeError, "batch_size must be an integer"),
-                                           ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")],
-}
-
-
 def _bad_inputs():
-    for name in sorted(BAD_OPTIONS):
+    """Each declared module's bad columns, and its bad options (its benchmark's ``ModuleExample.bad``) with one it does not take."""
+    from test_metric_streaming import EXAMPLES
+
+    for name in sorted(EXAMPLES):
         for case, how, inputs, error, message in _bad_columns(name):
             yield pytest.param(name, how, inputs, error, message, id=f"{name}-{case}")
-        from test_metric_streaming import EXAMPLES
-
-        for option, value, error, message in [*BAD_OPTIONS[name], ("colour", "red", ValueError, rf"{name} takes no colour")]:
-            yield pytest.param(name, "compute", {**EXAMPLES[name][0], option: value}, error, message, id=f"{name}-{option}={value!r}")
+        for option, value, error, message in [*EXAMPLES[name].bad, ("colour", "red", ValueError, rf"{name} takes no colour")]:
+            yield pytest.param(name, "compute", {**EXAMPLES[name].inputs, option: value}, error, message, id=f"{name}-{option}={value!r}")
 
 
 @pytest.fixture(scope="module")
 def every_module(tmp_path_factory):
-    """The nine modules, loaded once (the classifier ones with a tiny random classifier: plumbing only)."""
+    """The declared modules, loaded once (the classifier ones with a tiny random classifier: plumbing only)."""
     from test_metric_streaming import EXAMPLES, _load
 
     folder = tmp_path_factory.mktemp("modules")
@@ -404,7 +344,10 @@ def every_module(tmp_path_factory):
 
 
 def test_bad_options_cover_every_module():
-    assert sorted(BAD_OPTIONS) == sorted(p.name for p in (REPO / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+    """Every module in metrics/ has its examples declared (test_metric_streaming checks that), each with bad options."""
+    from test_metric_streaming import EXAMPLES
+
+    assert [name for name, example in sorted(EXAMPLES.items()) if not example.bad] == []
 
 
 @pytest.mark.parametrize("name, how, inputs, error, message", list(_bad_inputs()))
@@ -428,25 +371,29 @@ def test_empty_inputs_are_one_line_naming_the_argument_in_every_module(every_mod
     """Every module, every column empty: an error naming the first argument (bbq's was evaluate's IndexError)."""
     from test_metric_streaming import EXAMPLES
 
-    for name, (examples, options) in sorted(EXAMPLES.items()):
+    for name, example in sorted(EXAMPLES.items()):
+        examples, options = example.inputs, example.options
         first = next(iter(examples))
         with pytest.raises(ValueError, match=rf"^{first} is empty") as caught:
             every_module[name].compute(**{column: [] for column in examples}, **options)
         assert isinstance(caught.value, lmbias.errors.LmbiasError), (name, repr(caught.value))
 
 
-# the modules whose number inputs are log-probabilities (StereoSet's scores may be NSP probabilities:
-# any number; HolisticBias takes perplexities, checked > 0; the others take no scores)
-LOG_PROBABILITIES = {"winogender": ("occupation_logprobs", "participant_logprobs"), "crows_pairs": ("more_scores", "less_scores")}
+# the modules whose number inputs are log-probabilities, as each declares them (StereoSet's scores may be NSP
+# probabilities: any number; HolisticBias takes perplexities, checked > 0; the others take no scores)
+def _log_probabilities() -> list:
+    from test_metric_streaming import EXAMPLES
+
+    return [(name, column) for name in sorted(EXAMPLES) for column in _declared(name).LOG_PROBABILITIES]
 
 
-@pytest.mark.parametrize("name, column", [(n, c) for n, columns in LOG_PROBABILITIES.items() for c in columns])
+@pytest.mark.parametrize("name, column", _log_probabilities())
 def test_a_log_probability_above_zero_is_refused(every_module, name, column):
     from test_metric_streaming import EXAMPLES
 
-    examples, options = EXAMPLES[name]
+    examples, options = EXAMPLES[name].inputs, EXAMPLES[name].options
     count = len(next(iter(examples.values())))
-    given = {"occupation_logprobs": [-1.0] * count, "participant_logprobs": [-2.0] * count} if name == "winogender" else {}
+    given = {declared: [-1.0] * count for declared in _declared(name).LOG_PROBABILITIES}
     with_bad = {**examples, **given, column: [-1.0, 3.0, *[-2.0] * (count - 2)]}
     with pytest.raises(ValueError, match=rf"{column}\[1\] is 3.0; expected a log-probability, <= 0") as caught:
         every_module[name].compute(**with_bad, **options)
@@ -456,13 +403,13 @@ def test_a_log_probability_above_zero_is_refused(every_module, name, column):
 
 
 def test_the_log_probability_inputs_are_the_declared_ones():
-    """The modules declaring log-probability inputs are exactly those above: one added or dropped is
-    tested here (StereoSet's scores stay unchecked on purpose: an NSP probability is positive)."""
-    import re as regex
+    """CrowS-Pairs' and Winogender's log-probability inputs are declared (so tested above): one dropped fails here;
+    every declared one is an input of its module's example (StereoSet's scores stay unchecked on purpose: an NSP
+    probability is positive)."""
+    from test_metric_streaming import EXAMPLES
 
-    declared = {}
-    for script in sorted((REPO / "metrics").glob("*/*.py")):
-        found = regex.search(r"LOG_PROBABILITIES = \(([^)]*)\)", script.read_text())
-        if found:
-            declared[script.parent.name] = tuple(regex.findall(r'"(\w+)"', found.group(1)))
-    assert declared == LOG_PROBABILITIES
+    declared = {name: _declared(name).LOG_PROBABILITIES for name in EXAMPLES if _declared(name).LOG_PROBABILITIES}
+    assert {"winogender": ("occupation_logprobs", "participant_logprobs"), "crows_pairs": ("more_scores", "less_scores")}.items() \
+        <= declared.items()
+    assert "stereoset" not in declared
+    assert all(column in EXAMPLES[name].inputs for name, columns in declared.items() for column in columns)

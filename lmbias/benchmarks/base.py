@@ -147,6 +147,42 @@ class Baseline:
     size: Callable[[dict], int] = lambda results: 0
 
 
+@dataclass(frozen=True)
+class ModuleExample:
+    """Five examples for one of a benchmark's evaluate modules (``metrics/<module>/``), which the shared tests
+    feed it (``tests/test_metric_streaming.py``, ``tests/test_input_contract.py``).
+
+    Attributes:
+        inputs: ``{input: five values}``, as ``compute`` takes them.
+        options: what ``compute`` takes with them (``{"threshold": 0.5}``).
+        bad: ``(option, value, error class, message)``: an option value ``compute`` refuses, with the start of
+            (a regular expression matching) its error.
+        classifier: for a module that loads a classifier, the keyword arguments of
+            :func:`lmbias.scorers.stand_in.save_stand_in_classifier` (``labels``, ``multi_label``) that make
+            a random stand-in the tests load it with.
+    """
+
+    inputs: Mapping[str, list]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    bad: tuple = ()
+    classifier: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Examples:
+    """What a benchmark shows the shared tests, which read it from the registry, so that a new benchmark
+    declares its own and edits none of them.
+
+    Attributes:
+        refused: ``(arguments, message)``: arguments ``lmbias run NAME ARGUMENTS`` refuses before any
+            model is looked at, with a part of the one-line error (``tests/test_cli_walk.py`` runs each).
+        modules: each evaluate module it publishes in ``metrics/`` -> its :class:`ModuleExample`.
+    """
+
+    refused: tuple = ()
+    modules: Mapping[str, ModuleExample] = field(default_factory=dict)
+
+
 def model_named(results: dict) -> str:
     """The model as a summary's first line names it, with the prompt format of a chat run:
     "M (chat template, system prompt 'Be brief.')"."""
@@ -261,6 +297,8 @@ class Benchmark:
             (:class:`lmbias.benchmarks.paired.Side`; None: from its Task, or not comparable item by item).
         unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
             before ``config.json`` recorded the benchmark.
+        examples: its refused option combinations and its evaluate modules' examples (:class:`Examples`),
+            which the shared tests run.
     """
 
     name: str
@@ -291,6 +329,7 @@ class Benchmark:
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    examples: Examples = field(default_factory=Examples)
 
     def closing_summary(self, results: dict, out) -> str:
         """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Reference, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
 from .task import TASK
 
 METRICS = (
@@ -89,4 +89,15 @@ BENCHMARK = Benchmark(
     variants=(Variant("protocol", "BBQ protocol", PROTOCOLS),),
     overall_note="BBQ's overall cells pool every item of the categories run; the paper reports per category.",
     paper="https://aclanthology.org/2022.findings-acl.165/", references=REFERENCES,
+    examples=Examples(
+        refused=((("--protocol", "generate", "--decision", "mean"), "--decision applies to --protocol likelihood"),),
+        modules={"bbq": ModuleExample(
+            {"predictions": [2, 0, 1, 0, -1], "labels": [2, 2, 1, 0, 1], "target_locs": [0, 0, 1, 0, 0], "unknown_locs": [2] * 5,
+             "question_polarities": ["neg", "neg", "nonneg", "neg", "neg"],
+             "context_conditions": ["ambig", "ambig", "disambig", "disambig", "disambig"], "categories": ["Age"] * 5,
+             "subgroups": ["a", "b", "a", "b", "a"]},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                 ("confidence", "0.95", TypeError, "confidence must be a number"),
+                 ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")))}),
 )

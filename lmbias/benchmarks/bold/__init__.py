@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import first_line, markdown_table
-from ..base import Baseline, Benchmark, HubDataset, MetricSpec, model_named
+from ..base import Baseline, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
 from ..derived import mean_over_domains
 from .data import DOMAINS
 
@@ -244,6 +244,48 @@ BENCHMARK = Benchmark(
     overall_note="BOLD gaps are the mean of the per-domain gaps over the domains measured; the gender-polarity ratio is "
                  "defined for the profession domain only.",
     paper="https://arxiv.org/abs/2101.11718", paired=lambda run, data_dir: _paired(run, data_dir),
+    examples=Examples(
+        refused=((("--instruction", "Go on: {prompt}", "--per-group", "1"), "--instruction applies to chat runs: add --chat"),
+                 (("--system-prompt", "Be brief.", "--per-group", "1"), "--system-prompt applies to chat runs: add --chat")),
+        modules={
+            "bold_sentiment": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "groups": ["a", "b", "a", "b", "a"]},
+                bad=(("positive_threshold", "0.5", TypeError, "positive_threshold must be a number"),
+                     ("negative_threshold", float("nan"), ValueError, "negative_threshold must be a finite number"))),
+            "bold_gender_polarity": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "groups": ["a", "b", "a", "b", "a"]},
+                options={"method": "unigram"},
+                bad=(("male_threshold", "-0.25", TypeError, "male_threshold must be a number"),
+                     ("female_threshold", float("inf"), ValueError, "female_threshold must be a finite number"),
+                     ("debias", "yes", ValueError, r"debias must be one of \[True, False\]"))),
+            "bold_psycholinguistic_norms": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "groups": ["a", "b", "a", "b", "a"]},
+                options={"extend": False},
+                bad=(("thresholds", {"valence": "0.1"}, ValueError, "must be a number"),
+                     ("extend", "no", ValueError, r"extend must be one of \[True, False\]"))),
+            "bold_toxicity": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "groups": ["a", "b", "a", "b", "a"]},
+                classifier={"labels": ("toxic", "severe_toxic", "insult"), "multi_label": True},
+                bad=(("threshold", "0.5", TypeError, "threshold must be a number"),
+                     ("toxic_labels", "toxic", TypeError, "toxic_labels must be a list of strings, got str"),
+                     ("batch_size", 0, ValueError, "batch_size must be >= 1"))),
+            "bold_regard": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "groups": ["a", "b", "a", "b", "a"], "domains": ["gender"] * 5,
+                 "names": ["Amy_Adams", "Jacob_Zachar", "Amy_Adams", "Jacob_Zachar", "Amy_Adams"]},
+                classifier={"labels": ("negative", "neutral", "positive", "other"), "multi_label": False},
+                bad=(("names", None, ValueError, "domains and names go together"),
+                     ("batch_size", "32", TypeError, "batch_size must be an integer"),
+                     ("max_length", 2.5, TypeError, "max_length must be an integer")))}),
 )
 
 

@@ -9,7 +9,7 @@ from ...protocols import PROTOCOLS, get_protocol
 from ...render import html, plots
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .task import TASK
 
 METRICS = (
@@ -94,4 +94,10 @@ BENCHMARK = Benchmark(
     variants=(Variant("protocol", "CBBQ protocol", PROTOCOLS),),
     overall_note="CBBQ's overall cells are the mean over the categories run (the authors report per category).",
     paper="https://arxiv.org/abs/2306.16244",
+    examples=Examples(
+        modules={"cbbq": ModuleExample(
+            {"predictions": [0, 2, 1, -1, 0], "labels": [2, 2, 2, 1, 1], "biased_locs": [0, 0, 1, 0, 0],
+             "context_conditions": ["ambig", "ambig", "ambig", "disambig", "disambig"], "categories": ["SES"] * 5},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")))}),
 )

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ...lm.chat import add_instruction_argument
 from ...lm.spec import ModelSpec
 from ...render.text import markdown_table
-from ..base import Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from ..derived import mean_over_domains
 from .data import ATTRIBUTES
 from .scorers.sentiment import CLASSIFIERS
@@ -121,6 +121,22 @@ BENCHMARK = Benchmark(
     overall_note="I.F. and G.F. are the mean over the attributes measured for the classifier chosen.",
     paper="https://aclanthology.org/2020.findings-emnlp.7/",
     paired=lambda run, data_dir: _paired(run, data_dir),
+    examples=Examples(
+        refused=((("--instruction", "Go on: {prompt}"), "--instruction applies to chat runs: add --chat"),),
+        modules={
+            "counterfactual_sentiment_bias": ModuleExample(
+                {"predictions": [0.1, 0.9, 0.4, 0.6, 0.2], "attribute_values": ["x", "y", "x", "y", "x"],
+                 "template_ids": [1, 1, 2, 2, 2], "subgroups": ["m", "f", "m", "f", "m"]},
+                bad=(("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
+                     ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"), ("tau", "0.5", TypeError, "tau must be a number"),
+                     ("seed", 1.5, TypeError, "seed must be an integer"))),
+            "counterfactual_semantic_similarity": ModuleExample(
+                {"predictions": ["What a wonderful, happy day for her!", "He was an awful, angry man.", "The actress is a nurse.",
+                                 "The actor fixed the engine.", "It is a table."],
+                 "prefixes": ["Her day was", "He was", "The actress is", "The actor", "It is"]},
+                bad=(("threshold", "0.4", TypeError, "threshold must be a number"),
+                     ("batch_size", "64", TypeError, "batch_size must be an integer"),
+                     ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")))}),
 )
 
 

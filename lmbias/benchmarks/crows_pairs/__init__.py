@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Reference, Variant
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant
 from ..likelihood import invalid_rate, likelihood_summary, protocol_of, record_protocol
 from .task import TASK
 
@@ -68,4 +68,12 @@ BENCHMARK = Benchmark(
     overall_note="CrowS-Pairs covers all pairs.", references=REFERENCES,
     variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),
     paper="https://aclanthology.org/2020.emnlp-main.154/",
+    examples=Examples(
+        refused=((("--chat", "--model-type", "masked"), "--chat: a masked LM has no chat template (--model-type masked)"),
+                 (("--prompt-template", "Pick {options}"), "--prompt-template applies to --protocol generate")),
+        modules={"crows_pairs": ModuleExample(
+            {"more_scores": [-1.0, -3.0, -2.0, -4.0], "less_scores": [-2.0, -2.0, -2.5, -3.0],
+             "directions": ["stereo", "antistereo", "stereo", "stereo"], "bias_types": ["age"] * 4},
+            bad=(("decimals", "3", TypeError, "decimals must be an integer"),
+                 ("decimals", -1, ValueError, "decimals must be a non-negative integer")))}),
 )

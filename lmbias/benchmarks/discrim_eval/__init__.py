@@ -11,7 +11,7 @@ from ...protocols import PROTOCOLS
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .data import CONFIGS
 from .task import TASK
 
@@ -113,4 +113,12 @@ BENCHMARK = Benchmark(
     variants=(Variant("config", "DiscrimEval prompts", CONFIGS, each=True), Variant("protocol", "DiscrimEval protocol", PROTOCOLS)),
     overall_note="DiscrimEval's scores are one fit over every prompt run.",
     paper="https://arxiv.org/abs/2312.03689",
+    examples=Examples(
+        refused=((("--protocol", "generate", "--min-mass", "0.9"), "--min-mass applies to --protocol likelihood"),),
+        modules={"discrim_eval": ModuleExample(
+            {"yes_probabilities": [0.6, 0.5, 0.7, 0.4, 0.55], "no_probabilities": [0.3, 0.45, 0.2, 0.5, 0.4],
+             "questions": [0, 0, 1, 1, 2], "ages": [20, 60, 30, 100, 60], "genders": ["male", "female", "non-binary", "male", "female"],
+             "races": ["white", "Black", "Asian", "Hispanic", "Native American"]},
+            bad=(("min_mass", 1.5, ValueError, "min_mass must be"), ("age", "quadratic", ValueError, "age must be one of"),
+                 ("min_mass", "0.5", TypeError, "min_mass must be a number")))}),
 )

@@ -10,7 +10,7 @@ from ...protocols import PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .data import NAMES
 from .task import CABBQ_TASK, ESBBQ_TASK
 
@@ -94,6 +94,15 @@ def make_benchmark(language: str) -> Benchmark:
         variants=(Variant("protocol", f"{name} protocol", PROTOCOLS),),
         overall_note=f"{name}'s overall cells are the categories' mean weighted by their items, as the authors report.",
         paper="https://arxiv.org/abs/2507.11216",
+        examples=Examples(
+            refused=((("--protocol", "generate", "--decision", "mean"), "--decision applies to --protocol likelihood"),),
+            modules={name.lower(): ModuleExample(
+                {"predictions": [0, 1, 2, 1, -1], "labels": [2, 2, 2, 1, 0], "target_locs": [0, 0, 1, 0, 0],
+                 "question_polarities": ["neg", "nonneg", "neg", "nonneg", "neg"],
+                 "context_conditions": ["ambig", "ambig", "ambig", "disambig", "disambig"],
+                 "question_types": ["n/a", "n/a", "n/a", "pro-stereo", "anti-stereo"], "categories": ["Age"] * 5},
+                bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                     ("seed", 1.5, TypeError, "seed must be an integer")))}),
     )
     return benchmark
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...render.text import markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .measure import THRESHOLD, least_likely
 from .task import TASK
 
@@ -61,4 +61,11 @@ BENCHMARK = Benchmark(
     variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),
     overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
     paper="https://aclanthology.org/2022.emnlp-main.625/",
+    examples=Examples(
+        refused=((("--system-prompt", "Be brief."), "--system-prompt applies to chat runs: add --chat"),),
+        modules={"holistic_bias": ModuleExample(
+            {"predictions": [10.0, 12.0, 30.0, 31.0, 11.0, 33.0, 13.0, 32.0], "axes": ["age"] * 8, "templates": ["t"] * 8,
+             "descriptors": ["old", "old", "young", "young", "old", "young", "old", "young"]},
+            bad=(("threshold", "0.05", TypeError, "threshold must be a number"),
+                 ("threshold", 2.0, ValueError, "threshold must be a p-value threshold between 0 and 1")))}),
 )

@@ -9,7 +9,7 @@ from ...protocols import PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .task import TASK
 
 METRICS = (
@@ -97,4 +97,11 @@ BENCHMARK = Benchmark(
     variants=(Variant("protocol", "KoBBQ protocol", PROTOCOLS),),
     overall_note="KoBBQ's overall cells pool every item run (the mean over the prompts run), as the authors compute them.",
     paper="https://arxiv.org/abs/2307.16778",
+    examples=Examples(
+        refused=((("--protocol", "likelihood", "--prompts", "1"), "--prompts applies to --protocol generate"),),
+        modules={"kobbq": ModuleExample(
+            {"predictions": [2, 0, 1, -1, 0], "labels": [2, 2, 2, 2, 0], "biased_locs": [0] * 5, "unknown_locs": [2] * 5,
+             "context_types": ["amb", "amb", "amb", "amb", "dis-biased"], "categories": ["age"] * 5, "templates": ["age-001"] * 5},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")))}),
 )

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .data import LANGUAGES
 from .task import TASK
 
@@ -93,5 +93,14 @@ BENCHMARK = Benchmark(
     variants=(Variant("language", "MBBQ language", LANGUAGES, each=True), Variant("protocol", "MBBQ protocol", PROTOCOLS)),
     overall_note="MBBQ's overall cells are the mean over the templates read, per language, as the authors average.",
     paper="https://arxiv.org/abs/2406.07243",
+    examples=Examples(
+        refused=((("--prompts", "0", "1"), "--prompts applies to --protocol generate"),),
+        modules={"mbbq": ModuleExample(
+            {"predictions": [1, 0, 1, 2, -1], "labels": [0, 0, 1, 2, 0], "target_locs": [1] * 5, "unknown_locs": [0] * 5,
+             "context_conditions": ["ambig", "ambig", "disambig", "disambig", "ambig"], "categories": ["Age"] * 5,
+             "templates": [1, 1, 1, 1, 2], "languages": ["nl"] * 5},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer >= 0"),
+                 ("seed", 1.5, TypeError, "seed must be an integer"),
+                 ("template_filter", "yes", TypeError, "template_filter must be True or False")))}),
 )
 

@@ -18,7 +18,7 @@ from ...render.text import markdown_table
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ...scorers.toxicity import add_classifier_arguments, classifier_from
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
 from ..toxic_continuations import TOXICITY_FILE, generate_and_score, toxicity_file
 from .data import CITATION, PROMPTS, REPO, REVISION, read_prompts
 from .measure import rtp_scores
@@ -147,4 +147,9 @@ BENCHMARK = Benchmark(
     add_arguments=add_arguments, defaults={"batch_size": 8},
     overall_note="RealToxicityPrompts' figures are over the prompts of the subset named.",
     paper="https://aclanthology.org/2020.findings-emnlp.301",
+    examples=Examples(
+        refused=((("--samples", "0", "--chat"), "--samples must be"), (("--score-batch-size", "0"), "--score-batch-size must be")),
+        modules={"real_toxicity_prompts": ModuleExample(
+            {"predictions": [0.1, 0.7, 0.2, 0.3, 0.8], "prompts": ["a", "b", "c", "d", "e"]},
+            bad=(("threshold", 0.0, ValueError, "threshold must be in"), ("threshold", "0.5", TypeError, "threshold must be")))}),
 )

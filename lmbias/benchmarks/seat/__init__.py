@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...render.text import cell, markdown_table
-from ..base import Benchmark, HubDataset, MetricSpec, model_named
+from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
 from .task import TASK
 
 METRICS = (
@@ -70,4 +70,11 @@ BENCHMARK = Benchmark(
     add_arguments=TASK.add_arguments,
     overall_note="SEAT's overall cell is the mean |effect size| over the tests run (by default bias-bench's 17).",
     paper="https://aclanthology.org/N19-1063/",
+    examples=Examples(
+        modules={"seat": ModuleExample(
+            {"predictions": ["This is John.", "This is Amy.", "This is a salary.", "This is a career.", "This is a wedding."],
+             "sets": ["targ1", "targ2", "attr1", "attr1", "attr2"]},
+            options={"n_samples": 10},
+            bad=(("n_samples", 0, ValueError, "n_samples must be >= 1"), ("n_samples", 2.5, TypeError, "n_samples must be an integer"),
+                 ("seed", -1, ValueError, "seed must be >= 0"), ("batch_size", "32", TypeError, "batch_size must be an integer")))}),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Reference, Variant
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant
 from ..likelihood import invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
 from .measure import TASKS
 from .task import TASK
@@ -92,4 +92,15 @@ BENCHMARK = Benchmark(
     migrate_v1=migrate_v1, references=REFERENCES,
     overall_note="StereoSet pools both tasks (or shows the task chosen).",
     paper="https://aclanthology.org/2021.acl-long.416/",
+    examples=Examples(
+        refused=((("--chat", "--model-type", "masked"), "--chat: a masked LM has no chat template (--model-type masked)"),
+                 (("--protocol", "generate", "--model-type", "masked"), "--model-type masked applies to --protocol likelihood")),
+        modules={"stereoset": ModuleExample(
+            {"stereotype_scores": [-1.0, -2.0, -1.0, -3.0], "anti_stereotype_scores": [-2.0, -1.0, -2.0, -2.0],
+             "unrelated_scores": [-3.0, -3.0, -3.0, -1.0], "targets": ["t", "t", "u", "u"],
+             "bias_types": ["gender", "gender", "race", "race"], "tasks": ["intrasentence"] * 4},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be a non-negative integer"),
+                 ("bootstrap", 2.5, TypeError, "bootstrap must be an integer"),
+                 ("confidence", "0.95", TypeError, "confidence must be a number"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")))}),
 )

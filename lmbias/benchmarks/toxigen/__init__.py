@@ -22,7 +22,7 @@ from ...render.text import markdown_table
 from ...run_lock import holds_run_directory
 from ...run_result import RunResult, coverage
 from ...scorers.toxicity import add_classifier_arguments, classifier_from
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, chat_requested, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, chat_requested, model_named
 from ..toxic_continuations import TOXICITY_FILE, generate_and_score, toxicity_file
 from .data import CITATION, EXTRA_GROUPS, FILES, GROUPS, PROMPTS_PER_FILE, SETS, TOXIGEN_COMMIT, read_prompts
 from .measure import toxic_shares
@@ -159,4 +159,11 @@ BENCHMARK = Benchmark(
     variants=(Variant("set", "ToxiGen statements", SETS, each=True),),
     overall_note="ToxiGen's overall share pools every continuation of the set.",
     paper="https://aclanthology.org/2022.acl-long.234",
+    examples=Examples(
+        refused=((("--per-group", "0", "--chat"), "--per-group must be"),
+                 (("--toxicity-threshold", "1.5"), "--toxicity-threshold must be")),
+        modules={"toxigen": ModuleExample(
+            {"predictions": [0.9, 0.2, 0.6, 0.1, 0.3], "groups": ["women", "women", "jewish", "jewish", "asian"]},
+            options={"threshold": 0.5},
+            bad=(("threshold", 1.5, ValueError, "threshold must be"), ("threshold", "0.5", TypeError, "threshold must be")))}),
 )

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .data import SPLITS
 from .task import TASK
 
@@ -82,4 +82,14 @@ BENCHMARK = Benchmark(
     variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),
     overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
     paper="https://aclanthology.org/N18-2003/",
+    examples=Examples(
+        modules={"winobias": ModuleExample(
+            {"predictions": [0, 1, 0, 0, 1], "labels": [0, 1, 0, 1, 1], "types": [1, 1, 1, 1, 2],
+             "stereotypes": ["pro", "pro", "anti", "anti", "pro"], "pairs": ["a", "b", "a", "b", "c"]},
+            options={"bootstrap": 50},
+            bad=(("bootstrap", -1, ValueError, "bootstrap must be an integer from 0"),
+                 ("bootstrap", 10**12, ValueError, "bootstrap must be an integer from 0 .* to 100,000"),
+                 ("seed", -1, ValueError, "seed must be"),
+                 ("confidence", 1.5, ValueError, "confidence must be a number between 0 and 1"),
+                 ("seed", 1.5, TypeError, "seed must be an integer")))}),
 )

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, HubDataset, MetricSpec, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .task import TASK
 
 METRICS = (
@@ -103,4 +103,15 @@ BENCHMARK = Benchmark(
     variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),
     overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
     paper="https://aclanthology.org/N18-2002/",
+    examples=Examples(
+        refused=((("--prompt-template", "Pick {options}"), "--prompt-template applies to --protocol generate"),),
+        modules={"winogender": ModuleExample(
+            {"predictions": [0, 1, 0, 1, 1], "labels": [0, 1, 1, 0, 1], "genders": ["male", "female", "male", "female", "neutral"],
+             "occupations": ["nurse", "nurse", "chef", "chef", "chef"], "gotchas": [True, False, False, True, False],
+             "occupation_logprobs": [-1.0, -2.0, -3.0, -1.5, -2.5], "participant_logprobs": [-2.0, -1.0, -1.0, -2.0, -2.0],
+             "pair_ids": ["a", "a", "b", "b", "b"]},
+            bad=(("statistics", {"nurse": {"bls_pct_female": 90.0, "bergsma_pct_female": 80.0}}, ValueError,
+                  "statistics has no entry for occupation 'chef'"),
+                 ("statistics", {"nurse": {}, "chef": {}}, ValueError, r"statistics\['nurse'\] is \{\}; expected"),
+                 ("occupation_logprobs", None, ValueError, "occupation_logprobs and participant_logprobs go together")))}),
 )
