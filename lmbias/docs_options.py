@@ -33,11 +33,12 @@ def own_actions(benchmark: str) -> list[argparse.Action]:
 
 
 def invocation(action: argparse.Action) -> str:
-    """How the option is written: ``--limit N``, ``--tasks {intrasentence,intersentence} ...``, a flag alone."""
+    """How the option is written, as ``--help`` writes it: ``--limit N``, ``--tasks {intrasentence,intersentence} ...``,
+    ``--tests TEST ...`` (a metavar instead of the choices), a flag alone."""
     flag = max(action.option_strings, key=len)
     if action.nargs == 0:
         return flag
-    if action.choices is not None:
+    if action.choices is not None and action.metavar is None:  # a metavar stands for the choices, as in --help
         choices = [str(choice) for choice in action.choices]
         value = "{" + ",".join(choices if len(choices) <= SHOWN_CHOICES else [*choices[:3], "..."]) + "}"
     else:

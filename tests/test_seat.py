@@ -15,11 +15,13 @@ from scipy import stats
 from scipy.spatial.distance import cdist
 from tokenizers import Tokenizer, models, pre_tokenizers
 
+from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.seat import data as seat_data
 from lmbias.benchmarks.seat.encode import sentence_embeddings
 from lmbias.benchmarks.seat.measure import seat_test
-from lmbias.benchmarks.seat.task import distinct_sets
+from lmbias.benchmarks.seat.task import TASK, distinct_sets
 from lmbias.cli import main
+from lmbias.errors import InputError
 from lmbias.lm.loading import load_causal_lm, load_masked_lm
 from lmbias.resources import ResourceError
 
@@ -257,7 +259,6 @@ def test_plumbing_seat_runs_end_to_end_on_the_real_files_with_tiny_models(tiny, 
 
 
 @pytest.mark.parametrize("options, message", [
-    (["--tests", "weat1", "weat99"], "--tests must be one of ["),
     (["--backend", "openai"], "--backend openai: SEAT embeds texts with the model's hidden states, which only --backend hf"),
     (["--n-samples", "0"], "--n-samples must be >= 1, got 0"),
 ])
@@ -268,3 +269,15 @@ def test_bad_input_is_one_line(options, message, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
     with pytest.raises(SystemExit):  # --chat is no option of SEAT's
         main(["run", "seat", "--chat", "--out", str(tmp_path / "r")])
+
+
+def test_an_unknown_test_is_one_line_with_a_did_you_mean(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:  # the command line refuses it while parsing
+        main(["run", "seat", "--out", str(tmp_path / "r"), "--tests", "weat1", "weat99"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stopped.value.code == 2 and len(err) == 1, err
+    assert err[0].startswith("lmbias run seat: error: argument --tests: invalid choice: 'weat99' (choose from ")
+    assert err[0].endswith("; did you mean 'weat9'? (see `lmbias run seat --help`)")
+    with pytest.raises(InputError, match=r"^tests must be one of \["):  # the Python call, before anything loads
+        run_task(TASK, out=tmp_path / "r", tests=["weat1", "weat99"])
+    assert not (tmp_path / "r").exists()

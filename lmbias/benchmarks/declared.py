@@ -9,9 +9,8 @@ same for every such benchmark: check every option (one line naming the option), 
 ask the protocol (resumable, locked run folder, progress), apply the measure, label a partial run,
 and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The one declaration
 feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
-configuration recorded in results.json, and the folder's identity that a resume compares.
-
-A benchmark whose run does not fit (SEAT's embeddings) keeps its own ``run`` and says so in its module docstring.
+configuration recorded in results.json, and the folder's identity that a resume compares. Every
+benchmark is run this way.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -188,6 +188,8 @@ class Task:
         refuse: ``refuse(spec, options)``: a model the options cannot run (raises
             :class:`~lmbias.errors.InputError`), before it is checked or loaded.
         defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
+        measure_seconds: the key of results.json's ``timing`` that records the measure's seconds, for a measure
+            that takes long enough to say (SEAT's permutation tests: ``testing_seconds``); None: not recorded.
     """
 
     name: str
@@ -215,6 +217,7 @@ class Task:
     timing: Callable[[dict, Any], dict] | None = None
     outcomes: Callable[[list, list, dict], list] | None = None
     outcome_name: str = ""
+    measure_seconds: str | None = None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it
@@ -289,6 +292,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
     task.check(protocol, options)
     used.refuse_chat(spec, task.name, chat_scoring=task.chat_scoring)  # before any model is checked or loaded
+    used.refuse_model(spec, task.display_name)
     task.refuse(spec, options)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
@@ -311,10 +315,14 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
                         if option.narrowed(options[option.name]))
     config = {**named, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
               **task.config(protocol, options)}
+    started = time.perf_counter()
+    results = task.measure(records, rows, settings, data_dir)
+    if task.measure_seconds is not None:
+        timing = {**timing, task.measure_seconds: time.perf_counter() - started}
     result = RunResult(
         benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
         config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
-        results=task.measure(records, rows, settings, data_dir),
+        results=results,
         partial=partial(task.counted(rows, settings), lambda: narrowed or task.shortfall(settings, data_dir)),
         timing=timing if task.timing is None else task.timing(timing, records),
         skipped={**task.skipped(settings), **task.skipped_by(records, settings)},

@@ -9,7 +9,11 @@
   the benchmark's named scorers applied to every continuation (BOLD, counterfactual, ToxiGen, RealToxicityPrompts,
   the declared ``prompts`` and ``templates`` shapes). It is no ``--protocol`` choice: a benchmark that continues
   text names it as its protocol.
-* representation (SEAT's sentence embeddings) has its own run and takes no ``--protocol``.
+* ``embed`` (:mod:`lmbias.protocols.embedding`): each item's texts represented by the model's mean
+  final hidden state (SEAT), every distinct text encoded once, in batches.
+
+``--protocol`` chooses between the protocols of :data:`PROTOCOLS` (a multiple-choice benchmark's); a
+benchmark that supports one protocol only (continue, embed) takes no ``--protocol``.
 
 A benchmark names the protocols it supports and, per protocol, its request (what to score, or which
 question to ask); it asks the :class:`Protocol` what it needs to know (whether replies are read and
@@ -27,7 +31,7 @@ from typing import Any
 
 from ..checks import check_choice
 from ..errors import InputError
-from . import choice, continuation, likelihood
+from . import choice, continuation, embedding, likelihood
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,13 @@ class Protocol:
         answer: ``answer(spec, rows, request, *, out, benchmark, run_config, batch_size, seed, progress,
             label)`` -> ``(records, model, placement, timing)`` (all None on processes other than the
             main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
-            :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.continuation.Continuations`).
-        finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers).
-        records_file: that per-item file's name in a finished run's folder.
+            :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.continuation.Continuations`,
+            :class:`~lmbias.protocols.embedding.Embeddings`).
+        finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers; embed: none).
+        records_file: that per-item file's name in a finished run's folder (None: it writes none).
+        refuse_model: ``refuse_model(spec, benchmark)``: a model the protocol cannot put items to whatever the
+            options (raises :class:`~lmbias.errors.InputError`; ``benchmark``: its display name), before it is
+            checked or loaded.
     """
 
     name: str
@@ -57,7 +65,8 @@ class Protocol:
     verb: str
     answer: Callable[..., tuple]
     finish: Callable[[Any, Any, list], Any]
-    records_file: str
+    records_file: str | None
+    refuse_model: Callable[[Any, str], None] = lambda spec, benchmark: None
 
     def refuse_chat(self, spec, benchmark: str, chat_scoring: bool = False) -> None:
         """A one-line error for a chat run (``--chat``, or a server that applies the template) of a
@@ -75,9 +84,11 @@ GENERATE = Protocol("generate", reads_replies=True, scores_raw_text=False, takes
                     records_file=choice.ANSWERS_FILE)
 CONTINUE = Protocol("continue", reads_replies=False, scores_raw_text=False, takes_template=False, verb="generating",
                     answer=continuation.answer, finish=continuation.finish, records_file=continuation.GENERATIONS_FILE)
-REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, CONTINUE)}
+EMBED = Protocol("embed", reads_replies=False, scores_raw_text=False, takes_template=False, verb="embedding",
+                 answer=embedding.answer, finish=embedding.finish, records_file=None, refuse_model=embedding.refuse_model)
+REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, CONTINUE, EMBED)}
 # the protocols of a benchmark whose items are options to choose among, in the order --protocol lists them (the
-# first is the default); a benchmark that continues text names "continue" as its one protocol
+# first is the default); a benchmark that continues text or embeds it names its one protocol
 PROTOCOLS = (LIKELIHOOD.name, GENERATE.name)
 
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...lm.loading import MODEL_TYPES
-from ...lm.spec import ModelSpec
 from ...render.text import cell, markdown_table
 from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
-from .data import DEFAULT_TESTS, TESTS
+from .task import TASK
 
 METRICS = (
     MetricSpec("mean_abs_effect_size", "Mean |effect size|", "", 0.0, False, 3,
@@ -54,25 +52,6 @@ def summary(results: dict, out) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser) -> None:
-    """``lmbias run seat``'s own options."""
-    parser.add_argument("--tests", nargs="+", metavar="TEST", default=list(DEFAULT_TESTS),
-                        help=f"SEAT tests (the data files' names) to run, any of {len(TESTS)}: " + ", ".join(TESTS)
-                        + " (default: the 17 bias-bench reports, gender, race and religion)")
-    parser.add_argument("--n-samples", type=int, default=100_000,
-                        help="permutation test: exact when there are at most this many partitions, else this many sampled")
-    parser.add_argument("--model-type", choices=MODEL_TYPES, default="auto", help="default: from the config's architectures")
-
-
-def run(options, model: ModelSpec):
-    """``lmbias run seat``: :func:`lmbias.benchmarks.seat.task.run_seat` with the parsed options."""
-    from .task import run_seat
-
-    return run_seat(model=model, out=options.out, tests=options.tests, model_type=options.model_type,
-                    n_samples=options.n_samples, batch_size=options.batch_size, seed=options.seed, progress=options.progress,
-                    data_dir=options.data_dir)
-
-
 def report_section(runs, labels, figures, options) -> list:
     """The report's SEAT section (:func:`lmbias.benchmarks.seat.report.seat`)."""
     from .report import seat
@@ -84,11 +63,11 @@ BENCHMARK = Benchmark(
     name="seat", display_name="SEAT",
     description="SEAT: effect size and permutation p-value of target-attribute associations in sentence embeddings",
     dataset="seat", hub_dataset=HubDataset("lmbias/seat", "SEAT", "test"),
-    metrics=METRICS, run=run, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
     # hidden states come from transformers in this process (--backend hf); no chat template, one process
     run_options=("model", "revision", "dtype", "device", "device_map", "max_memory", "backend", "seed", "batch_size", "progress",
                  "threads"),
-    add_arguments=add_arguments,
+    add_arguments=TASK.add_arguments,
     overall_note="SEAT's overall cell is the mean |effect size| over the tests run (by default bias-bench's 17).",
     paper="https://aclanthology.org/N19-1063/",
     examples=Examples(

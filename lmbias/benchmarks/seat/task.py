@@ -1,9 +1,10 @@
-"""SEAT (May et al. 2019) with a language model, as bias-bench runs it: every distinct example of the
-chosen tests embedded once (:func:`lmbias.benchmarks.seat.encode.sentence_embeddings`), then each
-test's effect size and permutation p-value (:func:`lmbias.benchmarks.seat.measure.seat_test`) and the
-mean |effect size| per bias type and over the tests. Its own run, not a declared Task
-(:mod:`lmbias.benchmarks.declared`): it embeds sentences (the representation protocol), which no
-other benchmark does.
+"""SEAT (May et al. 2019) with a language model, as bias-bench runs it, declared for the generic run
+(:func:`lmbias.benchmarks.declared.run_task`) on the embed protocol (:mod:`lmbias.protocols.embedding`):
+an item is a test, its texts the distinct examples of its four sets; every distinct text of the chosen
+tests is embedded once as bias-bench's ``_encode`` does (the unit-length mean last hidden state, as
+:func:`lmbias.benchmarks.seat.encode.sentence_embeddings`), then each test's effect size and permutation
+p-value (:func:`lmbias.benchmarks.seat.measure.seat_test`) and the mean |effect size| per bias type and
+over the tests.
 
 The examples of a set are distinct, as in bias-bench (its encodings are a dict keyed by the text): an
 example given twice in a set counts once, and ``n`` in the results counts the distinct ones. A test
@@ -16,24 +17,11 @@ and writes ``results.json`` at the end.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from pathlib import Path
-
-from ...checks import check_choice, check_choices, check_scalar
-from ...errors import InputError
-from ...lm.adjustments import recorded_adjustment
-from ...lm.backends import DEFAULT_BACKEND
 from ...lm.loading import MODEL_TYPES
-from ...lm.processes import process_state
-from ...lm.runner import check_run_dir, claim_run_dir
-from ...lm.spec import ModelSpec
-from ...progress import showing
+from ...protocols.embedding import Embeddings
 from ...resources import ResourceError, locate
-from ...run_lock import holds_run_directory
-from ...run_result import RunResult, coverage, model_description
+from ..declared import Option, Task
 from .data import BIAS_BENCH_COMMIT, BIAS_TYPES, DEFAULT_TESTS, SETS, SPEC, TESTS, bias_type, load_test
-from .encode import sentence_embeddings
 from .measure import seat_test, summarize
 
 ENCODING = ("mean over all token positions of the base model's last hidden state (each text alone, the tokenizer's "
@@ -55,77 +43,64 @@ def distinct_sets(test: str, data_dir=None) -> dict[str, dict]:
     return sets
 
 
-@holds_run_directory
-def run_seat(
-    *,
-    model: ModelSpec | str | None = None,
-    out="runs/seat",
-    tests: Sequence[str] = DEFAULT_TESTS,
-    model_type: str = "auto",
-    n_samples: int = 100_000,
-    batch_size: int = 32,
-    seed: int = 0,
-    progress: bool = True,
-    data_dir=None,
-) -> RunResult | None:
-    """SEAT with a model; returns the run (written by :func:`lmbias.benchmarks.save_run` or the command line).
+def items(settings: dict, data_dir) -> list[dict]:
+    """One row per chosen test: its ``id`` (the test's name) and its four ``sets`` (:func:`distinct_sets`)."""
+    return [{"id": test, "sets": distinct_sets(test, data_dir)} for test in settings["tests"]]
 
-    Args:
-        model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default) on the
-            ``hf`` backend (hidden states come from transformers in this process); a causal or masked LM.
-        tests: test names (:data:`~lmbias.benchmarks.seat.data.TESTS`); default bias-bench's 17.
-        model_type: "auto" (from the checkpoint's config), "causal" or "masked".
-        n_samples: the permutation test's partitions (exact below this many; bias-bench's 100,000).
-        batch_size: texts per forward pass.
-        seed: seeds the sampled partitions.
-        progress: show a progress bar while encoding.
 
-    Returns:
-        The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
-    """
-    spec = ModelSpec.of(model)
-    if spec.backend != DEFAULT_BACKEND:
-        raise InputError(f"--backend {spec.backend}: SEAT embeds texts with the model's hidden states, which only "
-                         f"--backend {DEFAULT_BACKEND} (transformers in this process) gives")
-    if spec.chat:
-        raise InputError("--chat: SEAT embeds the raw sentences; a chat template has no place in it")
-    if (recorded_adjustment(spec.model, spec.revision) or {}).get("kind") == "self_debias":
-        raise InputError(f"--model {spec.model} is self-debiased, which changes what it generates and scores, not its hidden "
-                         "states: SEAT would measure the model it was made from (run SEAT on that one)")
-    tests = check_choices(tests, TESTS, "tests")
-    check_choice(model_type, MODEL_TYPES, "model_type")
-    check_scalar(n_samples, "n_samples", minimum=1)
-    check_scalar(batch_size, "batch_size", minimum=1)
-    check_scalar(seed, "seed", minimum=0)
-    sets = {test: distinct_sets(test, data_dir) for test in tests}
-    spec = spec.checked()
-    kind = spec.scoring_kind(model_type)
-    state = process_state()
-    config = {"model": spec.model, "model_type": model_type, "dtype": spec.dtype, "tests": list(tests), "n_samples": n_samples,
-              "seed": seed, "batch_size": batch_size, **spec.identity()}
-    check_run_dir(Path(out), config, state, "seat")
-    lm = spec.load(state, seed=seed, kind=kind)
-    claim_run_dir(Path(out), config, state, "seat")
-    if not state.is_main_process:
-        return None
-    texts = list(dict.fromkeys(text for test in sets.values() for block in test.values() for text in block["examples"]))
-    started = time.perf_counter()
-    with showing(progress, "SEAT"):
-        vectors = dict(zip(texts, sentence_embeddings(lm, texts, batch_size=batch_size)))
-    encoded = time.perf_counter()
+def request(protocol: str, rows: list[dict], settings: dict) -> Embeddings:
+    """Each test's examples, set after set (:data:`~lmbias.benchmarks.seat.data.SETS`), embedded unit-length."""
+    return Embeddings([[text for name in SETS for text in row["sets"][name]["examples"]] for row in rows],
+                      model_type=settings["model_type"], normalize=True)
+
+
+def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
+    """Each test's effect size and p-value (:func:`seat_test` on its sets' vectors, ``n_samples`` and ``seed``
+    as given), with its bias type and the sets' categories; the mean |effect size| per bias type and overall."""
     found = {}
-    for test, blocks in sets.items():
-        result = seat_test(*([vectors[text] for text in blocks[name]["examples"]] for name in SETS), n_samples=n_samples, seed=seed)
-        found[test] = {"bias_type": bias_type(test), **result, "categories": {name: blocks[name]["category"] for name in SETS}}
-    reported = sum(test in DEFAULT_TESTS for test in tests)
-    return RunResult(
-        benchmark="seat", out=str(out), model=model_description(lm, type=kind),
-        data={"dataset": "seat", "split": "test", "revision": BIAS_BENCH_COMMIT, "citation": SPEC.citation,
-              "counts": {"tests": len(tests), "texts": len(texts)}},
-        config={"tests": list(tests), "model_type": model_type, "n_samples": n_samples, "seed": seed, "batch_size": batch_size,
-                "dtype": spec.dtype, "encoding": ENCODING, "device": str(lm.device) if lm.device is not None else None,
-                **spec.recorded()},
-        results={"tests": found, **summarize(found, BIAS_TYPES)},
-        partial=coverage({"bias-bench tests": (reported, len(DEFAULT_TESTS))}, f"--tests {' '.join(tests)}"),
-        timing={"encoding_seconds": encoded - started, "testing_seconds": time.perf_counter() - encoded, "texts_encoded": len(texts)},
-    )
+    for row, record in zip(rows, records):
+        vectors, start = {}, 0
+        for name in SETS:
+            size = len(row["sets"][name]["examples"])
+            vectors[name], start = record["embeddings"][start:start + size], start + size
+        result = seat_test(*(vectors[name] for name in SETS), n_samples=settings["n_samples"], seed=settings["seed"])
+        found[row["id"]] = {"bias_type": bias_type(row["id"]), **result,
+                            "categories": {name: row["sets"][name]["category"] for name in SETS}}
+    return {"tests": found, **summarize(found, BIAS_TYPES)}
+
+
+def data(rows: list[dict], settings: dict, data_dir) -> dict:
+    """results.json's ``data``: bias-bench's commit, the citation, the tests and the distinct texts."""
+    texts = {text for row in rows for block in row["sets"].values() for text in block["examples"]}
+    return {"dataset": "seat", "split": "test", "revision": BIAS_BENCH_COMMIT, "citation": SPEC.citation,
+            "counts": {"tests": len(rows), "texts": len(texts)}}
+
+
+def counted(rows: list[dict], settings: dict) -> dict:
+    """bias-bench's 17 reported tests among those run."""
+    return {"bias-bench tests": (sum(row["id"] in DEFAULT_TESTS for row in rows), len(DEFAULT_TESTS))}
+
+
+def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
+    """results.json's config: the options, batch size, seed and dtype, and how a text was encoded (:data:`ENCODING`)."""
+    return {**{key: config[key] for key in ("tests", "model_type", "n_samples", "seed", "batch_size", "dtype")},
+            "encoding": ENCODING}
+
+
+TASK = Task(
+    name="seat", display_name="SEAT",
+    options=(
+        Option("tests", f"SEAT tests (the data files' names) to run, any of {len(TESTS)}: " + ", ".join(TESTS)
+               + " (default: the 17 bias-bench reports, gender, race and religion)", default=DEFAULT_TESTS, choices=TESTS,
+               many=True, metavar="TEST", narrows=True),
+        Option("n_samples", "permutation test: exact when there are at most this many partitions, else this many sampled",
+               default=100_000, type=int, minimum=1),
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+    ),
+    protocols={"embed": "the mean last hidden state of each text, unit length"},
+    items=items, request=request, measure=measure, data=data, counted=counted, recorded=recorded,
+    # config.json's identity, as SEAT's own run recorded it (the protocol adds the model, --model-type and the batch size)
+    identity=lambda protocol, settings: {key: settings[key] for key in ("tests", "n_samples", "seed")},
+    measure_seconds="testing_seconds",
+)
