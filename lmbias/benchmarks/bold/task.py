@@ -410,9 +410,9 @@ SCORING_OPTIONS = (  # how texts are scored, shared by `lmbias run bold` and `lm
 )
 OPTIONS = (
     *SCORING_OPTIONS,
-    Option("per_group", "K counts prompts per group: the first K of each group", type=int, minimum=1, metavar="K"),
+    Option("per_group", "K counts prompts per group: the first K of each group", type=int, minimum=1, metavar="K", narrows=True),
     Option("limit", "N counts prompts: the first N of the domains chosen, in file order (each gets --num-return-sequences "
-                    "continuations)", type=int, minimum=1, metavar="N"),
+                    "continuations)", type=int, minimum=1, metavar="N", narrows=True),
     Option("preset", "generation settings (bold-gpt2: the paper's top-k 40 sampling)", default="bold-gpt2",
            choices=tuple(PRESETS)),
     Option("max_new_tokens", "new tokens per continuation (default: the preset's, 20)", type=int, minimum=1),
@@ -472,7 +472,8 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
 
 def counted(rows: list[dict], settings: dict) -> dict:
     """The prompts asked of the published 23,679 (a short file, LMBIAS_VERIFY=0, makes a partial run too), with the
-    option that chose fewer: the sample (``--per-group``, ``--limit``) before the domains."""
+    option that chose fewer: the sample (``--per-group``, ``--limit``) before the domains (its own reason, so the
+    generic label of the options that narrow, which would name both, is not used)."""
     from .data import SPEC
 
     sample = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in ("per_group", "limit") if settings[key])
