@@ -1,19 +1,34 @@
-"""Fixed runs of all nine benchmarks on the embedded model, to prove that a refactoring (issue 38) changed
-no output: run them on the old code and on the new, then compare the two folders.
+"""Fixed runs of every registered benchmark and of the four declared shapes on the embedded model, to prove
+that a refactoring (issues 38 and 48) changed no output: run them on the old code and on the new, then
+compare the two folders.
 
-    python bench/fixed_runs.py run --out DIR [--only RUN_ID ...]
-    python bench/fixed_runs.py compare DIR_BEFORE DIR_AFTER
+    python bench/fixed_runs.py run --out DIR [--only RUN_ID ...] [--add]
+    python bench/fixed_runs.py compare DIR_BEFORE DIR_AFTER [--common]
 
 ``run`` runs the fixed list ``RUNS`` below (``--only``: some of them), each as a subprocess
 ``sys.executable -m lmbias run BENCHMARK --out DIR/<run-id> --no-progress ...`` with the embedded default
 model (no ``--model``: SmolLM2-135M-Instruct, offline), and records in ``DIR/commands.json`` each run's
 command, exit status and seconds, the server the served runs asked, and which ``lmbias`` the
-subprocesses imported. The list covers every benchmark, both protocols of each that has two
-(``--protocol likelihood`` / ``generate``: StereoSet, CrowS-Pairs, BBQ, Winogender, WinoBias), two chat
-runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs (``--backend openai``:
-BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities). Each is seeded and
-small: 7 to 28 s each on 2 CPU cores shared with other work (load 2 to 4), about 5 minutes in all with
-the server's start. The runs read their data from ``LMBIAS_DATA_DIR`` (e.g. ``../shared/data``).
+subprocesses imported. The list covers each of the 17 registered benchmarks (``lmbias run --list``), both
+protocols of each that has two (``--protocol likelihood`` / ``generate``: StereoSet, CrowS-Pairs, BBQ,
+Winogender, WinoBias, MBBQ, KoBBQ, EsBBQ, CaBBQ, CBBQ, DiscrimEval), a user's own benchmark in each declared
+shape (``multiple_choice`` and ``sentence_pairs`` with both protocols, ``prompts``, ``counterfactual``: the
+templates), two chat runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs
+(``--backend openai``: BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities).
+Each is seeded and small: on 2 CPU cores alone 7 to 30 s (RESULTS.md gives the times measured; shared with
+other work they take several times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
+``../shared/data``).
+
+What the shared data does not hold is written first into ``DIR/fixtures`` (:func:`_fixtures`), the same bytes
+every time: the declarations and data files of ``bench/fixed_declared`` (small copies of docs/examples);
+DiscrimEval's and RealToxicityPrompts' files in the Hub's layout, built by the tests' own builders
+(tests/discrim_eval_items.py, tests/rtp_rows.py; the runs pass ``--data-dir DIR/fixtures/data``); and the
+classifiers the Hub would give, as seeded stand-ins (:func:`lmbias.scorers.stand_in.save_stand_in_classifier`,
+random weights, as the tests run ToxiGen and RealToxicityPrompts offline): toxicity (toxic-bert's labels:
+BOLD, RealToxicityPrompts, the prompts shape), regard (BOLD), ToxiGen's (LABEL_0 / LABEL_1) and a sentiment
+classifier for counterfactual's ``hf``. Their numbers mean nothing about the texts; they test that the same
+texts get the same scores and records. ``--add`` runs more of the list into a snapshot already in DIR (same
+lmbias, data and folder; the fixtures are written again and must be identical).
 
 Old code: the subprocesses inherit this process's environment and run in DIR, not in the repository
 (under ``-m`` the current folder comes first on ``sys.path``, before PYTHONPATH), so with a worktree of
@@ -24,8 +39,8 @@ and ``PYTHONPATH`` are made absolute before they are passed on.
 The served runs ask a real vLLM server: ``python -m vllm.entrypoints.openai.api_server`` from the vLLM
 environment ``make test`` builds (``venv-vllm-*`` in ``$LMBIAS_CACHE_DIR``, else ``~/.cache/lmbias``; or
 ``--vllm-python``), serving the converted embedded model in float32 (context 512, seed 0, eager mode,
-1 GiB of KV cache, a fixed dummy API key) on a free loopback port. It starts in 24 to 38 s on 2 cores (it
-is given 180 s), after the in-process runs, and stops when the served runs are done: an idle engine still
+1 GiB of KV cache, a fixed dummy API key) on a free loopback port. It starts in 24 to 38 s on 2 cores alone (it
+is given 180 s, or ``--server-wait``), after the in-process runs, and stops when the served runs are done: an idle engine still
 takes CPU time. Only where no vLLM environment exists or its server does not start in time (or with
 ``--stand-in``) do they ask a stand-in instead: tests/loopback.py's server answering each request with
 text and log-probabilities derived from a hash of the request, which checks lmbias's side of the
@@ -41,7 +56,8 @@ of 32: 83 s against 17 s).
 the fields below; ``config.json`` (the run's identity, which a resume checks) and every other file
 (scores.jsonl, generations.jsonl, shard-*.jsonl, answers.jsonl, ...) byte for byte; a file in one folder
 only, or a run that did not exit 0, is a difference. It prints one row per run (files compared, identical,
-the first difference: file, line, byte and both texts there) and exits 1 when anything differs. Left out
+the first difference: file, line, byte and both texts there) and exits 1 when anything differs (``--common``:
+only the runs both folders ran, e.g. a few runs of the new code against the whole BEFORE snapshot). Left out
 or masked, each because it differs between two runs of the same commit on the same machine (found by
 running the list twice and diffing every JSON field) or because the brief of issue 38 sets it aside:
 
@@ -56,6 +72,12 @@ running the list twice and diffing every JSON field) or because the brief of iss
 - the port in ``http://127.0.0.1:PORT/`` (served runs: results.json's ``model.source`` and
   ``config.base_url``, config.json's ``config.base_url``): the server gets a free port each time, so the
   address is compared with the port replaced by ``PORT``.
+- the snapshot's own folder, replaced by ``OUT`` in every file compared: a run given a fixture records its
+  path (a declaration's and its data's path in results.json's ``data`` and config.json, the stand-in
+  classifiers' folders in results.json's ``classifier`` / ``config``), and two snapshots live in two folders.
+  Everything else about a fixture is compared: its digest where the run records one, and ``DIR/fixtures``
+  itself byte for byte (the row ``fixtures``). A real rerun of a folder made before the change uses the same
+  paths, so its resume is not affected by this mask.
 
 Nothing else differed or is left out: a finished run's folder holds no lock file, and config.json holds no
 time. ``DIR/commands.json`` and ``DIR/vllm-server.log`` (times, paths, the server's log) are not compared.
@@ -64,14 +86,18 @@ time. ``DIR/commands.json`` and ``DIR/vllm-server.log`` (times, paths, the serve
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -82,12 +108,15 @@ KEY_ENV = "LMBIAS_FIXED_RUNS_KEY"  # the served runs' --api-key-env; the key is 
 KEY = "fixed-runs-key"
 SERVER_DEADLINE_S = 180
 HF = ["--threads", "1"]  # in-process runs only (the served runs' numbers come from the server)
+FIX = "@fixtures"  # stands for OUT/fixtures, the files _fixtures writes (stand-in classifiers, Hub-only data, declarations)
 SERVE = "@served"  # stands for --backend openai --base-url URL --model smollm2 --tokenizer <model folder> --api-key-env ...
 
 # run id -> (benchmark, options). Small and seeded (--seed 0, the default): 7 to 28 s each on 2 shared cores.
 RUNS = {
+    # the classifiers: FIXTURES' seeded stand-ins (the real ones are on the Hub only)
     "bold": ("bold", [*HF, "--domains", "gender", "race", "--per-group", "1", "--max-new-tokens", "10",
-                      "--metrics", "sentiment", "gender_polarity", "psycholinguistic_norms"]),
+                      "--metrics", "sentiment", "gender_polarity", "psycholinguistic_norms", "toxicity", "regard",
+                      "--toxicity-model", f"{FIX}/classifiers/toxicity", "--regard-model", f"{FIX}/classifiers/regard"]),
     "bold-chat": ("bold", [*HF, "--chat", "--domains", "gender", "--per-group", "2", "--max-new-tokens", "10",
                            "--metrics", "sentiment", "gender_polarity"]),
     "stereoset-likelihood": ("stereoset", [*HF, "--limit", "8", "--bootstrap", "50"]),
@@ -96,7 +125,8 @@ RUNS = {
     "crows_pairs-likelihood": ("crows_pairs", [*HF, "--limit", "20"]),
     "crows_pairs-generate": ("crows_pairs", [*HF, "--protocol", "generate", "--limit", "8"]),
     "counterfactual": ("counterfactual", [*HF, "--attributes", "country", "--samples", "2", "--max-new-tokens", "5",
-                                          "--classifiers", "opinion", "vader", "--bootstrap", "50"]),
+                                          "--classifiers", "opinion", "vader", "hf", "--hf-model",
+                                          f"{FIX}/classifiers/sentiment", "--bootstrap", "50"]),
     "bbq-likelihood": ("bbq", [*HF, "--categories", "Age", "Religion", "--limit", "2", "--bootstrap", "50"]),
     "bbq-generate": ("bbq", [*HF, "--protocol", "generate", "--categories", "Age", "--limit", "2"]),
     "bbq-generate-chat": ("bbq", [*HF, "--chat", "--protocol", "generate", "--categories", "Age", "--limit", "2"]),
@@ -107,11 +137,71 @@ RUNS = {
     "holistic_bias": ("holistic_bias", [*HF, "--small-set", "--axes", "age", "ability", "--templates", "2", "--nouns", "4"]),
     # weat9: an exact permutation test (924 partitions); weat6 and sent-weat9: sampled (more than --n-samples)
     "seat": ("seat", [*HF, "--tests", "weat6", "weat9", "sent-weat9", "--n-samples", "2000"]),
+    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "en", "nl", "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
+    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "SES", "--limit", "1",
+                               "--prompts", "0", "--max-new-tokens", "8"]),
+    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+                                   "--bootstrap", "50"]),
+    "kobbq-generate": ("kobbq", [*HF, "--categories", "religion", "--limit", "1", "--prompts", "1"]),
+    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
+    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Gender", "--limit", "1"]),
+    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "SES", "--limit", "1"]),
+    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
+    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+                                 "--bootstrap", "50"]),
+    "cbbq-generate": ("cbbq", [*HF, "--categories", "gender", "--limit", "1"]),
+    # Hub-only data: FIXTURES' files in the Hub's layout (tests/discrim_eval_items.py, tests/rtp_rows.py)
+    "discrim_eval-likelihood": ("discrim_eval", [*HF, "--data-dir", f"{FIX}/data", "--questions", "0"]),
+    "discrim_eval-generate": ("discrim_eval", [*HF, "--protocol", "generate", "--config", "implicit", "--data-dir",
+                                               f"{FIX}/data", "--questions", "1"]),
+    "toxigen": ("toxigen", [*HF, "--groups", "women", "jewish", "--per-group", "2", "--max-new-tokens", "8",
+                            "--toxicity-model", f"{FIX}/classifiers/toxigen"]),
+    "real_toxicity_prompts": ("real_toxicity_prompts", [*HF, "--samples", "2", "--max-new-tokens", "8", "--toxicity-model",
+                                                        f"{FIX}/classifiers/toxicity", "--data-dir", f"{FIX}/data"]),
+    # a user's own benchmarks, one per declared shape (bench/fixed_declared, copied into FIXTURES)
+    "declared-multiple_choice-likelihood": (f"{FIX}/declared/multiple_choice.yaml", [*HF, "--limit", "1", "--bootstrap", "50"]),
+    "declared-multiple_choice-generate": (f"{FIX}/declared/multiple_choice.yaml", [*HF, "--protocol", "generate", "--limit", "1"]),
+    "declared-sentence_pairs-likelihood": (f"{FIX}/declared/sentence_pairs.yaml", [*HF]),
+    "declared-sentence_pairs-generate": (f"{FIX}/declared/sentence_pairs.yaml", [*HF, "--protocol", "generate"]),
+    "declared-prompts": (f"{FIX}/declared/prompts.yaml", [*HF, "--per-group", "1", "--max-new-tokens", "10", "--metrics",
+                                                         "sentiment", "toxicity", "--toxicity-model",
+                                                         f"{FIX}/classifiers/toxicity"]),
+    "declared-templates": (f"{FIX}/declared/templates.yaml", [*HF, "--samples", "2", "--max-new-tokens", "5",
+                                                             "--bootstrap", "50"]),
     # last, with the server started just before them (an idle vLLM engine still takes CPU time)
     "served-bold": ("bold", [SERVE, "--domains", "gender", "--per-group", "3", "--max-new-tokens", "10",
                              "--metrics", "sentiment", "gender_polarity"]),
     "served-crows_pairs": ("crows_pairs", [SERVE, "--limit", "30"]),
 }
+
+
+# the stand-in classifiers' vocabulary (any other word is [UNK]): common words, so that texts score differently
+WORDS = ("the a an of and to in is was he she they it her his their i you we not no very good bad new old people man "
+         "woman women men work job family friend said would could will be been have has had do did make made great "
+         "best worst kind hate love happy sad angry stupid nice smart lazy strong weak rich poor young who which "
+         "that this there").split()
+
+
+def _fixtures(folder: Path) -> None:
+    """Write the files the runs name with FIX into ``folder``: bench/fixed_declared's declarations and data
+    (``declared/``), DiscrimEval's explicit and implicit files (two questions each) and RealToxicityPrompts'
+    six rows in the Hub's layout (``data/``, from tests/discrim_eval_items.py and tests/rtp_rows.py), and four
+    seeded stand-in classifiers (``classifiers/``: toxicity with toxic-bert's labels, regard with regardv3's,
+    toxigen with tomh/toxigen_roberta's LABEL_0 / LABEL_1, sentiment with NEGATIVE / POSITIVE)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from discrim_eval_items import write_items
+    from rtp_rows import write_rows
+
+    from lmbias.scorers.stand_in import REGARD_LABELS, TOXIC_BERT_LABELS, save_stand_in_classifier
+
+    shutil.copytree(ROOT / "bench" / "fixed_declared", folder / "declared")
+    for config in ("explicit", "implicit"):
+        write_items(folder / "data", questions=2, config=config)
+    write_rows(folder / "data")
+    classifiers = {"toxicity": (TOXIC_BERT_LABELS, True), "regard": (REGARD_LABELS, False),
+                   "toxigen": (("LABEL_0", "LABEL_1"), False), "sentiment": (("NEGATIVE", "POSITIVE"), False)}
+    for name, (labels, multi_label) in classifiers.items():
+        save_stand_in_classifier(folder / "classifiers" / name, labels, multi_label=multi_label, words=WORDS)
 
 
 def _environment() -> dict:
@@ -152,9 +242,9 @@ def _vllm_pythons(explicit: str | None) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _vllm_server(python: Path, model_dir: str, log: Path):
+def _vllm_server(python: Path, model_dir: str, log: Path, deadline: float = SERVER_DEADLINE_S):
     """A vLLM OpenAI-compatible server of ``model_dir`` on a free loopback port; yields its base URL, or
-    None when it does not answer within SERVER_DEADLINE_S (its log is then in ``log``)."""
+    None when it does not answer within ``deadline`` seconds (its log is then in ``log``)."""
     port = _free_port()
     command = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", model_dir, "--port", str(port),
                "--host", "127.0.0.1", "--dtype", "float32", "--max-model-len", "512", "--served-model-name", SERVED,
@@ -165,7 +255,7 @@ def _vllm_server(python: Path, model_dir: str, log: Path):
     with open(log, "w") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=log.parent)
     try:
-        stop = time.time() + SERVER_DEADLINE_S
+        stop = time.time() + deadline
         while process.poll() is None and time.time() < stop and not _answers(url):
             time.sleep(2)
         yield url if process.poll() is None and _answers(url) else None
@@ -217,13 +307,13 @@ def _stand_in():
 
 
 @contextlib.contextmanager
-def _server(out: Path, env: dict, vllm_python: str | None, stand_in: bool):
+def _server(out: Path, env: dict, vllm_python: str | None, stand_in: bool, deadline: float = SERVER_DEADLINE_S):
     """(kind, base URL) of the server the served runs ask: vLLM's when it starts, else the stand-in."""
     if not stand_in:
         model_dir = _ask("from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
         for python in _vllm_pythons(vllm_python):
             started = time.time()
-            with _vllm_server(python, model_dir, out / "vllm-server.log") as url:
+            with _vllm_server(python, model_dir, out / "vllm-server.log", deadline) as url:
                 if url:
                     print(f"vLLM server ({python}) answered after {time.time() - started:.0f} s at {url}", flush=True)
                     yield {"kind": "vllm", "python": str(python), "model": model_dir,
@@ -240,46 +330,94 @@ def _command(run_id: str, out: Path, url: str | None, tokenizer: str | None) -> 
     served = ["--backend", "openai", "--base-url", str(url), "--model", SERVED, "--tokenizer", str(tokenizer),
               "--api-key-env", KEY_ENV]
     options = [word for option in options for word in (served if option == SERVE else [option])]
+    benchmark, *options = [str(out / "fixtures") + word[len(FIX):] if word.startswith(FIX + "/") else word
+                           for word in (benchmark, *options)]
     return [sys.executable, "-m", "lmbias", "run", benchmark, "--out", str(out / run_id), "--no-progress", *options]
 
 
-def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool) -> int:
+def _update(out: Path, change) -> dict:
+    """``out/commands.json`` replaced by ``change(its content)`` (``{}`` when there is none), under a lock that
+    other ``run --add`` processes writing into the same snapshot take too; returns what was written."""
+    with open(out / "commands.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        path = out / "commands.json"
+        record = change(json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {})
+        path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        return record
+
+
+def _run(out: Path, only: list[str], vllm_python: str | None, stand_in: bool, add: bool = False,
+         server_wait: float = SERVER_DEADLINE_S, jobs: int = 1) -> int:
+    """Run the chosen runs into ``out`` (``add``: into a snapshot already there, beside its runs; without ``only``,
+    the runs it lacks; several ``--add`` processes may share a snapshot, each with its own ``only``), ``jobs`` at a
+    time (the served runs one at a time, last); 1 if any failed."""
     unknown = sorted(set(only) - set(RUNS))
     if unknown:
         raise SystemExit(f"--only: no run {unknown}; the runs are {', '.join(RUNS)}")
-    chosen = [run_id for run_id in RUNS if not only or run_id in only]
     out = out.resolve()
+    chosen = [run_id for run_id in RUNS if (run_id in only if only else not (add and (out / run_id).exists()))]
     taken = [run_id for run_id in chosen if (out / run_id).exists()]
     if taken:
-        raise SystemExit(f"{out} already holds {taken}: give an empty --out")
+        raise SystemExit(f"{out} already holds {taken}: give an empty --out" + ("" if add else " (or --add other runs)"))
+    if add and not (out / "commands.json").is_file():
+        raise SystemExit(f"--add: {out} holds no snapshot (no commands.json)")
+    if not add and (out / "fixtures").exists():
+        raise SystemExit(f"{out} already holds fixtures: give an empty --out (or --add other runs)")
     out.mkdir(parents=True, exist_ok=True)
     env = {**_environment(), KEY_ENV: KEY}
     imported = _ask("import lmbias; print(lmbias.__file__)", env, out)
     print(f"lmbias imported from {imported}", flush=True)
-    record = {"lmbias": imported, "python": sys.executable, "data_dir": env.get("LMBIAS_DATA_DIR"), "server": None,
-              "runs": []}
+    record = {"lmbias": imported, "python": sys.executable, "data_dir": env.get("LMBIAS_DATA_DIR"), "out": str(out),
+              "server": None, "runs": []}
     started = time.time()
+    if add:
+        record = json.loads((out / "commands.json").read_text(encoding="utf-8"))
+        if (record["lmbias"], record.get("out"), record["data_dir"]) != (imported, str(out), env.get("LMBIAS_DATA_DIR")):
+            raise SystemExit(f"--add: {out} was run with lmbias {record['lmbias']}, out {record.get('out')} and data "
+                             f"{record['data_dir']}, not {imported}, {out} and {env.get('LMBIAS_DATA_DIR')}")
+        with tempfile.TemporaryDirectory(dir=out) as scratch:  # under out: the fixtures' paths name no other folder
+            _fixtures(Path(scratch) / "fixtures")
+            if _compare_run(out / "fixtures", Path(scratch) / "fixtures", (str(out), scratch))[1] is not None:
+                raise SystemExit(f"--add: the fixtures written now differ from {out / 'fixtures'}")
+    else:
+        _fixtures(out / "fixtures")
+        print(f"fixtures written in {out / 'fixtures'} after {time.time() - started:.0f} s", flush=True)
+    if not add:
+        _update(out, lambda _: record)
+
+    def run_one(run_id: str, url: str | None, tokenizer: str | None) -> None:
+        command = _command(run_id, out, url, tokenizer)
+        print(f"[{run_id}] {' '.join(command[1:])}", flush=True)
+        begun = time.time()
+        with contextlib.ExitStack() as files:
+            log = None if jobs == 1 else files.enter_context(open(out / "logs" / f"{run_id}.log", "w"))
+            status = subprocess.run(command, env=env, cwd=out, stdout=log, stderr=log and subprocess.STDOUT).returncode
+        seconds = round(time.time() - begun, 1)
+        print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
+        entry = {"id": run_id, "command": command, "exit_status": status, "seconds": seconds}
+
+        def add_run(current: dict) -> dict:
+            runs = [run for run in current["runs"] if run["id"] != run_id] + [entry]
+            return {**current, "runs": sorted(runs, key=lambda run: list(RUNS).index(run["id"]))}
+        _update(out, add_run)
+
+    if jobs > 1:
+        (out / "logs").mkdir(exist_ok=True)
     served = [run_id for run_id in chosen if SERVE in RUNS[run_id][1]]
-    with contextlib.ExitStack() as stack:
-        url = tokenizer = None
-        for run_id in [run_id for run_id in chosen if run_id not in served] + served:
-            if run_id in served and url is None:  # the server runs only while the served runs do
-                server, url = stack.enter_context(_server(out, env, vllm_python, stand_in))
-                record["server"] = server
-                tokenizer = server.get("model") or _ask(
-                    "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
-            command = _command(run_id, out, url, tokenizer)
-            print(f"[{run_id}] {' '.join(command[1:])}", flush=True)
-            begun = time.time()
-            status = subprocess.run(command, env=env, cwd=out).returncode
-            seconds = round(time.time() - begun, 1)
-            print(f"[{run_id}] exit {status} after {seconds} s", flush=True)
-            record["runs"].append({"id": run_id, "command": command, "exit_status": status, "seconds": seconds})
-            (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    record["total_seconds"] = round(time.time() - started, 1)
-    (out / "commands.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    failed = [run["id"] for run in record["runs"] if run["exit_status"]]
-    print(f"{len(chosen) - len(failed)} of {len(chosen)} runs exited 0 in {record['total_seconds']} s"
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for done in [pool.submit(run_one, run_id, None, None) for run_id in chosen if run_id not in served]:
+            done.result()
+    if served:  # the server runs only while the served runs do, one at a time
+        with _server(out, env, vllm_python, stand_in, server_wait) as (server, url):
+            _update(out, lambda current: {**current, "server": server})
+            tokenizer = server.get("model") or _ask(
+                "from lmbias.lm.gguf import embedded_model_dir; print(embedded_model_dir())", env, out)
+            for run_id in served:
+                run_one(run_id, url, tokenizer)
+    seconds = round(time.time() - started, 1)
+    record = _update(out, lambda current: {**current, "total_seconds": round(current.get("total_seconds", 0) + seconds, 1)})
+    failed = [run["id"] for run in record["runs"] if run["exit_status"] and run["id"] in chosen]
+    print(f"{len(chosen) - len(failed)} of {len(chosen)} runs exited 0 in {seconds} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     return 1 if failed else 0
 
@@ -288,18 +426,20 @@ PORT = re.compile(rb"(http://127\.0\.0\.1:)\d+(?=/)")  # a loopback server's add
 CLOCK = re.compile(r"(_seconds|_per_second)$")  # timing's clock readings; its counts are compared
 
 
-def _canonical(path: Path) -> list[bytes]:
-    """results.json without ``versions`` and timing's clock readings, loopback ports masked, as sorted,
-    indented JSON lines (so that the first differing line can be shown)."""
+def _canonical(path: Path, out: str) -> list[bytes]:
+    """results.json without ``versions`` and timing's clock readings, loopback ports and the output folder ``out``
+    masked, as sorted, indented JSON lines (so that the first differing line can be shown)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data = {key: value for key, value in data.items() if key != "versions"}
     if isinstance(data.get("timing"), dict):
         data["timing"] = {key: value for key, value in data["timing"].items() if not CLOCK.search(key)}
-    return _masked(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False).encode()).splitlines()
+    return _masked(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False).encode(), out).splitlines()
 
 
-def _masked(data: bytes) -> bytes:
-    return PORT.sub(rb"\1PORT", data)
+def _masked(data: bytes, out: str) -> bytes:
+    """``data`` with a loopback server's port replaced by PORT and the snapshot's folder ``out`` (where the
+    fixtures are: ``out/...``) by OUT."""
+    return PORT.sub(rb"\1PORT", data).replace(out.encode() + b"/", b"OUT/")
 
 
 def _first_difference(name: str, a: list[bytes], b: list[bytes]) -> str:
@@ -318,9 +458,10 @@ def _window(line: bytes, start: int, width: int = 60) -> str:
     return ("..." if start else "") + repr(text)[1:-1] + ("..." if start + width < len(line) else "")
 
 
-def _compare_run(a: Path, b: Path) -> tuple[int, str | None]:
+def _compare_run(a: Path, b: Path, outs: tuple[str, str]) -> tuple[int, str | None]:
     """(files compared, first difference or None) of two folders of one run: results.json as canonical
-    JSON (:func:`_canonical`), every other file byte for byte, config.json with loopback ports masked."""
+    JSON (:func:`_canonical`), every other file byte for byte, with loopback ports and the snapshots' folders
+    ``outs`` masked (:func:`_masked`)."""
     if not a.is_dir() or not b.is_dir():
         return 0, f"folder missing in {'before' if not a.is_dir() else 'after'}"
     names = sorted({p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
@@ -332,26 +473,31 @@ def _compare_run(a: Path, b: Path) -> tuple[int, str | None]:
             difference = f"{name} only in {'after' if not x.is_file() else 'before'}"
         else:
             if name == "results.json":
-                lines_x, lines_y = _canonical(x), _canonical(y)
-            elif name == "config.json":
-                lines_x, lines_y = _masked(x.read_bytes()).splitlines(True), _masked(y.read_bytes()).splitlines(True)
+                lines_x, lines_y = _canonical(x, outs[0]), _canonical(y, outs[1])
             else:
-                lines_x, lines_y = x.read_bytes().splitlines(True), y.read_bytes().splitlines(True)
+                lines_x = _masked(x.read_bytes(), outs[0]).splitlines(True)
+                lines_y = _masked(y.read_bytes(), outs[1]).splitlines(True)
             difference = None if lines_x == lines_y else _first_difference(name, lines_x, lines_y)
         first = first or difference
     return len(names), first
 
 
-def _compare(before: Path, after: Path) -> int:
+def _compare(before: Path, after: Path, common: bool = False) -> int:
+    """Print the table of runs compared (the fixtures first) and return 1 when any differs, else 0."""
     records = [json.loads((folder / "commands.json").read_text(encoding="utf-8")) for folder in (before, after)]
     ids = [run["id"] for run in records[0]["runs"]]
     ids += [run["id"] for run in records[1]["runs"] if run["id"] not in ids]
     statuses = [{run["id"]: run["exit_status"] for run in record["runs"]} for record in records]
+    if common:
+        ids = [run_id for run_id in ids if run_id in statuses[0] and run_id in statuses[1]]
+    if (before / "fixtures").is_dir() or (after / "fixtures").is_dir():
+        ids.insert(0, "fixtures")
     servers = [(record.get("server") or {}).get("kind") for record in records]
+    outs = tuple(record.get("out") or str(folder.resolve()) for record, folder in zip(records, (before, after)))
     rows, differ = [], 0
     for run_id in ids:
-        files, difference = _compare_run(before / run_id, after / run_id)
-        status = (statuses[0].get(run_id), statuses[1].get(run_id))
+        files, difference = _compare_run(before / run_id, after / run_id, outs)
+        status = (statuses[0].get(run_id), statuses[1].get(run_id)) if run_id != "fixtures" else (0, 0)
         if status != (0, 0):
             difference = f"exit status {status[0]} vs {status[1]}" + (f"; {difference}" if difference else "")
         if run_id.startswith("served-") and servers[0] != servers[1]:
@@ -362,7 +508,8 @@ def _compare(before: Path, after: Path) -> int:
     for row in rows:
         print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     print(f"\n{len(rows) - differ} of {len(rows)} runs identical (results.json as canonical JSON without versions "
-          "and timing's *_seconds / *_per_second; config.json and every other file byte for byte; loopback ports masked); "
+          "and timing's *_seconds / *_per_second; config.json and every other file byte for byte; loopback ports and "
+          "the snapshots' folders masked); "
           f"lmbias: {records[0]['lmbias']} vs {records[1]['lmbias']}")
     return 1 if differ else 0
 
@@ -375,13 +522,22 @@ def main() -> int:
     run.add_argument("--only", nargs="+", default=[], metavar="NAME", help=f"these runs only, of: {', '.join(RUNS)}")
     run.add_argument("--vllm-python", help="the python of a vLLM environment (default: the one make test builds)")
     run.add_argument("--stand-in", action="store_true", help="serve the served runs with the stand-in, not vLLM")
+    run.add_argument("--server-wait", type=float, default=SERVER_DEADLINE_S, metavar="SECONDS",
+                     help=f"how long the vLLM server may take to start (default {SERVER_DEADLINE_S}; at load 9 on 2 cores "
+                     "it has taken 700)")
+    run.add_argument("--jobs", type=int, default=1, choices=range(1, 9), metavar="N",
+                     help="in-process runs at a time (default 1; more: each run's output in OUT/logs/RUN_ID.log); "
+                     "each has one thread, so the outputs do not depend on it")
+    run.add_argument("--add", action="store_true", help="add runs (--only) to the snapshot in OUT, with the same lmbias "
+                     "and data; the fixtures written again must be the same")
     compare = commands.add_parser("compare", help="compare two folders written by run", allow_abbrev=False)
     compare.add_argument("before", type=Path)
     compare.add_argument("after", type=Path)
+    compare.add_argument("--common", action="store_true", help="only the runs both folders ran (and the fixtures)")
     args = parser.parse_args()
     if args.command == "run":
-        return _run(args.out, args.only, args.vllm_python, args.stand_in)
-    return _compare(args.before, args.after)
+        return _run(args.out, args.only, args.vllm_python, args.stand_in, args.add, args.server_wait, args.jobs)
+    return _compare(args.before, args.after, args.common)
 
 
 if __name__ == "__main__":
