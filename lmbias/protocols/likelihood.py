@@ -1,7 +1,8 @@
 """The likelihood protocol: loading the scoring model, scoring a benchmark's rows in saved batches
 over the processes (resumable after a crash; a finished run is read back, not scored again), the
 input checks and the score descriptions. A benchmark's request is a :class:`Scoring`: how a batch
-of its rows is scored (:mod:`lmbias.lm.likelihood` does the arithmetic)."""
+of its rows is scored (:mod:`lmbias.lm.likelihood` does the arithmetic). Options scored after a prompt
+(multiple choice, a pronoun's referent, yes / no) go through :func:`score_options`, the one implementation."""
 
 from __future__ import annotations
 
