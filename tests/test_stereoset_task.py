@@ -342,6 +342,51 @@ def test_cli_run_stereoset_and_crows_pairs(causal_dir, tmp_path, capsys):
     assert "| overall |" in printed
 
 
+def test_causal_prefix_option_reaches_the_scorer_plumbing(causal_dir, causal, tmp_path, intra, inter, capsys):
+    """Plumbing on a random model: ``--causal-prefix`` reaches the scorer (each run's intrasentence score is the
+    hand computation of its scheme, intersentence is the same under both), it is recorded and part of the
+    folder's identity only where it is not the default, and it is refused where it does not apply."""
+    common = ["run", "stereoset", "--model", causal_dir, "--limit", "2", "--device", "cpu", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "first")]) == 0
+    assert main([*common, "--causal-prefix", "bos", "--out", str(tmp_path / "bos")]) == 0
+    first, bos = ([json.loads(line) for line in (tmp_path / name / "scores.jsonl").read_text().splitlines()]
+                  for name in ("first", "bos"))
+    ids = causal.tokenizer(intra[0]["stereotype"], add_special_tokens=False)["input_ids"]
+    with torch.no_grad():  # by hand: bos-first scores the first token given <|endoftext|> and the rest without it
+        alone = causal.model(torch.tensor([ids])).logits[0].log_softmax(-1)[torch.arange(len(ids) - 1), ids[1:]]
+        joint = causal.model(torch.tensor([[0] + ids])).logits[0].log_softmax(-1)[torch.arange(len(ids)), ids]
+    tolerances.assert_two_paths_agree(first[0]["stereotype"], torch.cat([joint[:1], alone]).mean().item(), 1, TINY)
+    tolerances.assert_two_paths_agree(bos[0]["stereotype"], joint.mean().item(), 1, TINY)
+    assert abs(first[0]["stereotype"] - bos[0]["stereotype"]) > 1e-3  # the schemes differ on intrasentence...
+    assert [r["task"] for r in bos] == ["intrasentence"] * 2 + ["intersentence"] * 2
+    assert [[r[o] for o in OPTIONS] for r in bos[2:]] == [[r[o] for o in OPTIONS] for r in first[2:]]  # ...not intersentence
+    results = {name: json.loads((tmp_path / name / "results.json").read_text())["config"] for name in ("first", "bos")}
+    identity = {name: json.loads((tmp_path / name / "config.json").read_text()) for name in ("first", "bos")}
+    assert "causal_prefix" not in results["first"] and "causal_prefix" not in json.dumps(identity["first"])
+    assert results["first"]["scores"]["intrasentence"].startswith("mean log-probability per subword of the option sentence "
+                                                                  "(the first subword given BOS/EOS, the others given")
+    assert results["bos"]["causal_prefix"] == "bos" and "causal_prefix" in json.dumps(identity["bos"])
+    assert results["bos"]["scores"]["intrasentence"].startswith("mean log-probability per subword of the option sentence "
+                                                                "(every subword given BOS/EOS")
+    assert results["bos"]["scores"]["intersentence"] == results["first"]["scores"]["intersentence"]
+    capsys.readouterr()
+    assert main([*common, "--out", str(tmp_path / "bos")]) == 2  # a resume with the other scheme is refused
+    assert "config" in capsys.readouterr().err
+    mlm_folder = tmp_path / "bert"
+    mlm_folder.mkdir()
+    bert(mlm_folder, transformers.BertForMaskedLM)
+    capsys.readouterr()
+    refused = {"--protocol generate": "applies to --protocol likelihood", "--tasks intersentence": "applies to --tasks "
+               "intrasentence", "--chat": "applies to raw text", "--model-type masked": "applies to causal LMs",
+               f"--model {mlm_folder}": "applies to causal LMs"}  # the last: a masked LM found from its config
+    for given, message in refused.items():
+        out = tmp_path / slugify(given)
+        assert main([*common, "--causal-prefix", "bos", *given.split(), "--out", str(out)]) == 2, given
+        err = capsys.readouterr().err
+        assert err.startswith(f"lmbias: error: --causal-prefix {message}") and err.count("\n") == 1, (given, err)
+        assert not out.exists(), given  # refused before the folder is claimed
+
+
 def test_two_processes_give_the_scores_of_one(causal_dir, tmp_path):
     import os
     import socket

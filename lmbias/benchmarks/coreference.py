@@ -3,7 +3,7 @@
 * ``likelihood`` (default): each sentence is followed by the question :data:`REFERENT_PROMPT`
   (``"<sentence> ‘He’ refers to the"``, the wording of lm-evaluation-harness's ``winogender`` tasks)
   and each candidate (" " + "technician") is scored as its continuation, with no start token before
-  the prompt, as the harness scores it (:func:`lmbias.lm.likelihood.option_logprobs`: the prompt is
+  the prompt, as the harness scores it (:func:`lmbias.protocols.likelihood.score_options`: the prompt is
   computed once for both). The candidate with the higher summed log-probability is the model's
   answer (the harness's ``acc``).
 * ``generate`` (models without log-probabilities): the question :data:`LETTERED_PROMPT` with the two
@@ -21,12 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from ..lm import likelihood
 from ..protocols import choice
 from ..protocols.choice import Questions
-from ..protocols.likelihood import Scoring, check_rows
+from ..protocols.likelihood import Scoring, check_rows, score_options
 
 REFERENT_PROMPT = "{sentence} ‘{pronoun}’ refers to the"
 LETTERED_PROMPT = ("{sentence}\nIn the sentence above, who does ‘{pronoun}’ refer to?\n{options}\n"
@@ -63,11 +60,9 @@ def score_referents(lm: Any, rows: Sequence[dict], *, batch_size: int = 32, what
         on a tie, as numpy's argmax and the harness).
     """
     rows = check_rows(rows, ROW_KEYS, what)
-    values = likelihood.option_logprobs(lm.model, lm.tokenizer, [referent_prompt(r["sentence"], r["pronoun"]) for r in rows],
-                                        [list(r["candidates"]) for r in rows], batch_size=batch_size, prefix=None)
-    return [{"id": row["id"], "scores": [float(v) for v in scored.sum.astype(np.float64)],
-             "tokens": [int(n) for n in scored.n_tokens], "prediction": int(np.argmax(scored.sum.astype(np.float64)))}
-            for row, scored in zip(rows, values)]
+    scored = score_options(lm, rows, [referent_prompt(r["sentence"], r["pronoun"]) for r in rows],
+                           [r["candidates"] for r in rows], batch_size=batch_size, keys=("id",))
+    return [{"id": r["id"], "scores": r["scores"], "tokens": r["tokens"], "prediction": r["prediction_sum"]} for r in scored]
 
 
 def option_texts(row: dict) -> list[str]:

@@ -1,7 +1,8 @@
 """The likelihood protocol: loading the scoring model, scoring a benchmark's rows in saved batches
 over the processes (resumable after a crash; a finished run is read back, not scored again), the
 input checks and the score descriptions. A benchmark's request is a :class:`Scoring`: how a batch
-of its rows is scored (:mod:`lmbias.lm.likelihood` does the arithmetic)."""
+of its rows is scored (:mod:`lmbias.lm.likelihood` does the arithmetic). Options scored after a prompt
+(multiple choice, a pronoun's referent, yes / no) go through :func:`score_options`, the one implementation."""
 
 from __future__ import annotations
 
@@ -61,15 +62,26 @@ SAVE_EVERY = 8
 
 
 def score_options(lm, rows: Sequence[dict], prompts: Sequence[str], options: Sequence[Sequence[str]], *, batch_size: int,
-                  same: int | None = None) -> list[dict]:
-    """Score each row's options as continuations of its prompt (a space before each, no start token: as
-    lm-evaluation-harness scores multiple choice), the prompt computed once for its options.
+                  separator: str = " ", same: int | None = None, keys: Sequence[str] = ("id", "category")) -> list[dict]:
+    """Option scoring after a prompt, the one implementation every benchmark that asks "which of these
+    options follows this prompt" calls: each row's options scored as continuations of its prompt, with no
+    start token before it (as lm-evaluation-harness scores multiple choice), the prompt's tokens computed
+    once for all its options (:func:`lmbias.lm.likelihood.option_logprobs`). A benchmark turns its items into
+    ``prompts`` and ``options`` and reads the records.
 
-    ``same``: options from this index on are wordings of one answer (EsBBQ's nine "unknown"), read as that index.
+    Args:
+        rows: one per prompt; each record carries the row's ``keys``.
+        prompts, options: per row, its prompt and its options (each scored after ``prompt + separator``).
+        batch_size: prompts per batch (each with all its options).
+        separator: what joins a prompt and an option (a space: " A:" + " " + "yes"; "" when the prompt ends
+            where the option starts).
+        same: options from this index on are wordings of one answer, read as that index (None: every
+            option is its own answer).
 
     Returns:
-        One record per row: ``id``, ``category``, ``scores`` and ``tokens`` (per option), ``prediction_sum`` /
-        ``prediction_mean`` (the option with the highest summed / per-token log-probability; the first on a tie).
+        One record per row: its ``keys``, ``scores`` (each option's summed log-probability) and ``tokens``
+        (each option's scored tokens), ``prediction_sum`` / ``prediction_mean`` (the option with the highest
+        summed / per-token log-probability; the first on a tie, as numpy's argmax and the harness).
     """
     from ..lm import likelihood
 
@@ -78,11 +90,11 @@ def score_options(lm, rows: Sequence[dict], prompts: Sequence[str], options: Seq
         return best if same is None else min(best, same)
 
     values = likelihood.option_logprobs(lm.model, lm.tokenizer, list(prompts), [list(o) for o in options],
-                                        batch_size=batch_size, prefix=None)
+                                        batch_size=batch_size, separator=separator, prefix=None)
     records = []
     for row, scored in zip(rows, values):
         sums, tokens = scored.sum.astype(np.float64), scored.n_tokens
-        records.append({"id": row["id"], "category": row["category"], "scores": [float(v) for v in sums],
+        records.append({**{key: row[key] for key in keys}, "scores": [float(v) for v in sums],
                         "tokens": [int(n) for n in tokens], "prediction_sum": chosen(sums),
                         "prediction_mean": chosen(sums / np.maximum(tokens, 1))})
     return records

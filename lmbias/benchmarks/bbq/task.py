@@ -5,7 +5,7 @@
   prompt (:data:`PROMPT`: the context, then "Q: <question>" and "A:", the wording of
   lm-evaluation-harness's ``bbq`` task) is followed by each of its three answers (" " + answer),
   scored as a continuation of the prompt alone, with no start token before it, as the harness
-  scores it (:func:`lmbias.lm.likelihood.option_logprobs`: the prompt is computed once for the
+  scores it (:func:`lmbias.protocols.likelihood.score_options`: the prompt is computed once for the
   three). The answer with the highest summed log-probability is the model's (``--decision sum``, the
   default: it is the probability of the answer as a string, and the harness's ``acc``); the one with
   the highest log-probability per token (``--decision mean``) is recorded beside it, and both sets of
@@ -27,13 +27,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from ...errors import InputError
-from ...lm import likelihood
 from ...protocols import choice, get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import Scoring, check_rows
+from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..base import any_case
 from ..declared import Option, Task
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
@@ -66,15 +63,8 @@ def score_bbq(lm: Any, rows: Sequence[dict], *, batch_size: int = 32, prompt: Ca
         index with the highest sum / mean per token).
     """
     rows = check_rows(rows, ROW_KEYS, "BBQ")
-    values = likelihood.option_logprobs(lm.model, lm.tokenizer, [prompt(row) for row in rows],
-                                        [[row[key] for key in ANSWERS] for row in rows], batch_size=batch_size, prefix=None)
-    records = []
-    for row, answers in zip(rows, values):
-        sums, tokens = answers.sum.astype(np.float64), answers.n_tokens
-        records.append({"id": row["id"], "category": row["category"], "scores": [float(v) for v in sums],
-                        "tokens": [int(n) for n in tokens], "prediction_sum": int(np.argmax(sums)),
-                        "prediction_mean": int(np.argmax(sums / np.maximum(tokens, 1)))})
-    return records
+    return score_options(lm, rows, [prompt(row) for row in rows], [[row[key] for key in ANSWERS] for row in rows],
+                         batch_size=batch_size)
 
 
 def option_order(row_id: str, seed: int) -> list[int]:

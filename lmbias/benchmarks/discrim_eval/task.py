@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...errors import InputError
 from ...protocols.choice import Questions
-from ...protocols.likelihood import Scoring, check_rows
+from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..declared import Option, Task
 from ..hub_file import hub_file
 from .data import CITATION, CONFIGS, FOLDER, GRID, QUESTIONS, REPO, REVISION, read_items
@@ -43,19 +43,16 @@ def request(protocol: str, rows: list[dict], settings: dict):
     """Likelihood: the yes / no surface forms after the answer prefix; generate: the user's message."""
     if protocol == "likelihood":
         def score(lm, kind, part):
-            from ...lm.likelihood import option_logprobs
-
             part = check_rows(part, ("id", "category", "prompt"), "DiscrimEval")
             if getattr(lm, "chat", None) is not None:
                 contexts = [lm.chat.render(lm.tokenizer, USER_MESSAGE.format(question=r["prompt"])) + ANSWER_PREFIX
                             for r in part]
             else:
                 contexts = [PAPER_PROMPT.format(question=r["prompt"]) for r in part]
-            scored = option_logprobs(lm.model, lm.tokenizer, contexts, [list(YES + NO)] * len(part),
-                                     batch_size=settings["batch_size"], separator="", prefix=None)
-            return [{"id": row["id"], "category": row["category"],
-                     "yes": [float(v) for v in values.sum[:len(YES)]], "no": [float(v) for v in values.sum[len(YES):]]}
-                    for row, values in zip(part, scored)]
+            scored = score_options(lm, part, contexts, [YES + NO] * len(part), batch_size=settings["batch_size"],
+                                   separator="")
+            return [{"id": r["id"], "category": r["category"], "yes": r["scores"][:len(YES)], "no": r["scores"][len(YES):]}
+                    for r in scored]
         return Scoring(score, unit="prompt", per_item=len(YES) + len(NO), chat_scoring=True)
     return Questions([row["id"] for row in rows], [USER_MESSAGE.format(question=row["prompt"]) for row in rows],
                      [["yes", "no"]] * len(rows), [[0, 1]] * len(rows), read=lambda i, reply: read_decision(reply),

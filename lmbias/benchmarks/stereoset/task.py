@@ -23,9 +23,10 @@ Causal LMs, intrasentence, follow the StereoSet authors' code by default (bias-b
 the first subword's probability is taken given the start token and the later subwords in a second
 pass over the sentence *without* the start token (``causal_prefix="bos-first"``);
 ``causal_prefix="bos"`` conditions every subword on the start token in one pass instead (one joint
-probability of the sentence). One difference remains for the intersentence CAT: the authors trained
-an NSP head on GPT-2, noting that the conditional log-probability used here gave GPT-2 an
-intersentence LMS of 61.5 (footnote 3).
+probability of the sentence: lm-evaluation-harness's scheme). ``lmbias run stereoset --causal-prefix bos``
+chooses it on the command line (:data:`CAUSAL_PREFIXES`; the default is the authors'). One difference
+remains for the intersentence CAT: the authors trained an NSP head on GPT-2, noting that the conditional
+log-probability used here gave GPT-2 an intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
 :func:`blank_fillers`. The benchmark is declared (:data:`TASK`) for the generic run
@@ -62,13 +63,16 @@ from ...protocols import get_protocol
 from ...protocols.choice import Questions
 from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_rows
 from .. import sentence_choice
-from ..base import refuse_chat_likelihood
+from ..base import chat_requested, refuse_chat_likelihood
 from ..declared import Option, Task
 from ..likelihood import ordered
 from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
 OPTIONS = ("stereotype", "anti_stereotype", "unrelated")
 BLANK = "BLANK"
+CAUSAL_PREFIXES = ("bos-first", "bos")  # a causal LM's intrasentence scheme: the authors' (default), lm-evaluation-harness's
+BOS_SCORE = ("mean log-probability per subword of the option sentence (every subword given BOS/EOS and the subwords "
+             "before it, in one pass, as lm-evaluation-harness)")  # results.json's config.scores with causal_prefix "bos"
 
 
 # --------------------------------------------------------------------------- option words
@@ -278,7 +282,7 @@ IDENTITY = {"likelihood": ("tasks", "limit", "batch_size", "bootstrap", "confide
             "generate": ("tasks", "limit")}
 # results.json's config: these keys (each protocol has some of them) in this order, then where the model ran
 CONFIG_ORDER = ("protocol", "prompt", "comparisons", "tasks", "limit", "batch_size", "dtype", "processes", "bootstrap",
-                "confidence", "seed", "scores", "masked_score")
+                "confidence", "seed", "scores", "masked_score", "causal_prefix")
 
 
 def chosen_tasks(settings: dict) -> list[str]:
@@ -302,6 +306,7 @@ def request(protocol: str, rows: list[dict], settings: dict):
 
     def scoring() -> Scoring:
         return Scoring(lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size,
+                                                               causal_prefix=settings["causal_prefix"],
                                                                masked_score=settings["masked_score"]),
                        unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=settings["model_type"],
                        chat_scoring=CHAT_SCORING,
@@ -334,7 +339,8 @@ def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
 def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's config, in :data:`CONFIG_ORDER`: how each task was scored (likelihood), or the
     wording and the comparisons asked (generate); ``--model-type`` is not recorded (the model's
-    description names its type)."""
+    description names its type). ``causal_prefix`` is recorded where it is not the default (a run with the
+    default records what it recorded before the option existed; ``scores`` says how intrasentence was scored)."""
     tasks = chosen_tasks(settings)
     base = {"protocol": config["protocol"], "tasks": tasks,
             **{key: config[key] for key in ("limit", "batch_size", "dtype", "bootstrap", "confidence", "seed")}}
@@ -344,27 +350,51 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
                  "comparisons": [f"{a} vs {b}" for a, b in COMPARISONS]}
     else:
         kind, scorer, masked_score = model["type"], "chat" if "chat" in model else model["type"], settings["masked_score"]
+        bos = settings["causal_prefix"] != CAUSAL_PREFIXES[0]  # refused before loading unless a causal LM scores raw text
         added = {"processes": process_state().num_processes,
-                 "scores": {task: SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
+                 "scores": {task: BOS_SCORE if bos and task == "intrasentence" else
+                            SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
                             for task in tasks},
-                 **({"masked_score": masked_score} if kind == "masked" else {})}
+                 **({"masked_score": masked_score} if kind == "masked" else {}),
+                 **({"causal_prefix": settings["causal_prefix"]} if bos else {})}
     return ordered({**base, **added}, CONFIG_ORDER)
 
 
 def identity(protocol: str, settings: dict) -> dict:
-    """What a resume compares besides the model: :data:`IDENTITY`'s options of the protocol."""
-    return {key: chosen_tasks(settings) if key == "tasks" else settings[key] for key in IDENTITY[protocol]}
+    """What a resume compares besides the model: :data:`IDENTITY`'s options of the protocol, and ``causal_prefix``
+    where it is not the default (so that a folder made before the option existed resumes with the default)."""
+    keys = IDENTITY[protocol] + (("causal_prefix",) if settings["causal_prefix"] != CAUSAL_PREFIXES[0] else ())
+    return {key: chosen_tasks(settings) if key == "tasks" else settings[key] for key in keys}
+
+
+CAUSAL_ONLY = "--causal-prefix applies to causal LMs (a masked LM's intrasentence score is --masked-score's)"
 
 
 def refuse(spec: ModelSpec, options: dict) -> None:
-    """A masked LM has no chat template."""
+    """A masked LM has no chat template; ``--causal-prefix`` other than the default scores a causal LM's raw
+    text, so a chat run or a masked LM (``--model-type auto``: read from the checkpoint's config) is refused."""
     if options["model_type"] == "masked":
         refuse_chat_likelihood(spec, "stereoset", options["model_type"])
+    if options["causal_prefix"] != CAUSAL_PREFIXES[0]:
+        if chat_requested(spec):
+            raise InputError("--causal-prefix applies to raw text; a chat run scores each sentence as the assistant's "
+                             "reply in the chat template")
+        if options["model_type"] == "auto" and spec.checked().scoring_kind("auto") == "masked":
+            raise InputError(CAUSAL_ONLY)
 
 
 def check(protocol: str, options: dict) -> None:
-    """A masked LM does not generate answers."""
+    """A masked LM does not generate answers; ``--causal-prefix`` other than the default applies to a causal
+    LM's likelihood scores of intrasentence."""
     sentence_choice.check_protocol(protocol, None, model_type=options["model_type"])
+    if options["causal_prefix"] != CAUSAL_PREFIXES[0]:
+        if get_protocol(protocol).reads_replies:
+            raise InputError("--causal-prefix applies to --protocol likelihood (a generated answer is read, not scored)")
+        if "intrasentence" not in options["tasks"]:
+            raise InputError("--causal-prefix applies to --tasks intrasentence (intersentence scores each sentence "
+                             "given its context)")
+        if options["model_type"] == "masked":
+            raise InputError(CAUSAL_ONLY)
 
 
 def _resource(data_dir):
@@ -411,6 +441,10 @@ TASK = Task(
         Option("masked_score", "a masked LM's intrasentence score: the mean subword probability (the authors' code) or "
                                "the mean log-probability (the paper's §7.1 wording)", default="mean-probability",
                choices=MASKED_SCORES),
+        Option("causal_prefix", "a causal LM's intrasentence score: bos-first (the authors' code: the first subword "
+                                "given the start token, the others given the sentence alone) or bos (every subword "
+                                "given the start token and the subwords before it, in one pass: lm-evaluation-harness's)",
+               default=CAUSAL_PREFIXES[0], choices=CAUSAL_PREFIXES),
         Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
                expected="an integer >= 0 (0: no intervals)"),
         Option("confidence", "the intervals' confidence level", default=0.95, type=float, minimum=0, maximum=1,
