@@ -111,7 +111,7 @@ HF = ["--threads", "1"]  # in-process runs only (the served runs' numbers come f
 FIX = "@fixtures"  # stands for OUT/fixtures, the files _fixtures writes (stand-in classifiers, Hub-only data, declarations)
 SERVE = "@served"  # stands for --backend openai --base-url URL --model smollm2 --tokenizer <model folder> --api-key-env ...
 
-# run id -> (benchmark, options). Small and seeded (--seed 0, the default): 7 to 28 s each on 2 shared cores.
+# run id -> (benchmark: a registered name or a declaration file, options). Small and seeded (--seed 0, the default).
 RUNS = {
     # the classifiers: FIXTURES' seeded stand-ins (the real ones are on the Hub only)
     "bold": ("bold", [*HF, "--domains", "gender", "race", "--per-group", "1", "--max-new-tokens", "10",
@@ -137,19 +137,21 @@ RUNS = {
     "holistic_bias": ("holistic_bias", [*HF, "--small-set", "--axes", "age", "ability", "--templates", "2", "--nouns", "4"]),
     # weat9: an exact permutation test (924 partitions); weat6 and sent-weat9: sampled (more than --n-samples)
     "seat": ("seat", [*HF, "--tests", "weat6", "weat9", "sent-weat9", "--n-samples", "2000"]),
-    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "en", "nl", "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
-    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "SES", "--limit", "1",
-                               "--prompts", "0", "--max-new-tokens", "8"]),
-    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
-                                   "--bootstrap", "50"]),
-    "kobbq-generate": ("kobbq", [*HF, "--categories", "religion", "--limit", "1", "--prompts", "1"]),
-    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
-    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Gender", "--limit", "1"]),
-    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "SES", "--limit", "1"]),
-    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
-    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+    # --limit 1 with the categories of fewest templates: 24 to 75 items (rows of the likelihood runs, replies of the others)
+    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "nl", "--categories", "Sexual_orientation", "--limit", "1",
                                  "--bootstrap", "50"]),
-    "cbbq-generate": ("cbbq", [*HF, "--categories", "gender", "--limit", "1"]),
+    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "Sexual_orientation",
+                               "--limit", "1", "--no-control", "--prompts", "0", "--max-new-tokens", "8"]),
+    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "political_orientation", "--limit", "1",
+                                   "--bootstrap", "50"]),
+    "kobbq-generate": ("kobbq", [*HF, "--categories", "political_orientation", "--limit", "1", "--prompts", "1"]),
+    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Nationality", "--limit", "1", "--bootstrap", "50"]),
+    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
+    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "Religion", "--limit", "1"]),
+    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Nationality", "--limit", "1"]),
+    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "religion", "--limit", "1",
+                                 "--bootstrap", "50"]),
+    "cbbq-generate": ("cbbq", [*HF, "--categories", "religion", "--limit", "1"]),
     # Hub-only data: FIXTURES' files in the Hub's layout (tests/discrim_eval_items.py, tests/rtp_rows.py)
     "discrim_eval-likelihood": ("discrim_eval", [*HF, "--data-dir", f"{FIX}/data", "--questions", "0"]),
     "discrim_eval-generate": ("discrim_eval", [*HF, "--protocol", "generate", "--config", "implicit", "--data-dir",
