@@ -28,7 +28,9 @@ random weights, as the tests run ToxiGen and RealToxicityPrompts offline): toxic
 BOLD, RealToxicityPrompts, the prompts shape), regard (BOLD), ToxiGen's (LABEL_0 / LABEL_1) and a sentiment
 classifier for counterfactual's ``hf``. Their numbers mean nothing about the texts; they test that the same
 texts get the same scores and records. ``--add`` runs more of the list into a snapshot already in DIR (same
-lmbias, data and folder; the fixtures are written again and must be identical).
+lmbias, data and folder; the fixtures are written again and must be identical; several ``--add`` processes may
+write one snapshot, commands.json is updated under a lock). ``--jobs N`` runs N in-process runs at a time, each
+with its output in ``DIR/logs/<run-id>.log``: each has one thread (below), so the outputs do not depend on N.
 
 Old code: the subprocesses inherit this process's environment and run in DIR, not in the repository
 (under ``-m`` the current folder comes first on ``sys.path``, before PYTHONPATH), so with a worktree of
