@@ -15,8 +15,9 @@ Winogender, WinoBias, MBBQ, KoBBQ, EsBBQ, CaBBQ, CBBQ, DiscrimEval), a user's ow
 shape (``multiple_choice`` and ``sentence_pairs`` with both protocols, ``prompts``, ``counterfactual``: the
 templates), two chat runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs
 (``--backend openai``: BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities).
-Each is seeded and small: on 2 CPU cores alone 7 to 30 s (RESULTS.md gives the times measured; shared with
-other work they take several times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
+Each is seeded and small: issue 38's took 7 to 28 s each on 2 CPU cores at load 2 to 4; the BBQ-family runs
+added ask 24 to 75 items, DiscrimEval's 135 prompts (RESULTS.md gives the times measured; on cores shared with
+much other work they take many times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
 ``../shared/data``).
 
 What the shared data does not hold is written first into ``DIR/fixtures`` (:func:`_fixtures`), the same bytes
