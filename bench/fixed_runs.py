@@ -148,9 +148,11 @@ RUNS = {
     "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "political_orientation", "--limit", "1",
                                    "--bootstrap", "50"]),
     "kobbq-generate": ("kobbq", [*HF, "--categories", "political_orientation", "--limit", "1", "--prompts", "1"]),
-    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Nationality", "--limit", "1", "--bootstrap", "50"]),
+    # --batch-size 4: at 16, e9a2d01's EsBBQ likelihood (11 options per item) grew to 9 GB and was killed (out of memory)
+    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Nationality", "--limit", "1", "--bootstrap", "50",
+                                   "--batch-size", "4"]),
     "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
-    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "Religion", "--limit", "1"]),
+    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "Religion", "--limit", "1", "--batch-size", "4"]),
     "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Nationality", "--limit", "1"]),
     "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "religion", "--limit", "1",
                                  "--bootstrap", "50"]),
