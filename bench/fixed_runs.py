@@ -15,8 +15,9 @@ Winogender, WinoBias, MBBQ, KoBBQ, EsBBQ, CaBBQ, CBBQ, DiscrimEval), a user's ow
 shape (``multiple_choice`` and ``sentence_pairs`` with both protocols, ``prompts``, ``counterfactual``: the
 templates), two chat runs (``--chat``: BOLD's continuation, BBQ's lettered answers) and two served runs
 (``--backend openai``: BOLD's generation, CrowS-Pairs' likelihood from echoed prompt log-probabilities).
-Each is seeded and small: on 2 CPU cores alone 7 to 30 s (RESULTS.md gives the times measured; shared with
-other work they take several times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
+Each is seeded and small: issue 38's took 7 to 28 s each on 2 CPU cores at load 2 to 4; the BBQ-family runs
+added ask 24 to 75 items, DiscrimEval's 135 prompts (RESULTS.md gives the times measured; on cores shared with
+much other work they take many times longer). The runs read their data from ``LMBIAS_DATA_DIR`` (e.g.
 ``../shared/data``).
 
 What the shared data does not hold is written first into ``DIR/fixtures`` (:func:`_fixtures`), the same bytes
@@ -28,7 +29,9 @@ random weights, as the tests run ToxiGen and RealToxicityPrompts offline): toxic
 BOLD, RealToxicityPrompts, the prompts shape), regard (BOLD), ToxiGen's (LABEL_0 / LABEL_1) and a sentiment
 classifier for counterfactual's ``hf``. Their numbers mean nothing about the texts; they test that the same
 texts get the same scores and records. ``--add`` runs more of the list into a snapshot already in DIR (same
-lmbias, data and folder; the fixtures are written again and must be identical).
+lmbias, data and folder; the fixtures are written again and must be identical; several ``--add`` processes may
+write one snapshot, commands.json is updated under a lock). ``--jobs N`` runs N in-process runs at a time, each
+with its output in ``DIR/logs/<run-id>.log``: each has one thread (below), so the outputs do not depend on N.
 
 Old code: the subprocesses inherit this process's environment and run in DIR, not in the repository
 (under ``-m`` the current folder comes first on ``sys.path``, before PYTHONPATH), so with a worktree of
@@ -111,7 +114,7 @@ HF = ["--threads", "1"]  # in-process runs only (the served runs' numbers come f
 FIX = "@fixtures"  # stands for OUT/fixtures, the files _fixtures writes (stand-in classifiers, Hub-only data, declarations)
 SERVE = "@served"  # stands for --backend openai --base-url URL --model smollm2 --tokenizer <model folder> --api-key-env ...
 
-# run id -> (benchmark, options). Small and seeded (--seed 0, the default): 7 to 28 s each on 2 shared cores.
+# run id -> (benchmark: a registered name or a declaration file, options). Small and seeded (--seed 0, the default).
 RUNS = {
     # the classifiers: FIXTURES' seeded stand-ins (the real ones are on the Hub only)
     "bold": ("bold", [*HF, "--domains", "gender", "race", "--per-group", "1", "--max-new-tokens", "10",
@@ -137,19 +140,23 @@ RUNS = {
     "holistic_bias": ("holistic_bias", [*HF, "--small-set", "--axes", "age", "ability", "--templates", "2", "--nouns", "4"]),
     # weat9: an exact permutation test (924 partitions); weat6 and sent-weat9: sampled (more than --n-samples)
     "seat": ("seat", [*HF, "--tests", "weat6", "weat9", "sent-weat9", "--n-samples", "2000"]),
-    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "en", "nl", "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
-    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "SES", "--limit", "1",
-                               "--prompts", "0", "--max-new-tokens", "8"]),
-    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
-                                   "--bootstrap", "50"]),
-    "kobbq-generate": ("kobbq", [*HF, "--categories", "religion", "--limit", "1", "--prompts", "1"]),
-    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Age", "--limit", "1", "--bootstrap", "50"]),
-    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Gender", "--limit", "1"]),
-    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "SES", "--limit", "1"]),
-    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
-    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "age", "--limit", "1",
+    # --limit 1 with the categories of fewest templates: 24 to 75 items (rows of the likelihood runs, replies of the others)
+    "mbbq-likelihood": ("mbbq", [*HF, "--languages", "nl", "--categories", "Sexual_orientation", "--limit", "1",
                                  "--bootstrap", "50"]),
-    "cbbq-generate": ("cbbq", [*HF, "--categories", "gender", "--limit", "1"]),
+    "mbbq-generate": ("mbbq", [*HF, "--protocol", "generate", "--languages", "es", "--categories", "Sexual_orientation",
+                               "--limit", "1", "--no-control", "--prompts", "0", "--max-new-tokens", "8"]),
+    "kobbq-likelihood": ("kobbq", [*HF, "--protocol", "likelihood", "--categories", "political_orientation", "--limit", "1",
+                                   "--bootstrap", "50"]),
+    "kobbq-generate": ("kobbq", [*HF, "--categories", "political_orientation", "--limit", "1", "--prompts", "1"]),
+    # --batch-size 4: at 16, e9a2d01's EsBBQ likelihood (11 options per item) grew to 9 GB and was killed (out of memory)
+    "esbbq-likelihood": ("esbbq", [*HF, "--categories", "Nationality", "--limit", "1", "--bootstrap", "50",
+                                   "--batch-size", "4"]),
+    "esbbq-generate": ("esbbq", [*HF, "--protocol", "generate", "--categories", "Religion", "--limit", "1"]),
+    "cabbq-likelihood": ("cabbq", [*HF, "--categories", "Religion", "--limit", "1", "--batch-size", "4"]),
+    "cabbq-generate": ("cabbq", [*HF, "--protocol", "generate", "--categories", "Nationality", "--limit", "1"]),
+    "cbbq-likelihood": ("cbbq", [*HF, "--protocol", "likelihood", "--categories", "religion", "--limit", "1",
+                                 "--bootstrap", "50"]),
+    "cbbq-generate": ("cbbq", [*HF, "--categories", "religion", "--limit", "1"]),
     # Hub-only data: FIXTURES' files in the Hub's layout (tests/discrim_eval_items.py, tests/rtp_rows.py)
     "discrim_eval-likelihood": ("discrim_eval", [*HF, "--data-dir", f"{FIX}/data", "--questions", "0"]),
     "discrim_eval-generate": ("discrim_eval", [*HF, "--protocol", "generate", "--config", "implicit", "--data-dir",
