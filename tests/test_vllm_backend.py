@@ -284,7 +284,7 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
 
     from lmbias.benchmarks.discrim_eval.data import read_items
     from lmbias.benchmarks.discrim_eval.measure import NO, YES
-    from lmbias.benchmarks.discrim_eval.task import request
+    from lmbias.benchmarks.discrim_eval.task import TASK
     from lmbias.benchmarks.real_toxicity_prompts.data import read_prompts
     from lmbias.benchmarks.toxic_continuations import generate_and_score
     from lmbias.lm.generation import generation_settings
@@ -294,7 +294,7 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
 
     write_items(tmp_path / "data", questions=1)
     rows = read_items("explicit", tmp_path / "data")[0][::27]  # five people of the scenario
-    scoring = request("likelihood", rows, {"batch_size": 8})
+    scoring = TASK.ask("likelihood").request(rows, {"batch_size": 8})
     scored = {name: scoring.score(spec.checked().load(process_state(), kind="causal"), "causal", rows)
               for name, spec in (("hf", HF), ("vllm", VLLM))}
     tokenizer = load_causal_lm(device="cpu").tokenizer  # each form's tokens, and at most one straddling the '"' before it

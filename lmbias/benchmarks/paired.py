@@ -81,7 +81,7 @@ def _settings(task, results: dict, path) -> dict:
     config = results["config"]
     options = {option.name: config.get(option.name, option.default) for option in task.options}
     options = {name: list(value) if isinstance(value, tuple) else value for name, value in options.items()}
-    protocol = config.get("protocol") or next(iter(task.protocols))
+    protocol = task.ask(config.get("protocol")).protocol.name
     return {**options, "protocol": protocol, "prompt": config.get("prompt"), "batch_size": config.get("batch_size", 32),
             "seed": config.get("seed", 0), "benchmark": task.name, "out": str(path), "bootstrap": 0}
 

@@ -51,8 +51,6 @@ def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]
                                    protocol=protocol, count=answered)
 
 
-HOW = {"likelihood": "likelihood, the answer with the highest {rule} log-probability",
-       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
 RULES = {"sum": "summed", "mean": "per-token"}  # --decision's rule, in the summary's words
 
 
@@ -64,7 +62,7 @@ def summary(results: dict, out) -> str:
              "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
-    how = HOW[config["protocol"]].format(rule=RULES.get(config.get("decision")))
+    how = TASK.ask(config["protocol"]).how.format(rule=RULES.get(config.get("decision")))
     header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
               f"results in {out}/results.json")
     note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"

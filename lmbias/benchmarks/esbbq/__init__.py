@@ -25,8 +25,6 @@ METRICS = (
     MetricSpec("invalid_rate", "Invalid replies", "%", 0.0, False, 1,
                "generate: share of replies that name no option (left out of the scores)", column=False),
 )
-HOW = {"likelihood": "likelihood: two answers and nine wordings of 'unknown' scored, the authors' evaluation",
-       "generate": "generate: lettered options, replies read"}
 
 
 def make_benchmark(language: str) -> Benchmark:
@@ -55,7 +53,7 @@ def make_benchmark(language: str) -> Benchmark:
                  "items": block["items"], "invalid": block["invalid"]}
                 for category, block in [*body["categories"].items(), ("overall (weighted by items)", body["overall"])]]
         return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items "
-                          f"({HOW[config['protocol']]}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])),
+                          f"({task.ask(config['protocol']).how}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])),
                           "", "Bias in [-1, 1] (positive: toward the stereotype); overall: the categories' mean weighted by "
                           "their items, as the authors report it. Invalid: replies that name no option (left out)."])
 

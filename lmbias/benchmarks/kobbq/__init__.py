@@ -23,8 +23,6 @@ METRICS = (
     MetricSpec("ooc_ratio", "Out of choice", "%", 0.0, False, 1, "share of replies that name no answer (left out)",
                column=False),
 )
-HOW = {"likelihood": "likelihood: the three answers scored, lmbias's protocol",
-       "generate": "generate: the authors' prompts {prompts}, three answer orders each, replies read by their rules"}
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -50,7 +48,7 @@ def summary(results: dict, out) -> str:
     rows = [line(category, block) for category, block in body["categories"].items()] + [line("overall", body["overall"])]
     prompts = [line(f"prompt {prompt}", block["overall"]) for prompt, block in body["prompts"].items()] \
         if len(body["prompts"]) > 1 else []
-    how = HOW[config["protocol"]].format(prompts=", ".join(map(str, config.get("prompts") or ())))
+    how = TASK.ask(config["protocol"]).how.format(prompts=", ".join(map(str, config.get("prompts") or ())))
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); results in "
                       f"{out}/results.json", "", markdown_table(rows, list(rows[0])), "",
                       *([markdown_table(prompts, list(prompts[0])), ""] if prompts else []),
