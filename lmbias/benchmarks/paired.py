@@ -144,7 +144,7 @@ def task_side(benchmark, run, data_dir=None) -> Side:
     rows = task.items(settings, data_dir)
     _recorded_items(run, rows)
     records = read_jsonl(records_file, "one answer per line, each with its item's id")
-    asked = getattr(task.request(settings["protocol"], rows, settings), "ids", None)  # a question per item or several
+    asked = getattr(task.ask(settings["protocol"]).request(rows, settings), "ids", None)  # a question per item or several
     expected = [str(item) for item in asked] if asked is not None else [str(row["id"]) for row in rows]
     records = _answers_by_item(records_file, records, expected)
     per_row = len(records) // len(rows)
