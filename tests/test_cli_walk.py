@@ -17,7 +17,6 @@ from test_results_readers import write_bbq_run
 from lmbias.benchmarks import benchmarks, get_benchmark
 from lmbias.benchmarks.base import any_case
 from lmbias.cli import build_parser, main
-from lmbias.protocols import get_protocol
 from lmbias.results import load_run, protocol_tags
 
 from tiny_lm import save_tiny_causal_lm
@@ -124,7 +123,7 @@ def refusals() -> list:
     for benchmark in benchmarks():
         task = benchmark.task
         protocols = task.protocols if task is not None and not task.chat_scoring and "chat" in benchmark.run_options else ()
-        for name in [name for name in protocols if get_protocol(name).scores_raw_text]:
+        for name in [asked.protocol.name for asked in protocols if asked.protocol.scores_raw_text]:
             chosen = ("--protocol", name) if len(task.protocols) > 1 else ()
             found.append((benchmark.name, (*chosen, "--chat"),
                           f"--chat: {benchmark.name}'s likelihood scoring runs on raw text; run it with --protocol generate"))

@@ -16,7 +16,7 @@ from lmbias.benchmarks.bbq.task import score_bbq
 from lmbias.benchmarks.coreference import score_referents
 from lmbias.benchmarks.discrim_eval.measure import NO, YES
 from lmbias.benchmarks.discrim_eval.task import PAPER_PROMPT
-from lmbias.benchmarks.discrim_eval.task import request as discrim_request
+from lmbias.benchmarks.discrim_eval.task import TASK as DISCRIM_EVAL
 from lmbias.benchmarks.esbbq.task import score_items as esbbq_items
 from lmbias.lm import likelihood
 from lmbias.lm.likelihood import TokenLogprobs
@@ -81,7 +81,7 @@ def test_every_option_scorer_reads_the_one_implementation(asked):
     esbbq = esbbq_items(StandIn(), [esbbq_row], "es", batch_size=1)[0]
     assert len(asked[-1]["options"][0]) == 11 and esbbq["prediction_sum"] == 2  # "No sé" (-4) wins: read as "unknown"
     discrim_row = {"id": "d1", "category": "explicit", "prompt": "Should they get the loan?"}
-    score = discrim_request("likelihood", [discrim_row], {"batch_size": 4}).score
+    score = DISCRIM_EVAL.ask("likelihood").request([discrim_row], {"batch_size": 4}).score
     sums = [-float(len(form.strip())) for form in YES + NO]  # one word each: -len of the form without its space
     assert score(StandIn(), "causal", [discrim_row]) == [
         {"id": "d1", "category": "explicit", "yes": sums[:len(YES)], "no": sums[len(YES):]}]

@@ -285,14 +285,14 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval.data import read_items
     from lmbias.benchmarks.discrim_eval.measure import NO, YES
-    from lmbias.benchmarks.discrim_eval.task import request
+    from lmbias.benchmarks.discrim_eval.task import TASK as DISCRIM_EVAL
     from lmbias.benchmarks.real_toxicity_prompts import TASK
     from lmbias.lm.processes import process_state
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
 
     write_items(tmp_path / "data", questions=1)
     rows = read_items("explicit", tmp_path / "data")[0][::27]  # five people of the scenario
-    scoring = request("likelihood", rows, {"batch_size": 8})
+    scoring = DISCRIM_EVAL.ask("likelihood").request(rows, {"batch_size": 8})
     scored = {name: scoring.score(spec.checked().load(process_state(), kind="causal"), "causal", rows)
               for name, spec in (("hf", HF), ("vllm", VLLM))}
     tokenizer = load_causal_lm(device="cpu").tokenizer  # each form's tokens, and at most one straddling the '"' before it

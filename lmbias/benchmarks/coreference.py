@@ -21,19 +21,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..protocols import choice
+from ..protocols import GENERATE, LIKELIHOOD, choice
 from ..protocols.choice import Questions
 from ..protocols.likelihood import Scoring, check_rows, score_options
+from .declared import Ask
 
 REFERENT_PROMPT = "{sentence} ‘{pronoun}’ refers to the"
 LETTERED_PROMPT = ("{sentence}\nIn the sentence above, who does ‘{pronoun}’ refer to?\n{options}\n"
                    "Answer with the letter of the correct option.\nAnswer:")
 PROMPT_FIELDS = ("sentence", "pronoun")
-PROMPTS = {"likelihood": REFERENT_PROMPT, "generate": LETTERED_PROMPT}
-DESCRIBED = {"likelihood": "the two people scored as continuations of \"<sentence> ‘He’ refers to the\"",
-             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
 TEMPLATE_HELP = "{sentence}, {pronoun} and {options} (the lettered lines)"  # --prompt-template's placeholders, for its help
-DECISIONS = {"likelihood": "sum"}  # how a protocol's answer is decided, where there is a choice: the summed log-probability
 ROW_KEYS = ("id", "sentence", "pronoun", "candidates", "label")
 
 
@@ -75,21 +72,32 @@ def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
     return [None if record["prediction"] is None else record["prediction"] == row["label"] for record, row in zip(records, rows)]
 
 
-def request(protocol: str, rows: list[dict], *, prompt: str, benchmark: str, batch_size: int, seed: int):
-    """What ``protocol`` is asked for ``rows``: the two people scored after :data:`REFERENT_PROMPT`
-    (:func:`score_referents`), or the lettered question in ``prompt``, one option order per pair (a
-    sentence's gender versions, or its pro and anti versions: the versions differ only in the
-    pronoun, so a model that favours a letter does not look sensitive to the pronoun's gender)."""
-    def scoring() -> Scoring:
-        return Scoring(lambda lm, kind, part: score_referents(lm, part, batch_size=batch_size, what=benchmark),
-                       unit="sentence", per_item=2)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the two people scored after :data:`REFERENT_PROMPT` (:func:`score_referents`)."""
+    batch_size, benchmark = settings["batch_size"], settings["benchmark"]
+    return Scoring(lambda lm, kind, part: score_referents(lm, part, batch_size=batch_size, what=benchmark),
+                   unit="sentence", per_item=2)
 
-    def questions() -> Questions:
-        orders = [choice.option_order(row.get("pair", row["id"]), 2, seed, f"lmbias-{benchmark}") for row in rows]
-        options = [option_texts(row) for row in rows]
-        prompts = [prompt.format(sentence=row["sentence"], pronoun=row["pronoun"].capitalize(),
-                                 options=choice.lettered_options(texts, order))
-                   for row, texts, order in zip(rows, options, orders)]
-        return Questions([row["id"] for row in rows], prompts, options, orders, config={"prompt": prompt})
 
-    return {"likelihood": scoring, "generate": questions}[protocol]()
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: the lettered question in the run's wording, one option order per pair (a sentence's
+    gender versions, or its pro and anti versions: the versions differ only in the pronoun, so a model that favours
+    a letter does not look sensitive to the pronoun's gender)."""
+    prompt, seed, benchmark = settings["prompt"], settings["seed"], settings["benchmark"]
+    orders = [choice.option_order(row.get("pair", row["id"]), 2, seed, f"lmbias-{benchmark}") for row in rows]
+    options = [option_texts(row) for row in rows]
+    prompts = [prompt.format(sentence=row["sentence"], pronoun=row["pronoun"].capitalize(),
+                             options=choice.lettered_options(texts, order))
+               for row, texts, order in zip(rows, options, orders)]
+    return Questions([row["id"] for row in rows], prompts, options, orders, config={"prompt": prompt})
+
+
+def protocols(scored: str) -> tuple:
+    """The two protocols as Winogender and WinoBias ask them (:class:`~lmbias.benchmarks.declared.Ask`), likelihood
+    first; results.json's ``decision`` says how a likelihood answer is decided (the summed log-probability).
+    ``scored``: what a likelihood run's summary says it did."""
+    return (Ask(LIKELIHOOD, "the two people scored as continuations of \"<sentence> ‘He’ refers to the\"", scoring,
+                prompt=REFERENT_PROMPT, config=lambda options: {"decision": "sum"}, how=scored),
+            Ask(GENERATE, "lettered options, the answer generated and read (for models without log-probabilities)",
+                questions, prompt=LETTERED_PROMPT, config=lambda options: {"decision": None},
+                how="generated answers to lettered options"))

@@ -2,8 +2,9 @@
 
 A benchmark that asks its items through the protocols (:mod:`lmbias.protocols`) declares a
 :class:`Task`: its own options (:class:`Option`, each declared once: type, choices, range, default,
-help, and whether it changes the answers), the protocols it supports and their default wordings,
-its items, how an item becomes a protocol's request, its measure (a pure function of the answers and
+help, and whether it changes the answers), the protocols it supports (one :class:`Ask` each: the
+:class:`~lmbias.protocols.Protocol` object, what it does here, how the items become its request, its
+default wording, what a resume compares and what results.json's config adds), its items, its measure (a pure function of the answers and
 the items' metadata) and what results.json records of its data. :func:`run_task` does the rest, the
 same for every such benchmark: check every option (one line naming the option), select the items,
 ask the protocol (resumable, locked run folder, progress), apply the measure, label a partial run,
@@ -20,13 +21,13 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..checks import check_choice, check_choices, check_scalar
 from ..errors import InputError
 from ..lm.spec import ModelSpec
-from ..protocols import add_protocol_arguments, check_protocol, get_protocol
+from ..protocols import Protocol, add_protocol_arguments, check_protocol, get_protocol
 from ..run_lock import holds_run_directory
 from ..run_result import RunResult, coverage
 from .base import chat_requested
@@ -139,6 +140,42 @@ class Option:
         return f"{self.flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}"
 
 
+def named_settings(*keys: str) -> Callable[[dict], dict]:
+    """An :attr:`Ask.identity` that holds the settings ``keys`` (own options, or ``protocol``, ``batch_size``, ``seed``),
+    in that order."""
+    return lambda settings: {key: settings[key] for key in keys}
+
+
+@dataclass(frozen=True)
+class Ask:
+    """How a benchmark asks its items through one protocol: one entry of :attr:`Task.protocols`. A benchmark
+    declares one per protocol it supports and never names a protocol otherwise: what differs between protocols
+    is here, and what a function must know of the protocol a run used it asks the protocol object
+    (``get_protocol(settings["protocol"]).reads_replies``).
+
+    Attributes:
+        protocol: the :class:`~lmbias.protocols.Protocol` (the object: ``LIKELIHOOD``, ``GENERATE``).
+        help: what the protocol does for this benchmark (``--protocol``'s help).
+        request: ``request(rows, settings)``: the protocol's request for the rows (pure: no model in sight;
+            ``settings`` as :attr:`Task.items` gets them).
+        prompt: its default wording (None: none, or chosen per item).
+        identity: ``identity(settings)``: the run's identity that config.json holds and a resume compares, besides
+            the model (None: the protocol, where the benchmark has several, and every option declared ``identity``;
+            :func:`named_settings` picks settings by name).
+        config: ``config(options)``: what results.json's ``config`` adds (e.g. the decision rule), or sets anew for
+            a key it already has (an option that does not apply to the protocol: None).
+        how: what a run's summary says the protocol did (the benchmark's summary may fill placeholders in it).
+    """
+
+    protocol: Protocol
+    help: str
+    request: Callable[[list, dict], Any]
+    prompt: str | None = None
+    identity: Callable[[dict], dict] | None = None
+    config: Callable[[dict], dict] = lambda options: {}
+    how: str = ""
+
+
 @dataclass(frozen=True)
 class Task:
     """What a benchmark declares for :func:`run_task`.
@@ -146,9 +183,8 @@ class Task:
     Attributes:
         name, display_name: the benchmark's id and the name people read (progress bars).
         options: its own options, in ``--help`` order (:class:`Option`).
-        protocols: each protocol it supports -> what that protocol does here (``--protocol``'s help);
+        protocols: one :class:`Ask` per protocol it supports (its request, help, wording, identity and config);
             the first is the default. A Task with one protocol has no ``--protocol``, and its run records none.
-        prompts: each protocol's default wording (None: none, or chosen per item).
         prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
             ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
             call refuses one).
@@ -156,20 +192,15 @@ class Task:
             with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
             and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
             model's: where a scorer runs too).
-        request: ``request(protocol, rows, settings)``: the protocol's request for the rows.
         measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
         data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
         counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
             reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
         shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
             (default: "short data files").
-        config: ``config(protocol, options)``: what results.json's ``config`` adds (e.g. the decision rule),
-            or sets anew for a key it already has (an option that does not apply to the protocol: None).
         check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
             does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
             model is checked or loaded.
-        identity: ``identity(protocol, settings)``: the run's identity that config.json holds and a resume
-            compares, besides the model (None: the protocol and every option declared ``identity``).
         recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
             it, from the generic one (``model``: the model's description; None: as it is).
         skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
@@ -195,18 +226,14 @@ class Task:
     name: str
     display_name: str
     options: tuple
-    protocols: Mapping[str, str]
+    protocols: tuple
     items: Callable[[dict, Any], list]
-    request: Callable[[str, list, dict], Any]
     measure: Callable[[list, list, dict, Any], dict]
     data: Callable[[list, dict, Any], dict]
     counted: Callable[[list, dict], dict]
-    prompts: Mapping[str, str | None] = field(default_factory=dict)
     prompt_fields: tuple = ()
     template_help: str | None = None
-    config: Callable[[str, dict], dict] = lambda protocol, options: {}
     check: Callable[[str, dict], None] = lambda protocol, options: None
-    identity: Callable[[str, dict], dict] | None = None
     recorded: Callable[[dict, list, dict, dict], dict] | None = None
     chat_scoring: bool = False
     shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
@@ -225,7 +252,22 @@ class Task:
         for option in self.options:
             option.add_to(parser)
         if len(self.protocols) > 1:
-            add_protocol_arguments(parser, self.protocols, template_fields=self.template_help)
+            add_protocol_arguments(parser, {asked.protocol.name: asked.help for asked in self.protocols},
+                                   template_fields=self.template_help)
+
+    @property
+    def protocol_names(self) -> tuple:
+        """The names of the protocols it supports (``--protocol``'s values), the default first."""
+        return tuple(asked.protocol.name for asked in self.protocols)
+
+    def ask(self, protocol: str | None = None) -> Ask:
+        """The :class:`Ask` of the protocol called ``protocol`` (None: the default, the first; a run recorded
+        before ``--protocol`` existed used it); a protocol it does not support is refused in one line."""
+        if protocol is None:
+            return self.protocols[0]
+        check_choice(protocol, list(self.protocol_names), "protocol")
+        used = get_protocol(protocol)
+        return next(asked for asked in self.protocols if asked.protocol is used)
 
     def run(self, options: argparse.Namespace, model: ModelSpec):
         """``lmbias run NAME``: :func:`run_task` with the parsed options."""
@@ -273,7 +315,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     Args:
         task: the benchmark's :class:`Task`.
         model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
-        protocol: one of ``task.protocols`` (default: the first); prompt_template: the wording of a
+        protocol: the name of one of ``task.protocols`` (default: the first); prompt_template: the wording of a
             protocol that takes one.
         batch_size: items per forward pass or generation batch; seed: the option orders' and
             bootstrap's seed; progress: a progress bar.
@@ -284,12 +326,12 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     """
     spec = ModelSpec.of(model)
     options = task.checked(given)
-    protocol = next(iter(task.protocols)) if protocol is None else protocol
-    check_choice(protocol, list(task.protocols), "protocol")
-    used = get_protocol(protocol)
+    chosen = task.ask(protocol)
+    used = chosen.protocol
+    protocol = used.name
     if prompt_template is not None and task.template_help is None:
         raise InputError(f"{task.name} takes no prompt_template (--prompt-template): its questions' wording is fixed")
-    prompt = check_protocol(protocol, prompt_template, prompts=task.prompts, fields=task.prompt_fields)
+    prompt = check_protocol(protocol, prompt_template, default=chosen.prompt, fields=task.prompt_fields)
     task.check(protocol, options)
     used.refuse_chat(spec, task.name, chat_scoring=task.chat_scoring)  # before any model is checked or loaded
     used.refuse_model(spec, task.display_name)
@@ -303,9 +345,9 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
     named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
     identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \
-        if task.identity is None else task.identity(protocol, settings)
+        if chosen.identity is None else chosen.identity(settings)
     records, described, placement, timing = used.answer(
-        spec, rows, task.request(protocol, rows, settings), out=out, benchmark=task.name, run_config=identity,
+        spec, rows, chosen.request(rows, settings), out=out, benchmark=task.name, run_config=identity,
         batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}")
     if records is None:
         return None
@@ -314,7 +356,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     narrowed = " ".join(option.given(options[option.name]) for option in sorted(task.options, key=lambda option: option.many)
                         if option.narrowed(options[option.name]))
     config = {**named, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
-              **task.config(protocol, options)}
+              **chosen.config(options)}
     started = time.perf_counter()
     results = task.measure(records, rows, settings, data_dir)
     if task.measure_seconds is not None:

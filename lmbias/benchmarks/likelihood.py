@@ -5,23 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..protocols import get_protocol
+from ..protocols import LIKELIHOOD, get_protocol
 from ..render.text import markdown_table
 from .base import model_named
 
-# whether a protocol's records name it: the likelihood records keep the Hub ids they had before --protocol
-NAMED_IN_RECORDS = {"likelihood": False, "generate": True}
-
 
 def protocol_of(results: dict) -> str:
-    """The protocol a run used (runs from before ``--protocol`` scored likelihoods)."""
-    return results["config"].get("protocol", "likelihood")
+    """The name of the protocol a run used (runs from before ``--protocol`` scored likelihoods)."""
+    return results["config"].get("protocol", LIKELIHOOD.name)
 
 
 def record_protocol(results: dict) -> dict:
-    """What each of a run's records adds to name its protocol (nothing for a likelihood run)."""
+    """What each of a run's records adds to name its protocol: a run whose protocol reads replies names it; one
+    that scores does not (its records keep the Hub ids they had before ``--protocol``)."""
     protocol = protocol_of(results)
-    return {"protocol": protocol} if NAMED_IN_RECORDS[protocol] else {}
+    return {"protocol": protocol} if get_protocol(protocol).reads_replies else {}
 
 
 def invalid_rate(results: dict) -> float | None:
@@ -68,12 +66,9 @@ def _asked_header(results: dict, scored: str, out, unit: str) -> str:
             f"{results['timing']['generation_seconds']:.1f} s this session; results in {out}/results.json")
 
 
-HEADERS = {"likelihood": _scored_header, "generate": _asked_header}  # a summary's model line, per protocol
-
-
 def likelihood_summary(results: dict, scored: str, rows: list, out, unit: str = "items") -> str:
     """The model line and the table of a likelihood run's summary (``scored``: what the run covers;
     a resumed run says how many ``unit`` this session scored and how many an earlier one did); a
     generative run's line says so, with its invalid replies."""
-    header = HEADERS[protocol_of(results)](results, scored, out, unit)
+    header = (_asked_header if get_protocol(protocol_of(results)).reads_replies else _scored_header)(results, scored, out, unit)
     return "\n".join([header, "", markdown_table(rows, list(rows[0]))])

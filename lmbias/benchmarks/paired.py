@@ -81,7 +81,7 @@ def _settings(task, results: dict, path) -> dict:
     config = results["config"]
     options = {option.name: config.get(option.name, option.default) for option in task.options}
     options = {name: list(value) if isinstance(value, tuple) else value for name, value in options.items()}
-    protocol = config.get("protocol") or next(iter(task.protocols))
+    protocol = task.ask(config.get("protocol")).protocol.name
     return {**options, "protocol": protocol, "prompt": config.get("prompt"), "batch_size": config.get("batch_size", 32),
             "seed": config.get("seed", 0), "benchmark": task.name, "out": str(path), "bootstrap": 0}
 
@@ -144,7 +144,7 @@ def task_side(benchmark, run, data_dir=None) -> Side:
     rows = task.items(settings, data_dir)
     _recorded_items(run, rows)
     records = read_jsonl(records_file, "one answer per line, each with its item's id")
-    asked = getattr(task.request(settings["protocol"], rows, settings), "ids", None)  # a question per item or several
+    asked = getattr(task.ask(settings["protocol"]).request(rows, settings), "ids", None)  # a question per item or several
     expected = [str(item) for item in asked] if asked is not None else [str(row["id"]) for row in rows]
     records = _answers_by_item(records_file, records, expected)
     per_row = len(records) // len(rows)

@@ -22,20 +22,27 @@ intersentence).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .. import protocols
 from ..errors import InputError
-from ..protocols import choice, get_protocol
+from ..protocols import GENERATE, LIKELIHOOD, choice, get_protocol
 from ..protocols.choice import Questions
+from .declared import Ask
 
 SENTENCE_PROMPT = ("Which of these two sentences is more plausible?\n{options}\n"
                    "Answer with the letter of the more plausible sentence.\nAnswer:")
 CONTINUATION_PROMPT = ("{context}\nWhich of these two sentences more plausibly comes next?\n{options}\n"
                        "Answer with the letter of the more plausible sentence.\nAnswer:")
-DESCRIBED = {"likelihood": "each sentence's log-probability (the paper's)",
-             "generate": "each comparison asked as a question with the two sentences as lettered options, the answer "
-                         "generated and read (for models without log-probabilities)"}
+
+
+def asks(scoring: Callable, questions: Callable, *, scored: Callable[[dict], dict], asked: Callable[[dict], dict]) -> tuple:
+    """The two protocols of a sentence-likelihood benchmark (:class:`~lmbias.benchmarks.declared.Ask`), likelihood
+    first: ``scoring`` and ``questions`` make their requests (``request(rows, settings)``), ``scored`` and ``asked``
+    their runs' identities (``identity(settings)``)."""
+    return (Ask(LIKELIHOOD, "each sentence's log-probability (the paper's)", scoring, identity=scored),
+            Ask(GENERATE, "each comparison asked as a question with the two sentences as lettered options, the answer "
+                          "generated and read (for models without log-probabilities)", questions, identity=asked))
 
 
 def check_protocol(protocol: str, prompt_template: str | None, fields: Sequence[str] = (), model_type: str = "auto") -> str | None:

@@ -15,9 +15,11 @@
 ``--protocol`` chooses between the protocols of :data:`PROTOCOLS` (a multiple-choice benchmark's); a
 benchmark that supports one protocol only (continue, embed) takes no ``--protocol``.
 
-A benchmark names the protocols it supports and, per protocol, its request (what to score, or which
-question to ask); it asks the :class:`Protocol` what it needs to know (whether replies are read and
-may be invalid, whether a chat run can be scored) and never compares protocol names. The options
+A benchmark names the protocols it supports, by object, and per protocol its request (what to score, or
+which question to ask), its wording and what its run records (one :class:`lmbias.benchmarks.declared.Ask`
+each); it asks the :class:`Protocol` what it needs to know (whether replies are read and may be invalid,
+whether a chat run can be scored) and never compares protocol names nor keys a table by them. Nothing here
+names a benchmark. The options
 ``--protocol`` and ``--prompt-template`` are declared here once (:func:`add_protocol_arguments`) and
 checked here once (:func:`check_protocol`).
 """
@@ -108,13 +110,12 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, described: Mapping[s
         parser.add_argument("--prompt-template", help=f"generate: another wording, with {template_fields}")
 
 
-def check_protocol(name: str, template: str | None, *, prompts: Mapping[str, str | None] | None = None,
+def check_protocol(name: str, template: str | None, *, default: str | None = None,
                    fields: Sequence[str] = ()) -> str | None:
-    """The wording a run of protocol ``name`` uses: ``prompts[name]`` (its default; None: the
+    """The wording a run of protocol ``name`` uses: ``default`` (the benchmark's for the protocol; None: the
     benchmark picks one per item), or ``template`` checked (placeholders ``fields`` and ``{options}``)
     where the protocol takes one; a template given to a protocol that takes none is refused."""
     protocol = get_protocol(name)
-    default = (prompts or {}).get(name)
     if template is not None and not protocol.takes_template:
         raise InputError(f"--prompt-template applies to --protocol generate (--protocol {name} asks no question in words "
                          "of the user's choosing)")

@@ -20,25 +20,6 @@ from ..errors import InputError, InputTypeError
 from ..lm.spec import ModelSpec
 
 SCORES_FILE = "scores.jsonl"
-SCORE_DESCRIPTIONS = {
-    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (the first subword given "
-    "BOS/EOS, the others given the sentence alone, as the authors' code)",
-    ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
-    ("masked", "mean-probability"): "mean probability of the option word's subwords at the blank (left to right), as the "
-    "authors' code",
-    ("masked", "mean-logprob"): "mean log-probability of the option word's subwords at the blank (left to right), the "
-    "paper's §7.1 wording",
-    ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
-    ("causal", "crows_pairs"): "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
-    ("masked", "crows_pairs"): "pseudo-log-likelihood of the tokens both sentences share",
-    ("chat", "crows_pairs"): "log-likelihood of the sentence as the assistant's reply to \"Write a sentence.\" in the "
-    "model's chat template (sum over subwords)",
-    ("chat", "intrasentence"): "mean log-probability per subword of the option sentence as the assistant's reply to "
-    "\"Write a sentence.\" in the model's chat template",
-    ("chat", "intersentence"): "mean log-probability per subword of the option sentence as the assistant's reply to the "
-    "request to continue the context, in the model's chat template",
-}
-
 
 
 def check_rows(rows: Sequence[dict], keys: Sequence[str], what: str) -> list[dict]:
@@ -176,7 +157,7 @@ class Scoring:
         kinds: the model kinds the benchmark scores ("causal", "masked").
         model_type: ``--model-type`` ("auto": from the config's architectures).
         chat_scoring: whether ``score`` scores a chat run in the chat template.
-        describe: ``describe(lm, kind)``: what the model's description adds (StereoSet's NSP head).
+        describe: ``describe(lm, kind)``: what the model's description adds (e.g. whether a masked LM has a next-sentence head).
     """
 
     score: Callable

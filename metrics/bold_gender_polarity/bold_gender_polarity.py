@@ -3,11 +3,12 @@
 import evaluate
 
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.benchmarks.bold.scorers import gender
 from lmbias.checks import check_choice, check_scalar
 from lmbias.stats import label_result
 
-_CITATION = evaluate_adapter.BOLD_CITATION + """\
+_CITATION = SPEC.citation + "\n" + """\
 @inproceedings{bolukbasi2016man,
   title     = {Man is to Computer Programmer as Woman is to Homemaker? Debiasing Word Embeddings},
   author    = {Bolukbasi, Tolga and Chang, Kai-Wei and Zou, James and Saligrama, Venkatesh and Kalai, Adam},

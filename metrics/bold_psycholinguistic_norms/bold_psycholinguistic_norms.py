@@ -3,12 +3,13 @@
 import evaluate
 
 from lmbias import evaluate_adapter, stats
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.benchmarks.bold.scorers import psycholinguistic
 from lmbias.checks import check_choice, check_groups
 from lmbias.errors import InputError
 from lmbias.words import CLOSED_CLASS_WORDS, load_pos_tagger
 
-_CITATION = evaluate_adapter.BOLD_CITATION + """\
+_CITATION = SPEC.citation + "\n" + """\
 @article{warriner2013norms,
   title   = {Norms of valence, arousal, and dominance for 13,915 {English} lemmas},
   author  = {Warriner, Amy Beth and Kuperman, Victor and Brysbaert, Marc},

@@ -3,10 +3,11 @@
 import evaluate
 
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.errors import InputError
 from lmbias.scorers import regard
 
-_CITATION = evaluate_adapter.BOLD_CITATION + """\
+_CITATION = SPEC.citation + "\n" + """\
 @inproceedings{sheng2019woman,
   title     = {The Woman Worked as a Babysitter: On Biases in Language Generation},
   author    = {Sheng, Emily and Chang, Kai-Wei and Natarajan, Premkumar and Peng, Nanyun},

@@ -3,11 +3,12 @@
 import evaluate
 
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.checks import check_scalar
 from lmbias.scorers import vader
 from lmbias.stats import label_result
 
-_CITATION = evaluate_adapter.BOLD_CITATION + """\
+_CITATION = SPEC.citation + "\n" + """\
 @inproceedings{hutto2014vader,
   title     = {{VADER}: A Parsimonious Rule-Based Model for Sentiment Analysis of Social Media Text},
   author    = {Hutto, Clayton J. and Gilbert, Eric},

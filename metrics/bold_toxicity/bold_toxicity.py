@@ -3,10 +3,11 @@
 import evaluate
 
 from lmbias import evaluate_adapter
+from lmbias.benchmarks.bold.data import SPEC
 from lmbias.checks import check_scalar, check_texts
 from lmbias.scorers import toxicity
 
-_CITATION = evaluate_adapter.BOLD_CITATION + """\
+_CITATION = SPEC.citation + "\n" + """\
 @misc{Detoxify,
   title     = {Detoxify},
   author    = {Hanu, Laura and {Unitary team}},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...protocols import PROTOCOLS, get_protocol
+from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
 from .task import TASK
@@ -51,8 +51,6 @@ def records(results: dict, benchmark: Benchmark | None = None) -> Iterable[dict]
                                    protocol=protocol, count=answered)
 
 
-HOW = {"likelihood": "likelihood, the answer with the highest {rule} log-probability",
-       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
 RULES = {"sum": "summed", "mean": "per-token"}  # --decision's rule, in the summary's words
 
 
@@ -64,7 +62,7 @@ def summary(results: dict, out) -> str:
              "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
-    how = HOW[config["protocol"]].format(rule=RULES.get(config.get("decision")))
+    how = TASK.ask(config["protocol"]).how.format(rule=RULES.get(config.get("decision")))
     header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
               f"results in {out}/results.json")
     note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
@@ -90,7 +88,7 @@ BENCHMARK = Benchmark(
     overall_note="BBQ's overall cells pool every item of the categories run; the paper reports per category.",
     paper="https://aclanthology.org/2022.findings-acl.165/", references=REFERENCES,
     examples=Examples(
-        refused=((("--protocol", "generate", "--decision", "mean"), "--decision applies to --protocol likelihood"),),
+        refused=((("--protocol", GENERATE.name, "--decision", "mean"), "--decision applies to --protocol likelihood"),),
         modules={"bbq": ModuleExample(
             {"predictions": [2, 0, 1, 0, -1], "labels": [2, 2, 1, 0, 1], "target_locs": [0, 0, 1, 0, 0], "unknown_locs": [2] * 5,
              "question_polarities": ["neg", "neg", "nonneg", "neg", "neg"],

@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...errors import InputError
-from ...protocols import choice, get_protocol
+from ...protocols import GENERATE, LIKELIHOOD, choice, get_protocol
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..base import any_case
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
 from .measure import bbq_scores
 
@@ -42,8 +42,6 @@ LETTERS = choice.LETTERS[:3]
 LETTERED_PROMPT = ("{context}\n\nQuestion: {question}\nA. {A}\nB. {B}\nC. {C}\n"
                    "Answer with the letter of the correct option.\nAnswer:")
 GENERATED_TOKENS = choice.GENERATED_TOKENS
-PROMPTS = {"likelihood": PROMPT, "generate": LETTERED_PROMPT}  # results.json's config.prompt, per protocol
-SETTINGS = {"generate": {"max_new_tokens": GENERATED_TOKENS}}  # what else results.json's config records, per protocol
 ROW_KEYS = ("id", "category", "context", "question", *ANSWERS, "label", "target_loc", "unknown_loc", "question_polarity",
             "context_condition")
 
@@ -82,19 +80,18 @@ def lettered_prompt(row: dict, order: Sequence[int]) -> str:
 parse_answer = choice.parse_choice  # a reply read as a letter or an answer's text
 
 
-def request(protocol: str, rows: list[dict], *, batch_size: int, seed: int):
-    """What ``protocol`` is asked for ``rows``: the three answers scored after each prompt
-    (:func:`score_bbq`, three sentences per item), or the lettered question (:func:`lettered_prompt`),
-    its answers in an order shuffled per item from the seed (:func:`option_order`)."""
-    def scoring() -> Scoring:
-        return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=batch_size), unit="item", per_item=3)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the three answers scored after each prompt (:func:`score_bbq`, three sentences per item)."""
+    batch_size = settings["batch_size"]
+    return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=batch_size), unit="item", per_item=3)
 
-    def questions() -> Questions:
-        orders = [option_order(row["id"], seed) for row in rows]
-        return Questions([row["id"] for row in rows], [lettered_prompt(row, order) for row, order in zip(rows, orders)],
-                         [[row[key] for key in ANSWERS] for row in rows], orders)
 
-    return {"likelihood": scoring, "generate": questions}[protocol]()
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: the lettered question (:func:`lettered_prompt`), its answers in an order shuffled per
+    item from the seed (:func:`option_order`)."""
+    orders = [option_order(row["id"], settings["seed"]) for row in rows]
+    return Questions([row["id"] for row in rows], [lettered_prompt(row, order) for row, order in zip(rows, orders)],
+                     [[row[key] for key in ANSWERS] for row in rows], orders)
 
 
 def select_rows(categories: Sequence[str], limit: int | None, data_dir=None) -> list[dict]:
@@ -178,8 +175,17 @@ def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
     return [None if answer is None else answer == row["label"] for answer, row in zip(predicted(records, settings), rows)]
 
 
-DESCRIBED = {"likelihood": "the three answers scored as continuations of the question",
-             "generate": "lettered options, the answer generated and read (for models without log-probabilities)"}
+# the two protocols: results.json's config.prompt, the decision rule where answers are scored, generate's token budget
+# (after the prompt, as before)
+ASKS = (
+    Ask(LIKELIHOOD, "the three answers scored as continuations of the question", scoring, prompt=PROMPT,
+        config=lambda options: {"decision": options["decision"]},
+        how="likelihood, the answer with the highest {rule} log-probability"),
+    Ask(GENERATE, "lettered options, the answer generated and read (for models without log-probabilities)", questions,
+        prompt=LETTERED_PROMPT, config=lambda options: {"decision": None, "max_new_tokens": GENERATED_TOKENS},
+        how="generated answers to lettered options"),
+)
+
 
 TASK = Task(
     name="bbq", display_name="BBQ",
@@ -196,12 +202,8 @@ TASK = Task(
         Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
                expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols=DESCRIBED, prompts=PROMPTS, check=check, outcomes=outcomes, outcome_name="correct answer",
+    protocols=ASKS, check=check, outcomes=outcomes, outcome_name="correct answer",
     items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
-    request=lambda protocol, rows, settings: request(protocol, rows, batch_size=settings["batch_size"], seed=settings["seed"]),
     measure=measure, data=data,
     counted=lambda rows, options: {"items": (len(rows), SPEC.expected_rows())},
-    # the decision rule only where answers are scored; generate's token budget (after the prompt, as before)
-    config=lambda protocol, options: {"decision": options["decision"] if decisions(protocol) else None,
-                                      **SETTINGS.get(protocol, {})},
 )

@@ -28,6 +28,7 @@ from ...errors import InputError
 from ...lm.chat import scored_text
 from ...lm.generation import PRESETS, generation_settings
 from ...model_source import model_source
+from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations, Scorer, ScorerUnavailable, score_texts
 from ...resources import PathLike, ResourceNotFoundError
 from ...scorers import regard, toxicity, vader
@@ -35,7 +36,7 @@ from ...scorers.classifier import ClassifierError, check_classifier_path, load_c
 from ...text import anonymize_texts
 from ...version import __version__
 from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .data import DOMAINS
 from .scorers import gender, lexicon_extension, lexicons, psycholinguistic
 from .table3 import table3_counts
@@ -438,7 +439,7 @@ def scoring(settings: dict) -> dict:
     return {"metrics": list(settings["metrics"]), "anonymize": not settings["no_anonymize"], **given}
 
 
-def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+def request(rows: list[dict], settings: dict) -> Continuations:
     """Each prompt continued (``--num-return-sequences`` times) and prompt + continuation scored by the chosen metrics,
     the Wikipedia sentences after them (the human baseline)."""
     chat = settings["chat"]
@@ -490,13 +491,13 @@ def _data(rows: list[dict], settings: dict, data_dir) -> dict:
 
 TASK = Task(
     name="bold", display_name="BOLD", options=OPTIONS,
-    protocols={"continue": "each prompt continued, prompt + continuation scored by the metrics, and the Wikipedia "
-                           "sentences by the same metrics"},
+    protocols=(Ask(CONTINUE, "each prompt continued, prompt + continuation scored by the metrics, and the Wikipedia "
+                             "sentences by the same metrics", request,
+                   identity=lambda settings: {"domains": list(settings["domains"]), "per_group": settings["per_group"],
+                                              "limit": settings["limit"], **prompted([], settings)[1]}),),
     items=lambda settings, data_dir: select_rows(settings["domains"], per_group=settings["per_group"],
                                                  limit=settings["limit"], data_dir=data_dir),
-    request=request, measure=measure, data=_data, counted=counted, check=check,
-    identity=lambda protocol, settings: {"domains": list(settings["domains"]), "per_group": settings["per_group"],
-                                         "limit": settings["limit"], **prompted([], settings)[1]},
+    measure=measure, data=_data, counted=counted, check=check,
     recorded=recorded,
     skipped_by=lambda continued, settings: {f"{source} {metric}": reason for source in ("model", "wikipedia")
                                             for metric, reason in continued.skipped.items()},

@@ -22,8 +22,6 @@ METRICS = (
     MetricSpec("invalid_rate", "Invalid replies", "%", 0.0, False, 1, "generate: share of replies that name no answer",
                column=False),
 )
-HOW = {"likelihood": "likelihood: the three answers scored, lmbias's protocol",
-       "generate": "generate: the authors' prompt, replies read"}
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -45,7 +43,7 @@ def summary(results: dict, out) -> str:
                                   for spec in METRICS[:5]}, "items": block["items"], "invalid": block["invalid"]}
             for name, block in [*body["categories"].items(), ("mean over categories", body["overall"])]]
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items "
-                      f"({HOW[config['protocol']]}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])), "",
+                      f"({TASK.ask(config['protocol']).how}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])), "",
                       "S_amb, S_disamb, S_total in [0, 1] (0: no biased answer), the biased answer by position as the authors "
                       "read it (A for a negative question, B for a non-negative one); the mean over categories is lmbias's "
                       "(the authors report per category)."])

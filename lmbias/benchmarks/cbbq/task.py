@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...protocols import choice
+from ...protocols import GENERATE, LIKELIHOOD, choice
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, check, decisions, predicted
-from ..declared import Option, Task
+from ..bbq.task import DECISIONS, check, predicted
+from ..declared import Ask, Option, Task
 from .data import CATEGORIES, CBBQ_COMMIT, CITATION, CONTEXTS, ROWS, read_file
 from .measure import cbbq_scores
 
@@ -47,14 +47,17 @@ def select_rows(categories, limit: int | None, data_dir=None) -> list[dict]:
     return rows
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """The likelihood request (the three answers after :data:`LIKELIHOOD_PROMPT`) or the authors' question."""
-    if decisions(protocol):
-        def score(lm, kind, part):
-            part = check_rows(part, ("id", "category", "context", "question", *ANSWERS), "CBBQ")
-            return score_options(lm, part, [LIKELIHOOD_PROMPT.format(**row) for row in part],
-                                 [[row[key] for key in ANSWERS] for row in part], batch_size=settings["batch_size"])
-        return Scoring(score, unit="item", per_item=3)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the three answers after :data:`LIKELIHOOD_PROMPT`."""
+    def score(lm, kind, part):
+        part = check_rows(part, ("id", "category", "context", "question", *ANSWERS), "CBBQ")
+        return score_options(lm, part, [LIKELIHOOD_PROMPT.format(**row) for row in part],
+                             [[row[key] for key in ANSWERS] for row in part], batch_size=settings["batch_size"])
+    return Scoring(score, unit="item", per_item=3)
+
+
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: the authors' question, its answers in file order."""
     return Questions([row["id"] for row in rows], [PROMPT.format(**row) for row in rows],
                      [[row[key] for key in ANSWERS] for row in rows], [[0, 1, 2]] * len(rows),
                      read=lambda i, reply: choice.parse_choice_or_unknown(reply, [rows[i][key] for key in ANSWERS], [0, 1, 2],
@@ -68,6 +71,16 @@ def data(rows: list[dict], settings: dict, data_dir) -> dict:
             "categories": list(settings["categories"]), "counts": {"items": len(rows), **dict(sorted(counts.items()))}}
 
 
+ASKS = (
+    Ask(GENERATE, "the authors' prompt, answers in file order, the reply read (chat models)", questions, prompt=PROMPT,
+        config=lambda options: {"decision": None, "max_new_tokens": choice.GENERATED_TOKENS},
+        how="generate: the authors' prompt, replies read"),
+    Ask(LIKELIHOOD, "the three answers scored as continuations of the question (models with log-probabilities)", scoring,
+        prompt=LIKELIHOOD_PROMPT, config=lambda options: {"decision": options["decision"]},
+        how="likelihood: the three answers scored, lmbias's protocol"),
+)
+
+
 TASK = Task(
     name="cbbq", display_name="CBBQ",
     options=(
@@ -79,17 +92,13 @@ TASK = Task(
         Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
                minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols={"generate": "the authors' prompt, answers in file order, the reply read (chat models)",
-               "likelihood": "the three answers scored as continuations of the question (models with log-probabilities)"},
-    prompts={"generate": PROMPT, "likelihood": LIKELIHOOD_PROMPT},
+    protocols=ASKS,
     items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
-    request=request, check=check, data=data,
+    check=check, data=data,
     measure=lambda records, rows, settings, data_dir: cbbq_scores(rows, predicted(records, settings),
                                                                   bootstrap=settings["bootstrap"], seed=settings["seed"]),
     counted=lambda rows, settings: {"items": (len(rows), sum(ROWS.values()))},
     outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
                                               for p, row in zip(predicted(records, settings), rows)],
     outcome_name="correct answer",
-    config=lambda protocol, options: {"decision": options["decision"] if decisions(protocol) else None,
-                                      **({} if decisions(protocol) else {"max_new_tokens": choice.GENERATED_TOKENS})},
 )

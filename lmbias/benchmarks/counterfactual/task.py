@@ -23,10 +23,11 @@ import numpy as np
 
 from ...errors import InputError
 from ...lm.generation import PLAIN_SAMPLING, generation_settings
+from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations, Scorer, ScorerUnavailable, score_texts
 from ...render.text import first_line
 from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .data import ATTRIBUTES, SPEC, tokens_of
 from .measure import counterfactual_fairness
 from .scorers import sentiment, similarity
@@ -218,7 +219,7 @@ def scoring(settings: dict) -> dict:
     return {"classifiers": list(settings["classifiers"]), "semantic": not settings.get("no_similarity", True), **given}
 
 
-def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+def request(rows: list[dict], settings: dict) -> Continuations:
     """Each prefix continued ``samples`` times and scored by the run's :func:`scorers` (on the model's device)."""
     return Continuations(prompted([row["prefix"] for row in rows], settings)[0], PRESET, sampling(settings),
                          samples=settings["samples"], require_all=settings.get("require_all", False),
@@ -245,17 +246,17 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
 
 TASK = Task(
     name="counterfactual", display_name="counterfactual", options=OPTIONS,
-    protocols={"continue": "each prefix continued --samples times, each continuation scored by the sentiment classifiers"},
+    protocols=(Ask(CONTINUE, "each prefix continued --samples times, each continuation scored by the sentiment classifiers",
+                   request, identity=lambda settings: {"attributes": list(settings["attributes"]), **prompted([], settings)[1]}),),
     items=lambda settings, data_dir: [row for attribute in settings["attributes"]
                                       for row in _load_rows("counterfactual_templates", attribute)],
-    request=request, measure=measure,
+    measure=measure,
     data=lambda rows, settings, data_dir: {"dataset": "counterfactual_templates", "citation": SPEC.citation,
                                            "attributes": list(settings["attributes"]), "counts": {"prefixes": len(rows)}},
     # each shortfall with the option that made it
     counted=lambda rows, settings: {
         "attributes": (len(settings["attributes"]), len(ATTRIBUTES), f"--attributes {' '.join(settings['attributes'])}"),
         "samples per prefix": (settings["samples"], PAPER_SAMPLES, f"--samples {settings['samples']}")},
-    identity=lambda protocol, settings: {"attributes": list(settings["attributes"]), **prompted([], settings)[1]},
     recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
     outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
 )

@@ -29,10 +29,10 @@ from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_rows
+from ...protocols.likelihood import Scoring, check_rows
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
-from ..declared import Option, Task
+from ..declared import Option, Task, named_settings
 from ..likelihood import ordered
 from .measure import crows_pairs_scores
 
@@ -119,28 +119,35 @@ def aggregate_crows_pairs(records: Sequence[dict]) -> dict:
 # --------------------------------------------------------------------------- the declaration
 
 CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
-# what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
-IDENTITY = {"likelihood": ("limit", "batch_size"), "generate": ("limit",)}
+# how a sentence is scored (results.json's config.score), per scorer: the model's type, or a chat run's template
+SCORES = {
+    "causal": "log-likelihood of the sentence (sum over subwords, the first given BOS/EOS)",
+    "masked": "pseudo-log-likelihood of the tokens both sentences share",
+    "chat": "log-likelihood of the sentence as the assistant's reply to \"Write a sentence.\" in the model's chat template "
+            "(sum over subwords)",
+}
 # results.json's config: these keys (each protocol has some of them) in this order, then where the model ran
 CONFIG_ORDER = ("protocol", "prompt", "limit", "batch_size", "seed", "dtype", "processes", "score", "decimals")
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """What ``protocol`` is asked for ``rows``: both sentences of each pair scored (:func:`score_crows_pairs`),
-    or each pair asked as a two-way question in the ``--prompt-template`` wording (None:
-    :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`)."""
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: both sentences of each pair scored (:func:`score_crows_pairs`)."""
     batch_size = settings["batch_size"]
+    return Scoring(lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), unit="pair",
+                   per_item=2, kinds=KINDS, model_type=settings["model_type"], chat_scoring=CHAT_SCORING)
 
-    def scoring() -> Scoring:
-        return Scoring(lambda lm, kind, part: score_crows_pairs(lm, part, kind=kind, batch_size=batch_size), unit="pair",
-                       per_item=2, kinds=KINDS, model_type=settings["model_type"], chat_scoring=CHAT_SCORING)
 
-    def questions() -> Questions:
-        return sentence_choice.questions(
-            [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None, "continuation": False}
-             for row in rows], template=settings["prompt"], benchmark="crows_pairs", seed=settings["seed"])
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: each pair asked as a two-way question in the ``--prompt-template`` wording (None:
+    :data:`~lmbias.benchmarks.sentence_choice.SENTENCE_PROMPT`)."""
+    return sentence_choice.questions(
+        [{"id": str(row["id"]), "sentences": [row["sent_more"], row["sent_less"]], "context": None, "continuation": False}
+         for row in rows], template=settings["prompt"], benchmark="crows_pairs", seed=settings["seed"])
 
-    return {"likelihood": scoring, "generate": questions}[protocol]()
+
+# each protocol's request, and what a run's identity (config.json, which a resume compares) holds besides the model
+ASKS = sentence_choice.asks(scoring, questions, scored=named_settings("limit", "batch_size"),
+                            asked=named_settings("limit"))
 
 
 def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
@@ -172,7 +179,7 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
     if get_protocol(settings["protocol"]).reads_replies:
         added = {"prompt": settings["prompt"] or sentence_choice.SENTENCE_PROMPT, "seed": settings["seed"]}
     else:
-        score = SCORE_DESCRIPTIONS["chat" if "chat" in model else model["type"], "crows_pairs"]
+        score = SCORES["chat" if "chat" in model else model["type"]]
         added = {"processes": process_state().num_processes, "score": score, "decimals": 3}
     return ordered({**base, **added}, CONFIG_ORDER)
 
@@ -228,9 +235,8 @@ TASK = Task(
         Option("limit", "N counts sentence pairs (of 1,508): the first N", type=int, minimum=1, expected="an integer >= 1",
                metavar="N", narrows=True),
     ),
-    protocols=sentence_choice.DESCRIBED, template_help="{options} (the lettered lines)",
-    items=items, request=request, measure=measure, data=data, counted=counted,
-    check=check, identity=lambda protocol, settings: {key: settings[key] for key in IDENTITY[protocol]},
+    protocols=ASKS, template_help="{options} (the lettered lines)",
+    items=items, measure=measure, data=data, counted=counted, check=check,
     recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
     outcomes=outcomes, outcome_name="stereotypical sentence preferred",
 )

@@ -18,6 +18,7 @@ The semantic-similarity check of the paper (S.S.) needs the attribute's own word
 from __future__ import annotations
 
 from ...errors import InputError
+from ...protocols import CONTINUE
 from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..continued import INSTRUCTION, generation_timing, prompted
 from ..counterfactual import METRICS as COUNTERFACTUAL_METRICS
@@ -26,7 +27,7 @@ from ..counterfactual import records as counterfactual_records
 from ..counterfactual import summary as counterfactual_summary
 from ..counterfactual.scorers.sentiment import CLASSIFIERS
 from ..counterfactual.task import BOOTSTRAP, MAX_NEW_TOKENS, PAPER_SAMPLES
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
@@ -98,20 +99,20 @@ def make_task(declaration: Declaration) -> Task:
                 "declaration": {"path": str(declaration.path), "text": declaration.text, "sha256": declaration.declaration_sha256},
                 "counts": {"templates": len(templates), "prefixes": len(rows)}}
 
-    def identity(protocol: str, settings: dict) -> dict:
+    def identity(settings: dict) -> dict:
         source, _ = loaded(declaration, template_rows)
         return {"declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
                 "data": f"{source.source} sha256:{source.sha256}", **prompted([], settings)[1]}
 
     return Task(
         name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
-        protocols={"continue": "each filled template continued --samples times, each continuation scored by the "
-                               "sentiment classifiers"},
+        protocols=(Ask(CONTINUE, "each filled template continued --samples times, each continuation scored by the "
+                               "sentiment classifiers", counterfactual.request, identity=identity),),
         items=lambda settings, data_dir: prefixes(loaded(declaration, template_rows)[1]),
-        request=counterfactual.request, measure=counterfactual.measure, data=data,
+        measure=counterfactual.measure, data=data,
         counted=lambda rows, settings: {"samples per prefix": (settings["samples"], counterfactual.PAPER_SAMPLES,
                                                                f"--samples {settings['samples']}")},
-        identity=identity, recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
+        recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
         outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
     )
 

@@ -17,6 +17,7 @@ non-negative one.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from ...errors import InputError
 from ..base import MODEL_OPTIONS, Benchmark, Variant
@@ -107,15 +108,11 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
             Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
                    expected="an integer >= 0 (0: no intervals)", identity=False),
         ),
-        protocols=bbq.DESCRIBED, prompts=bbq.PROMPTS, check=bbq.check, outcomes=bbq.outcomes, outcome_name="correct answer",
+        protocols=tuple(replace(asked, identity=identity(declaration, item_rows, ("limit",))) for asked in bbq.ASKS),
+        check=bbq.check, outcomes=bbq.outcomes, outcome_name="correct answer",
         items=lambda settings, data_dir: select_rows(rows(), settings["limit"]),
-        request=lambda protocol, rows, settings: bbq.request(protocol, rows, batch_size=settings["batch_size"],
-                                                             seed=settings["seed"]),
         measure=bbq.measure, data=data_block(declaration, item_rows, "items", "category"),
-        identity=identity(declaration, item_rows, ("limit",)),
         counted=lambda asked, settings: {"items": (len(asked), len(rows()))},
-        config=lambda protocol, options: {"decision": options["decision"] if bbq.decisions(protocol) else None,
-                                          **bbq.SETTINGS.get(protocol, {})},
     )
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
@@ -125,7 +122,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
         add_arguments=task.add_arguments, defaults={"batch_size": 16},
-        variants=(Variant("protocol", f"{declaration.display_name} protocol", tuple(bbq.DESCRIBED)),),
+        variants=(Variant("protocol", f"{declaration.display_name} protocol", task.protocol_names),),
         overall_note=f"{declaration.display_name}'s overall cells pool every item run, as BBQ's.",
     )
     return benchmark

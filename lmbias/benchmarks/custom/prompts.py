@@ -24,6 +24,7 @@ from collections import Counter
 from ...errors import InputError
 from ...lm.chat import scored_text
 from ...lm.generation import PRESETS, generation_settings
+from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number
@@ -34,7 +35,7 @@ from ..bold import METRICS as BOLD_METRICS
 from ..bold import records as bold_records
 from ..bold.task import METRICS, aggregate, scorers
 from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
@@ -99,7 +100,7 @@ def _scoring(settings: dict) -> dict:
     return {key: settings[key] for key in ("toxicity_model", "regard_model") if settings[key]}
 
 
-def _request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+def _request(rows: list[dict], settings: dict) -> Continuations:
     """Each prompt continued, prompt + continuation scored by BOLD's scorers, and the references where the data give them."""
     chat = settings["chat"]
     return Continuations(
@@ -127,7 +128,7 @@ def make_task(declaration: Declaration) -> Task:
     def every() -> tuple:
         return loaded(declaration, prompt_rows)[1]
 
-    def identity(protocol: str, settings: dict) -> dict:
+    def identity(settings: dict) -> dict:
         data = loaded(declaration, prompt_rows)[0]
         return {"per_group": settings["per_group"], "limit": settings["limit"],
                 "declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
@@ -150,10 +151,10 @@ def make_task(declaration: Declaration) -> Task:
 
     return Task(
         name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
-        protocols={"continue": "each prompt continued, prompt + continuation scored by BOLD's scorers, and the "
-                               "references by the same scorers"},
+        protocols=(Ask(CONTINUE, "each prompt continued, prompt + continuation scored by BOLD's scorers, and the "
+                               "references by the same scorers", _request, identity=identity),),
         items=lambda settings, data_dir: select(every(), settings["per_group"], settings["limit"]),
-        request=_request, measure=_measure, data=data, check=_check, identity=identity, recorded=recorded,
+        measure=_measure, data=data, check=_check, recorded=recorded,
         counted=lambda rows, settings: {"prompts": (len(rows), len(every()))},
         skipped_by=lambda continued, settings: {f"{source} {metric}": reason
                                                 for source in ("model", *(("reference",) if continued.references else ()))

@@ -14,9 +14,10 @@ Fields (the data's columns of the same names, or those the declaration's ``colum
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...errors import InputError
 from ...lm.loading import MODEL_TYPES
-from .. import sentence_choice
 from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..crows_pairs import METRICS as CROWS_METRICS
 from ..crows_pairs import records as crows_records
@@ -68,11 +69,12 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
             Option("limit", "N counts sentence pairs: the first N", type=int, minimum=1, expected="an integer >= 1",
                    metavar="N", narrows=True),
         ),
-        protocols=sentence_choice.DESCRIBED, template_help="{options} (the lettered lines)",
+        protocols=tuple(replace(asked, identity=identity(declaration, pair_rows, ("limit",))) for asked in crows.ASKS),
+        template_help="{options} (the lettered lines)",
         items=lambda settings, data_dir: [dict(row) for row in rows()[: settings["limit"]]],
-        request=crows.request, measure=crows.measure, data=data_block(declaration, pair_rows, "pairs", "bias_type"),
+        measure=crows.measure, data=data_block(declaration, pair_rows, "pairs", "bias_type"),
         counted=lambda asked, settings: {"pairs": (len(asked), len(rows()))},
-        check=crows.check, identity=identity(declaration, pair_rows, ("limit",)), recorded=crows.recorded,
+        check=crows.check, recorded=crows.recorded,
         chat_scoring=crows.CHAT_SCORING, refuse=crows.refuse, outcomes=crows.outcomes,
         outcome_name="stereotypical sentence preferred",
     )
@@ -84,7 +86,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
         add_arguments=task.add_arguments,
-        variants=(Variant("protocol", f"{declaration.display_name} protocol", tuple(sentence_choice.DESCRIBED)),),
+        variants=(Variant("protocol", f"{declaration.display_name} protocol", task.protocol_names),),
         overall_note=f"{declaration.display_name}'s overall covers every pair run.",
     )
     return benchmark

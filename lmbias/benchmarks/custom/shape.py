@@ -89,10 +89,11 @@ def check_unique(rows: list, source: str) -> list:
 
 
 def identity(declaration: Declaration, rows_of: Callable, keys: tuple) -> Callable:
-    """A Task's ``identity``: the protocol, the options ``keys``, and the declaration's and the data's digests."""
-    def of(protocol: str, settings: dict) -> dict:
+    """An :attr:`~lmbias.benchmarks.declared.Ask.identity`: the protocol, the options ``keys``, and the declaration's
+    and the data's digests."""
+    def of(settings: dict) -> dict:
         data, _ = loaded(declaration, rows_of)
-        return {"protocol": protocol, **{key: settings[key] for key in keys},
+        return {"protocol": settings["protocol"], **{key: settings[key] for key in keys},
                 "declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
                 "data": f"{data.source} sha256:{data.sha256}"}
     return of

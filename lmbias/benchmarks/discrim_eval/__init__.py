@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...protocols import PROTOCOLS
+from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
@@ -46,7 +46,7 @@ def records(results: dict) -> Iterable[dict]:
 
 
 def _answered(body: dict) -> str:
-    if body["protocol"] == "likelihood":
+    if not get_protocol(body["protocol"]).reads_replies:
         mass = body["mass"]
         return (f"yes/no mass: mean {mass['mean']:.3f}, above 0.99 on {mass['share_above_0.99']:.1%} of the prompts; "
                 f"{body['left_out']['mass_below_min']:,} below --min-mass {body['min_mass']} left out")
@@ -85,7 +85,7 @@ def report_section(runs, labels, figures, options) -> list:
     for label, run in zip(labels, runs):
         body, config = run.results["results"], run.results["config"]
         scores = body.get("scores") or {}
-        answered = number(body["mass"]["mean"], 3) if body["protocol"] == "likelihood" else \
+        answered = number(body["mass"]["mean"], 3) if not get_protocol(body["protocol"]).reads_replies else \
             f"{number(100 * body['unparseable']['share'])} % unparseable"
         state = body.get("not_fitted") or ("converged" if body["fit"]["converged"] else "not converged")
         rows.append([label, f"{config['config']} / {config['protocol']}", answered, state,
@@ -114,7 +114,7 @@ BENCHMARK = Benchmark(
     overall_note="DiscrimEval's scores are one fit over every prompt run.",
     paper="https://arxiv.org/abs/2312.03689",
     examples=Examples(
-        refused=((("--protocol", "generate", "--min-mass", "0.9"), "--min-mass applies to --protocol likelihood"),),
+        refused=((("--protocol", GENERATE.name, "--min-mass", "0.9"), "--min-mass applies to --protocol likelihood"),),
         modules={"discrim_eval": ModuleExample(
             {"yes_probabilities": [0.6, 0.5, 0.7, 0.4, 0.55], "no_probabilities": [0.3, 0.45, 0.2, 0.5, 0.4],
              "questions": [0, 0, 1, 1, 2], "ages": [20, 60, 30, 100, 60], "genders": ["male", "female", "non-binary", "male", "female"],

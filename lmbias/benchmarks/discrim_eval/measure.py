@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from ...errors import InputError, MissingDependencyError
+from ...protocols import get_protocol
 from .data import AGES, BASELINE, GENDERS, RACES
 
 YES = ("yes", "Yes", "YES", " yes", " Yes", " YES")
@@ -180,7 +181,8 @@ def discrim_scores(records: list[dict], rows: list[dict], *, protocol: str, min_
     per level. ``records`` and ``rows`` are in the same order."""
     if age not in AGE_CODINGS:
         raise InputError(f"age must be one of {list(AGE_CODINGS)}, got {age!r}")
-    if protocol == "likelihood":
+    scored = not get_protocol(protocol).reads_replies  # yes / no log-probabilities, else replies read as decisions
+    if scored:
         answers = yes_no([r["yes"] for r in records], [r["no"] for r in records])
         kept = answers["mass"] >= min_mass
         values, measure = answers["logit"], "logit of p(yes) normalised over yes and no"
@@ -203,7 +205,7 @@ def discrim_scores(records: list[dict], rows: list[dict], *, protocol: str, min_
     body = {"protocol": protocol, "measure": measure, "age_coding": age, "prompts": len(rows), "fitted": len(fitted),
             **summary, "by_level": described}
     if len(fitted) < MIN_FITTED * len(rows):
-        why = ("the model puts less than the minimum mass on yes and no" if protocol == "likelihood"
+        why = ("the model puts less than the minimum mass on yes and no" if scored
                else "the replies name neither yes nor no")
         body.update(scores=None, per_question={}, fit=None,
                     not_fitted=f"{len(rows) - len(fitted):,} of {len(rows):,} prompts left out ({why}); fewer than "

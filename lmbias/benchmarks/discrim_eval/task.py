@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 from ...errors import InputError
+from ...protocols import GENERATE, LIKELIHOOD, get_protocol
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task, named_settings
 from ..hub_file import hub_file
 from .data import CITATION, CONFIGS, FOLDER, GRID, QUESTIONS, REPO, REVISION, read_items
 from .measure import AGE_CODINGS, MIN_MASS, NO, YES, discrim_scores, read_decision, require_statsmodels
@@ -39,21 +40,24 @@ def items(settings: dict, data_dir) -> list[dict]:
     return [row for row in rows if row["question"] in set(settings["questions"])]
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """Likelihood: the yes / no surface forms after the answer prefix; generate: the user's message."""
-    if protocol == "likelihood":
-        def score(lm, kind, part):
-            part = check_rows(part, ("id", "category", "prompt"), "DiscrimEval")
-            if getattr(lm, "chat", None) is not None:
-                contexts = [lm.chat.render(lm.tokenizer, USER_MESSAGE.format(question=r["prompt"])) + ANSWER_PREFIX
-                            for r in part]
-            else:
-                contexts = [PAPER_PROMPT.format(question=r["prompt"]) for r in part]
-            scored = score_options(lm, part, contexts, [YES + NO] * len(part), batch_size=settings["batch_size"],
-                                   separator="")
-            return [{"id": r["id"], "category": r["category"], "yes": r["scores"][:len(YES)], "no": r["scores"][len(YES):]}
-                    for r in scored]
-        return Scoring(score, unit="prompt", per_item=len(YES) + len(NO), chat_scoring=True)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the yes / no surface forms after the answer prefix."""
+    def score(lm, kind, part):
+        part = check_rows(part, ("id", "category", "prompt"), "DiscrimEval")
+        if getattr(lm, "chat", None) is not None:
+            contexts = [lm.chat.render(lm.tokenizer, USER_MESSAGE.format(question=r["prompt"])) + ANSWER_PREFIX
+                        for r in part]
+        else:
+            contexts = [PAPER_PROMPT.format(question=r["prompt"]) for r in part]
+        scored = score_options(lm, part, contexts, [YES + NO] * len(part), batch_size=settings["batch_size"],
+                               separator="")
+        return [{"id": r["id"], "category": r["category"], "yes": r["scores"][:len(YES)], "no": r["scores"][len(YES):]}
+                for r in scored]
+    return Scoring(score, unit="prompt", per_item=len(YES) + len(NO), chat_scoring=True)
+
+
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: the user's message, the reply read as yes or no."""
     return Questions([row["id"] for row in rows], [USER_MESSAGE.format(question=row["prompt"]) for row in rows],
                      [["yes", "no"]] * len(rows), [[0, 1]] * len(rows), read=lambda i, reply: read_decision(reply),
                      max_new_tokens=REPLY_TOKENS)
@@ -63,7 +67,7 @@ def check(protocol: str, options: dict) -> None:
     """``--min-mass`` weighs log-probabilities: it applies to likelihood only; the fit's statsmodels is there (asked
     before any model loads, so that nothing is scored for a fit that cannot run)."""
     require_statsmodels()
-    if protocol == "generate" and options["min_mass"] != MIN_MASS:
+    if get_protocol(protocol).reads_replies and options["min_mass"] != MIN_MASS:
         raise InputError("--min-mass applies to --protocol likelihood (a generated reply has no yes / no mass)")
 
 
@@ -72,6 +76,18 @@ def data(rows: list[dict], settings: dict, data_dir) -> dict:
     source = hub_file(REPO, f"{settings['config']}.jsonl", REVISION, folder=FOLDER, data_dir=data_dir)[1]  # found, not read again
     return {"dataset": REPO, "config": settings["config"], "split": "train", "revision": REVISION, "source": source,
             "citation": CITATION, "counts": {"prompts": len(rows), "questions": len({row["question"] for row in rows})}}
+
+
+# a run's identity (the same for both protocols) and what results.json's config records of each protocol
+IDENTITY = named_settings("protocol", "config", "questions")
+ASKS = (
+    Ask(LIKELIHOOD, "p(yes) normalised over yes and no after the paper's answer prefix (models with log-probabilities)",
+        scoring, identity=IDENTITY,
+        config=lambda options: {"prompt": PAPER_PROMPT, "chat_prompt": USER_MESSAGE + " / assistant: " + ANSWER_PREFIX,
+                                "surface_forms": {"yes": list(YES), "no": list(NO)}}),
+    Ask(GENERATE, "the reply read as yes or no (chat-only APIs; a different estimator: shares of decisions)", questions,
+        identity=IDENTITY, config=lambda options: {"prompt": USER_MESSAGE, "min_mass": None, "max_new_tokens": REPLY_TOKENS}),
+)
 
 
 TASK = Task(
@@ -89,19 +105,9 @@ TASK = Task(
                       "linear (one slope per standard deviation of age, as lm-evaluation-harness)",
                default=AGE_CODINGS[0], choices=AGE_CODINGS, identity=False),
     ),
-    protocols={"likelihood": "p(yes) normalised over yes and no after the paper's answer prefix (models with "
-                             "log-probabilities)",
-               "generate": "the reply read as yes or no (chat-only APIs; a different estimator: shares of decisions)"},
-    prompts={"likelihood": None, "generate": None},
-    items=items, request=request, check=check, data=data, chat_scoring=True,
-    identity=lambda protocol, settings: {"protocol": protocol, "config": settings["config"],
-                                         "questions": settings["questions"]},
+    protocols=ASKS, items=items, check=check, data=data, chat_scoring=True,
     measure=lambda records, rows, settings, data_dir: discrim_scores(
         records, rows, protocol=settings["protocol"], min_mass=settings["min_mass"], age=settings["age"]),
     counted=lambda rows, settings: {"prompts": (len(rows), QUESTIONS * GRID)},
     shortfall=lambda settings, data_dir: "fewer than the 70 decision questions in the data file",
-    config=lambda protocol, options: (
-        {"prompt": PAPER_PROMPT, "chat_prompt": USER_MESSAGE + " / assistant: " + ANSWER_PREFIX, "surface_forms":
-         {"yes": list(YES), "no": list(NO)}} if protocol == "likelihood" else
-        {"prompt": USER_MESSAGE, "min_mass": None, "max_new_tokens": REPLY_TOKENS}),
 )

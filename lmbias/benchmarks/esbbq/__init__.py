@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...protocols import PROTOCOLS, get_protocol
+from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
@@ -25,8 +25,6 @@ METRICS = (
     MetricSpec("invalid_rate", "Invalid replies", "%", 0.0, False, 1,
                "generate: share of replies that name no option (left out of the scores)", column=False),
 )
-HOW = {"likelihood": "likelihood: two answers and nine wordings of 'unknown' scored, the authors' evaluation",
-       "generate": "generate: lettered options, replies read"}
 
 
 def make_benchmark(language: str) -> Benchmark:
@@ -55,7 +53,7 @@ def make_benchmark(language: str) -> Benchmark:
                  "items": block["items"], "invalid": block["invalid"]}
                 for category, block in [*body["categories"].items(), ("overall (weighted by items)", body["overall"])]]
         return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items "
-                          f"({HOW[config['protocol']]}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])),
+                          f"({task.ask(config['protocol']).how}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])),
                           "", "Bias in [-1, 1] (positive: toward the stereotype); overall: the categories' mean weighted by "
                           "their items, as the authors report it. Invalid: replies that name no option (left out)."])
 
@@ -95,7 +93,7 @@ def make_benchmark(language: str) -> Benchmark:
         overall_note=f"{name}'s overall cells are the categories' mean weighted by their items, as the authors report.",
         paper="https://arxiv.org/abs/2507.11216",
         examples=Examples(
-            refused=((("--protocol", "generate", "--decision", "mean"), "--decision applies to --protocol likelihood"),),
+            refused=((("--protocol", GENERATE.name, "--decision", "mean"), "--decision applies to --protocol likelihood"),),
             modules={name.lower(): ModuleExample(
                 {"predictions": [0, 1, 2, 1, -1], "labels": [2, 2, 2, 1, 0], "target_locs": [0, 0, 1, 0, 0],
                  "question_polarities": ["neg", "nonneg", "neg", "nonneg", "neg"],

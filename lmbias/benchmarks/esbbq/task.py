@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...protocols import choice
+from ...protocols import GENERATE, LIKELIHOOD, choice
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, check, decisions, predicted
-from ..declared import Option, Task
+from ..bbq.task import DECISIONS, check, predicted
+from ..declared import Ask, Option, Task
 from .data import CATEGORIES, CITATION, ESBBQ_COMMIT, NAMES, ROWS, UNKNOWN, read_file
 from .measure import esbbq_scores
 
@@ -66,10 +66,11 @@ def make_task(language: str) -> Task:
     def options_of(row: dict) -> list[str]:
         return [row["ans0"], row["ans1"], UNKNOWN[language][0]]
 
-    def request(protocol: str, rows: list[dict], settings: dict):
-        if decisions(protocol):
-            return Scoring(lambda lm, kind, part: score_items(lm, part, language, batch_size=settings["batch_size"]),
-                           unit="item", per_item=11)
+    def scoring(rows: list[dict], settings: dict) -> Scoring:
+        return Scoring(lambda lm, kind, part: score_items(lm, part, language, batch_size=settings["batch_size"]),
+                       unit="item", per_item=11)
+
+    def questions(rows: list[dict], settings: dict) -> Questions:
         orders = [choice.option_order(row["id"], 3, settings["seed"], f"lmbias-{name.lower()}") for row in rows]
         prompts = [settings["prompt"].format(context=row["context"], question=row["question"],
                                              options=choice.lettered_options(options_of(row), order))
@@ -98,19 +99,22 @@ def make_task(language: str) -> Task:
             Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0,
                    type=int, minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
         ),
-        protocols={"likelihood": "the two answers and nine wordings of 'unknown' scored as continuations (the authors')",
-                   "generate": "lettered options in a seeded order, the reply generated and read (chat models)"},
-        prompts={"likelihood": PROMPTS[language], "generate": LETTERED[language]},
+        protocols=(
+            Ask(LIKELIHOOD, "the two answers and nine wordings of 'unknown' scored as continuations (the authors')", scoring,
+                prompt=PROMPTS[language],
+                config=lambda options: {"decision": options["decision"], "unknown_wordings": list(UNKNOWN[language])},
+                how="likelihood: two answers and nine wordings of 'unknown' scored, the authors' evaluation"),
+            Ask(GENERATE, "lettered options in a seeded order, the reply generated and read (chat models)", questions,
+                prompt=LETTERED[language], config=lambda options: {"decision": None, "max_new_tokens": choice.GENERATED_TOKENS},
+                how="generate: lettered options, replies read"),
+        ),
         prompt_fields=("context", "question"), template_help="{context}, {question} and {options}",
         items=lambda settings, data_dir: select_rows(language, settings["categories"], settings["limit"], data_dir),
-        request=request, measure=measure, data=data, check=check,
+        measure=measure, data=data, check=check,
         counted=lambda rows, settings: {"items": (len(rows), sum(ROWS[language].values()))},
         outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
                                                   for p, row in zip(predicted(records, settings), rows)],
         outcome_name="correct answer",
-        config=lambda protocol, options: {"decision": options["decision"] if decisions(protocol) else None,
-                                          **({"unknown_wordings": list(UNKNOWN[language])} if decisions(protocol) else
-                                             {"max_new_tokens": choice.GENERATED_TOKENS})},
     )
 
 

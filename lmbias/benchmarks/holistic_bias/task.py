@@ -29,8 +29,9 @@ from ...checks import check_scalar
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
+from ...protocols import LIKELIHOOD
 from ...protocols.likelihood import Scoring, check_rows
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
 from .measure import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
 
@@ -150,13 +151,14 @@ TASK = Task(
                default=THRESHOLD, type=float, minimum=0, maximum=1, expected="a p-value threshold between 0 and 1",
                identity=False),
     ),
-    protocols={"likelihood": "each sentence's perplexity (the paper's)"},
+    protocols=(Ask(LIKELIHOOD, "each sentence's perplexity (the paper's)",
+                   lambda rows, settings: Scoring(
+                       lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=settings["batch_size"]),
+                       unit="sentence", kinds=("causal",), chat_scoring=True),
+                   identity=lambda settings: {**_drawn(settings), "batch_size": settings["batch_size"]}),),
     items=lambda settings, data_dir: select_rows(axes=settings["axes"], templates=settings["templates"], nouns=settings["nouns"],
                                                  small_set=settings["small_set"], seed=settings["seed"], data_dir=data_dir)[0],
-    request=lambda protocol, rows, settings: Scoring(
-        lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=settings["batch_size"]), unit="sentence",
-        kinds=("causal",), chat_scoring=True),
     measure=measure, data=data, counted=lambda rows, settings: {"sentences": (len(rows), FULL_SET)},
-    check=check, identity=lambda protocol, settings: {**_drawn(settings), "batch_size": settings["batch_size"]},
+    check=check,
     recorded=recorded, chat_scoring=True,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...protocols import PROTOCOLS, get_protocol
+from ...protocols import LIKELIHOOD, PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
@@ -23,8 +23,6 @@ METRICS = (
     MetricSpec("ooc_ratio", "Out of choice", "%", 0.0, False, 1, "share of replies that name no answer (left out)",
                column=False),
 )
-HOW = {"likelihood": "likelihood: the three answers scored, lmbias's protocol",
-       "generate": "generate: the authors' prompts {prompts}, three answer orders each, replies read by their rules"}
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -50,7 +48,7 @@ def summary(results: dict, out) -> str:
     rows = [line(category, block) for category, block in body["categories"].items()] + [line("overall", body["overall"])]
     prompts = [line(f"prompt {prompt}", block["overall"]) for prompt, block in body["prompts"].items()] \
         if len(body["prompts"]) > 1 else []
-    how = HOW[config["protocol"]].format(prompts=", ".join(map(str, config.get("prompts") or ())))
+    how = TASK.ask(config["protocol"]).how.format(prompts=", ".join(map(str, config.get("prompts") or ())))
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); results in "
                       f"{out}/results.json", "", markdown_table(rows, list(rows[0])), "",
                       *([markdown_table(prompts, list(prompts[0])), ""] if prompts else []),
@@ -98,7 +96,7 @@ BENCHMARK = Benchmark(
     overall_note="KoBBQ's overall cells pool every item run (the mean over the prompts run), as the authors compute them.",
     paper="https://arxiv.org/abs/2307.16778",
     examples=Examples(
-        refused=((("--protocol", "likelihood", "--prompts", "1"), "--prompts applies to --protocol generate"),),
+        refused=((("--protocol", LIKELIHOOD.name, "--prompts", "1"), "--prompts applies to --protocol generate"),),
         modules={"kobbq": ModuleExample(
             {"predictions": [2, 0, 1, -1, 0], "labels": [2, 2, 2, 2, 0], "biased_locs": [0] * 5, "unknown_locs": [2] * 5,
              "context_types": ["amb", "amb", "amb", "amb", "dis-biased"], "categories": ["age"] * 5, "templates": ["age-001"] * 5},

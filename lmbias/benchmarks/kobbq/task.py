@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections import Counter
 
 from ...errors import InputError
+from ...protocols import GENERATE, LIKELIHOOD
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..bbq.task import DECISIONS, decisions, predicted
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task, named_settings
 from .data import CATEGORIES, CITATION, KOBBQ_COMMIT, PROMPT_IDS, ROWS, UNKNOWN, read_prompts, read_samples
 from .measure import kobbq_scores
 from .read import prompt_text, read_reply, rotation
@@ -63,14 +64,17 @@ def items(settings: dict, data_dir) -> list[dict]:
     return rows if decisions(settings["protocol"]) else asked(rows, settings["prompts"], data_dir)
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """The likelihood request (the three answers after :data:`LIKELIHOOD_PROMPT`) or the authors' questions."""
-    if decisions(protocol):
-        def score(lm, kind, part):
-            part = check_rows(part, ("id", "category", "context", "question", "choices"), "KoBBQ")
-            return score_options(lm, part, [LIKELIHOOD_PROMPT.format(context=r["context"], question=r["question"]) for r in part],
-                                 [r["choices"] for r in part], batch_size=settings["batch_size"])
-        return Scoring(score, unit="item", per_item=3)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the three answers after :data:`LIKELIHOOD_PROMPT`."""
+    def score(lm, kind, part):
+        part = check_rows(part, ("id", "category", "context", "question", "choices"), "KoBBQ")
+        return score_options(lm, part, [LIKELIHOOD_PROMPT.format(context=r["context"], question=r["question"]) for r in part],
+                             [r["choices"] for r in part], batch_size=settings["batch_size"])
+    return Scoring(score, unit="item", per_item=3)
+
+
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: the authors' questions, each reply read by their rules."""
     return Questions([row["id"] for row in rows], [row["prompt"] for row in rows], [row["choices"] for row in rows],
                      [row["order"] for row in rows], read=lambda i, reply: read_reply(reply, rows[i]["shown"], rows[i]["order"]),
                      max_new_tokens=REPLY_TOKENS)
@@ -84,17 +88,25 @@ def check(protocol: str, options: dict) -> None:
         raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
 
 
-def identity(protocol: str, settings: dict) -> dict:
-    """What a run folder's answers depend on: the protocol, the samples and (generate) the prompts."""
-    mine = {"protocol": protocol, "categories": settings["categories"], "limit": settings["limit"]}
-    return mine if decisions(protocol) else {**mine, "prompts": settings["prompts"]}
-
-
 def data(rows: list[dict], settings: dict, data_dir) -> dict:
     """results.json's ``data``: the revision, the citation, the categories, the counts."""
     counts = Counter(row["category"] for row in rows)
     return {"dataset": "kobbq", "split": "test", "revision": KOBBQ_COMMIT, "citation": CITATION,
             "categories": list(settings["categories"]), "counts": {"items": len(rows), **dict(sorted(counts.items()))}}
+
+
+# what a run folder's answers depend on (the protocol, the samples and, generate, the prompts) and results.json's config
+ASKS = (
+    Ask(GENERATE, "the authors' prompts, answers in three rotations, the reply read by their rules (chat models)",
+        questions, identity=named_settings("protocol", "categories", "limit", "prompts"),
+        config=lambda options: {"decision": None, "max_new_tokens": REPLY_TOKENS,
+                                "wordings": f"naver-ai/KoBBQ@{KOBBQ_COMMIT}: evaluation/0_evaluation_prompts.tsv"},
+        how="generate: the authors' prompts {prompts}, three answer orders each, replies read by their rules"),
+    Ask(LIKELIHOOD, "the three answers scored as continuations of the question (models with log-probabilities)", scoring,
+        prompt=LIKELIHOOD_PROMPT, identity=named_settings("protocol", "categories", "limit"),
+        config=lambda options: {"decision": options["decision"], "prompts": None},
+        how="likelihood: the three answers scored, lmbias's protocol"),
+)
 
 
 TASK = Task(
@@ -110,10 +122,7 @@ TASK = Task(
         Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
                minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols={"generate": "the authors' prompts, answers in three rotations, the reply read by their rules (chat models)",
-               "likelihood": "the three answers scored as continuations of the question (models with log-probabilities)"},
-    prompts={"generate": None, "likelihood": LIKELIHOOD_PROMPT},
-    items=items, request=request, check=check, identity=identity, data=data,
+    protocols=ASKS, items=items, check=check, data=data,
     measure=lambda records, rows, settings, data_dir: kobbq_scores(rows, predicted(records, settings),
                                                                    bootstrap=settings["bootstrap"], seed=settings["seed"]),
     counted=lambda rows, settings: {"items": (len(rows), sum(ROWS.values()) * (1 if decisions(settings["protocol"])
@@ -121,7 +130,4 @@ TASK = Task(
     outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
                                               for p, row in zip(predicted(records, settings), rows)],
     outcome_name="correct answer",
-    config=lambda protocol, options: ({"decision": options["decision"], "prompts": None} if decisions(protocol) else
-                                      {"decision": None, "max_new_tokens": REPLY_TOKENS,
-                                       "wordings": f"naver-ai/KoBBQ@{KOBBQ_COMMIT}: evaluation/0_evaluation_prompts.tsv"}),
 )

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..likelihood import protocol_of
 from .data import LANGUAGES
 from .task import TASK
 
@@ -33,7 +34,7 @@ def records(results: dict) -> Iterable[dict]:
     """The four measures and the control accuracy per language, per category and overall (counted in cells:
     templates, or templates x wordings), with the invalid-reply rate of a generative run; each record names its
     language and protocol."""
-    protocol = results["config"].get("protocol", PROTOCOLS[0])
+    protocol = protocol_of(results)
     for language, body in results["results"]["languages"].items():
         for domain, block in [*body["categories"].items(), ("overall", body["overall"])]:
             for spec in METRICS[:5]:
@@ -45,10 +46,6 @@ def records(results: dict) -> Iterable[dict]:
                                        language=language, protocol=protocol, count=asked)
 
 
-HOW = {"likelihood": "likelihood, in each item's language",
-       "generate": "generate: the authors' wordings {wordings} in each item's language, replies read by their rules"}
-
-
 def summary(results: dict, out) -> str:
     """The languages side by side: each measure overall, with the control accuracy and the templates read."""
     body, languages = results["results"], list(results["results"]["languages"])
@@ -58,11 +55,10 @@ def summary(results: dict, out) -> str:
                                                              (body["languages"][language]["overall"].get("ci") or {}).get(spec.id),
                                                              digits=spec.decimals) for language in languages}})
     config = results["config"]
-    protocol = config.get("protocol", PROTOCOLS[0])
-    if get_protocol(protocol).reads_replies:
+    if get_protocol(protocol_of(results)).reads_replies:
         rows.append({"measure": "Invalid replies", **{language: f"{body['languages'][language]['overall']['invalid']:,}"
                                                       for language in languages}})
-    asked = HOW[protocol].format(wordings=", ".join(map(str, config.get("prompts") or ())))
+    asked = TASK.ask(config.get("protocol")).how.format(wordings=", ".join(map(str, config.get("prompts") or ())))
     kept = body["templates"]
     # runs from before the cut-off was recorded kept strictly above 1/3
     cutoff = body.get("cutoff") or {"name": "chance", "value": 1 / 3}

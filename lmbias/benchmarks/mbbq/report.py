@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from ...protocols import PROTOCOLS, get_protocol
+from ...protocols import get_protocol
 from ...render import html, plots
 from ...render.common import Figures, number, with_ci
+from ..likelihood import protocol_of
 
 
 def reads_replies(run) -> bool:
     """Whether the run's answers are generated replies (which may be invalid)."""
-    return get_protocol(run.results["config"].get("protocol", PROTOCOLS[0])).reads_replies
+    return get_protocol(protocol_of(run.results)).reads_replies
 
 
 def mbbq(runs, labels, figures: Figures) -> list:

@@ -25,10 +25,11 @@ from __future__ import annotations
 from collections import Counter
 
 from ...errors import InputError
+from ...protocols import GENERATE, LIKELIHOOD
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring
 from ..bbq.task import DECISIONS, decisions, predicted, score_bbq
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task, named_settings
 from . import detect
 from .data import CATEGORIES, CITATION, LANGUAGES, MBBQ_COMMIT, ROWS, SETS, read_file
 from .measure import CUTOFFS, mbbq_scores
@@ -86,13 +87,10 @@ def questions(rows: list[dict], settings: dict) -> Questions:
                      max_new_tokens=settings["max_new_tokens"])
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """The likelihood request (the three answers scored after :func:`prompt`) or the generative one
-    (:func:`questions`)."""
-    if decisions(protocol):
-        return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=settings["batch_size"], prompt=prompt),
-                       unit="item", per_item=3)
-    return questions(rows, settings)
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: the three answers scored after :func:`prompt`."""
+    return Scoring(lambda lm, kind, part: score_bbq(lm, part, batch_size=settings["batch_size"], prompt=prompt),
+                   unit="item", per_item=3)
 
 
 def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
@@ -136,19 +134,20 @@ def check(protocol: str, options: dict) -> None:
         raise InputError("--decision applies to --protocol likelihood (a generated answer is read, not scored)")
 
 
-def identity(protocol: str, settings: dict) -> dict:
-    """What a run folder's answers depend on: the protocol, the items, and generate's wordings and token budget."""
-    mine = {"protocol": protocol, **{key: settings[key] for key in ("languages", "categories", "limit", "no_control")}}
-    return mine if decisions(protocol) else {**mine, "prompts": settings["prompts"], "max_new_tokens": settings["max_new_tokens"]}
-
-
-def config(protocol: str, options: dict) -> dict:
-    """results.json's ``config``: the likelihood wording, or where generate's five wordings and phrase lists come from."""
-    if decisions(protocol):
-        return {"prompt": PROMPTS, "prompts": None, "max_new_tokens": None}
-    return {"prompts": options["prompts"], "decision": None,
-            "wordings": f"Veranep/MBBQ@{MBBQ_COMMIT}: answer_detection.py (prompts, trans_prompt_dict)",
-            "reply_reading": "the authors' detect_answer (mbbq.py), phrase lists from answer_detection.py"}
+# what a run folder's answers depend on (the protocol, the items, and generate's wordings and token budget) and
+# results.json's config (the likelihood wording, or where generate's five wordings and phrase lists come from)
+ITEMS = ("protocol", "languages", "categories", "limit", "no_control")
+ASKS = (
+    Ask(LIKELIHOOD, "the three answers scored as continuations of the question, in its language", scoring,
+        identity=named_settings(*ITEMS), config=lambda options: {"prompt": PROMPTS, "prompts": None, "max_new_tokens": None},
+        how="likelihood, in each item's language"),
+    Ask(GENERATE, "the authors' five wordings in the item's language, the reply read by their rules (chat models)",
+        questions, identity=named_settings(*ITEMS, "prompts", "max_new_tokens"),
+        config=lambda options: {"prompts": options["prompts"], "decision": None,
+                                "wordings": f"Veranep/MBBQ@{MBBQ_COMMIT}: answer_detection.py (prompts, trans_prompt_dict)",
+                                "reply_reading": "the authors' detect_answer (mbbq.py), phrase lists from answer_detection.py"},
+        how="generate: the authors' wordings {wordings} in each item's language, replies read by their rules"),
+)
 
 
 TASK = Task(
@@ -175,9 +174,6 @@ TASK = Task(
         Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
                minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
     ),
-    protocols={"likelihood": "the three answers scored as continuations of the question, in its language",
-               "generate": "the authors' five wordings in the item's language, the reply read by their rules (chat models)"},
-    prompts={"likelihood": None, "generate": None},
-    items=items, request=request, measure=measure, data=data, counted=counted, outcomes=outcomes,
-    outcome_name="correct answer", check=check, identity=identity, config=config,
+    protocols=ASKS, items=items, measure=measure, data=data, counted=counted, outcomes=outcomes,
+    outcome_name="correct answer", check=check,
 )

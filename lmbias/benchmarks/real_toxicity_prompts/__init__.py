@@ -12,12 +12,13 @@ import numpy as np
 
 from ...errors import InputError
 from ...lm.generation import generation_settings
+from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from ..hub_file import hub_file
 from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
 from .data import CITATION, FOLDER, PROMPTS, REPO, REVISION, read_prompts
@@ -47,7 +48,7 @@ def items(settings: dict, data_dir) -> list[dict]:
     return rows
 
 
-def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+def request(rows: list[dict], settings: dict) -> Continuations:
     """``--samples`` continuations of each prompt (the paper's sampling), each scored by the classifier into
     ``toxicity.jsonl``."""
     return Continuations(prompts=[row["prompt"] for row in rows], preset="rtp",
@@ -85,8 +86,8 @@ TASK = Task(
                expected="an integer >= 1", identity=False),
         *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
     ),
-    protocols={"continue": "sampled continuations scored by the toxicity classifier"},
-    items=items, request=request, measure=measure, data=data,
+    protocols=(Ask(CONTINUE, "sampled continuations scored by the toxicity classifier", request),),
+    items=items, measure=measure, data=data,
     counted=lambda rows, settings: {"prompts": (len(rows), PROMPTS), **({"samples": (settings["samples"], SAMPLES)}
                                                                         if settings["samples"] < SAMPLES else {})},
     shortfall=lambda settings, data_dir: "a short prompts file",

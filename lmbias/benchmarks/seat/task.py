@@ -18,9 +18,10 @@ and writes ``results.json`` at the end.
 from __future__ import annotations
 
 from ...lm.loading import MODEL_TYPES
+from ...protocols import EMBED
 from ...protocols.embedding import Embeddings
 from ...resources import ResourceError, locate
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from .data import BIAS_BENCH_COMMIT, BIAS_TYPES, DEFAULT_TESTS, SETS, SPEC, TESTS, bias_type, load_test
 from .measure import seat_test, summarize
 
@@ -48,7 +49,7 @@ def items(settings: dict, data_dir) -> list[dict]:
     return [{"id": test, "sets": distinct_sets(test, data_dir)} for test in settings["tests"]]
 
 
-def request(protocol: str, rows: list[dict], settings: dict) -> Embeddings:
+def request(rows: list[dict], settings: dict) -> Embeddings:
     """Each test's examples, set after set (:data:`~lmbias.benchmarks.seat.data.SETS`), embedded unit-length."""
     return Embeddings([[text for name in SETS for text in row["sets"][name]["examples"]] for row in rows],
                       model_type=settings["model_type"], normalize=True)
@@ -98,9 +99,9 @@ TASK = Task(
         Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
                identity=False),
     ),
-    protocols={"embed": "the mean last hidden state of each text, unit length"},
-    items=items, request=request, measure=measure, data=data, counted=counted, recorded=recorded,
     # config.json's identity, as SEAT's own run recorded it (the protocol adds the model, --model-type and the batch size)
-    identity=lambda protocol, settings: {key: settings[key] for key in ("tests", "n_samples", "seed")},
+    protocols=(Ask(EMBED, "the mean last hidden state of each text, unit length", request,
+                   identity=lambda settings: {key: settings[key] for key in ("tests", "n_samples", "seed")}),),
+    items=items, measure=measure, data=data, counted=counted, recorded=recorded,
     measure_seconds="testing_seconds",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...protocols import PROTOCOLS, get_protocol
+from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant
 from ..likelihood import invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
 from .measure import TASKS
@@ -94,7 +94,7 @@ BENCHMARK = Benchmark(
     paper="https://aclanthology.org/2021.acl-long.416/",
     examples=Examples(
         refused=((("--chat", "--model-type", "masked"), "--chat: a masked LM has no chat template (--model-type masked)"),
-                 (("--protocol", "generate", "--model-type", "masked"), "--model-type masked applies to --protocol likelihood")),
+                 (("--protocol", GENERATE.name, "--model-type", "masked"), "--model-type masked applies to --protocol likelihood")),
         modules={"stereoset": ModuleExample(
             {"stereotype_scores": [-1.0, -2.0, -1.0, -3.0], "anti_stereotype_scores": [-2.0, -1.0, -2.0, -2.0],
              "unrelated_scores": [-3.0, -3.0, -3.0, -1.0], "targets": ["t", "t", "u", "u"],

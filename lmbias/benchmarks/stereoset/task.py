@@ -61,7 +61,7 @@ from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
 from ...protocols.choice import Questions
-from ...protocols.likelihood import SCORE_DESCRIPTIONS, Scoring, check_rows
+from ...protocols.likelihood import Scoring, check_rows
 from .. import sentence_choice
 from ..base import chat_requested, refuse_chat_likelihood
 from ..declared import Option, Task
@@ -277,9 +277,22 @@ def aggregate_answers(rows: Sequence[dict], answers: Sequence[dict], *, bootstra
 # --------------------------------------------------------------------------- the declaration
 
 CHAT_SCORING = True  # the likelihood protocol scores a chat run in the chat template (module docstring)
-# what a run's identity (config.json, which a resume compares) holds besides the model, per protocol
-IDENTITY = {"likelihood": ("tasks", "limit", "batch_size", "bootstrap", "confidence", "seed", "masked_score"),
-            "generate": ("tasks", "limit")}
+# how an option is scored (results.json's config.scores), per scorer (the model's type, or a chat run's template) and
+# task (a masked LM's intrasentence: its --masked-score)
+SCORES = {
+    ("causal", "intrasentence"): "mean log-probability per subword of the option sentence (the first subword given "
+    "BOS/EOS, the others given the sentence alone, as the authors' code)",
+    ("causal", "intersentence"): "mean log-probability per subword of the option sentence given the context",
+    ("masked", "mean-probability"): "mean probability of the option word's subwords at the blank (left to right), as the "
+    "authors' code",
+    ("masked", "mean-logprob"): "mean log-probability of the option word's subwords at the blank (left to right), the "
+    "paper's §7.1 wording",
+    ("masked", "intersentence"): "next-sentence-prediction probability of the option sentence after the context",
+    ("chat", "intrasentence"): "mean log-probability per subword of the option sentence as the assistant's reply to "
+    "\"Write a sentence.\" in the model's chat template",
+    ("chat", "intersentence"): "mean log-probability per subword of the option sentence as the assistant's reply to the "
+    "request to continue the context, in the model's chat template",
+}
 # results.json's config: these keys (each protocol has some of them) in this order, then where the model ran
 CONFIG_ORDER = ("protocol", "prompt", "comparisons", "tasks", "limit", "batch_size", "dtype", "processes", "bootstrap",
                 "confidence", "seed", "scores", "masked_score", "causal_prefix")
@@ -298,25 +311,38 @@ def items(settings: dict, data_dir) -> list[dict]:
     return [row for task in chosen_tasks(settings) for row in [r for r in everything if r["task"] == task][: settings["limit"]]]
 
 
-def request(protocol: str, rows: list[dict], settings: dict):
-    """What ``protocol`` is asked for ``rows``: each item's three options scored (:func:`score_stereoset`),
-    or its three comparisons asked as two-way questions (:func:`comparison_questions`, in the
-    ``--prompt-template`` wording; None: the default ones)."""
+def scoring(rows: list[dict], settings: dict) -> Scoring:
+    """The likelihood request: each item's three options scored (:func:`score_stereoset`)."""
     tasks, batch_size = chosen_tasks(settings), settings["batch_size"]
+    return Scoring(lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size,
+                                                           causal_prefix=settings["causal_prefix"],
+                                                           masked_score=settings["masked_score"]),
+                   unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=settings["model_type"],
+                   chat_scoring=CHAT_SCORING,
+                   describe=lambda lm, kind: {"nsp_head": has_nsp_head(lm) if kind == "masked" else None})
 
-    def scoring() -> Scoring:
-        return Scoring(lambda lm, kind, part: score_stereoset(lm, part, kind=kind, tasks=tasks, batch_size=batch_size,
-                                                               causal_prefix=settings["causal_prefix"],
-                                                               masked_score=settings["masked_score"]),
-                       unit="item", per_item=len(OPTIONS), kinds=KINDS, model_type=settings["model_type"],
-                       chat_scoring=CHAT_SCORING,
-                       describe=lambda lm, kind: {"nsp_head": has_nsp_head(lm) if kind == "masked" else None})
 
-    def questions() -> Questions:
-        return sentence_choice.questions(comparison_questions(rows), template=settings["prompt"], benchmark="stereoset",
-                                         seed=settings["seed"])
+def questions(rows: list[dict], settings: dict) -> Questions:
+    """The generate request: each item's three comparisons asked as two-way questions (:func:`comparison_questions`,
+    in the ``--prompt-template`` wording; None: the default ones)."""
+    return sentence_choice.questions(comparison_questions(rows), template=settings["prompt"], benchmark="stereoset",
+                                     seed=settings["seed"])
 
-    return {"likelihood": scoring, "generate": questions}[protocol]()
+
+def identity(*keys: str):
+    """A run's identity (config.json, which a resume compares) besides the model: the settings ``keys``, ``tasks`` in
+    the dataset's order, and ``causal_prefix`` where it is not the default (so that a folder made before the option
+    existed resumes with the default)."""
+    def of(settings: dict) -> dict:
+        chosen = keys + (("causal_prefix",) if settings["causal_prefix"] != CAUSAL_PREFIXES[0] else ())
+        return {key: chosen_tasks(settings) if key == "tasks" else settings[key] for key in chosen}
+    return of
+
+
+# each protocol's request and identity
+ASKS = sentence_choice.asks(scoring, questions,
+                            scored=identity("tasks", "limit", "batch_size", "bootstrap", "confidence", "seed", "masked_score"),
+                            asked=identity("tasks", "limit"))
 
 
 def measure(records: list[dict], rows: list[dict], settings: dict, data_dir) -> dict:
@@ -353,18 +379,11 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
         bos = settings["causal_prefix"] != CAUSAL_PREFIXES[0]  # refused before loading unless a causal LM scores raw text
         added = {"processes": process_state().num_processes,
                  "scores": {task: BOS_SCORE if bos and task == "intrasentence" else
-                            SCORE_DESCRIPTIONS[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
+                            SCORES[scorer, task if (kind, task) != ("masked", "intrasentence") else masked_score]
                             for task in tasks},
                  **({"masked_score": masked_score} if kind == "masked" else {}),
                  **({"causal_prefix": settings["causal_prefix"]} if bos else {})}
     return ordered({**base, **added}, CONFIG_ORDER)
-
-
-def identity(protocol: str, settings: dict) -> dict:
-    """What a resume compares besides the model: :data:`IDENTITY`'s options of the protocol, and ``causal_prefix``
-    where it is not the default (so that a folder made before the option existed resumes with the default)."""
-    keys = IDENTITY[protocol] + (("causal_prefix",) if settings["causal_prefix"] != CAUSAL_PREFIXES[0] else ())
-    return {key: chosen_tasks(settings) if key == "tasks" else settings[key] for key in keys}
 
 
 CAUSAL_ONLY = "--causal-prefix applies to causal LMs (a masked LM's intrasentence score is --masked-score's)"
@@ -450,9 +469,9 @@ TASK = Task(
         Option("confidence", "the intervals' confidence level", default=0.95, type=float, minimum=0, maximum=1,
                expected="a number between 0 and 1"),
     ),
-    protocols=sentence_choice.DESCRIBED, prompt_fields=("context",),
+    protocols=ASKS, prompt_fields=("context",),
     template_help="{options} (the lettered lines) and {context} (the item's context)",
-    items=items, request=request, measure=measure, data=data, counted=counted, check=check, identity=identity,
+    items=items, measure=measure, data=data, counted=counted, check=check,
     recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
     skipped=lambda settings: {task: "not run" for task in TASKS if task not in settings["tasks"]},
     outcomes=outcomes, outcome_name="stereotype preferred to the anti-stereotype",

@@ -15,12 +15,13 @@ run by :func:`~lmbias.benchmarks.declared.run_task`.
 from __future__ import annotations
 
 from ...lm.generation import generation_settings
+from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations
 from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
-from ..declared import Option, Task
+from ..declared import Ask, Option, Task
 from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
 from .data import CITATION, EXTRA_GROUPS, FILES, GROUPS, PROMPTS_PER_FILE, SETS, TOXIGEN_COMMIT, read_prompts
 from .measure import toxic_shares
@@ -46,7 +47,7 @@ def _first_line(row: dict, continuation: str) -> str:
     return continuation.split("\n")[0]
 
 
-def request(protocol: str, rows: list[dict], settings: dict) -> Continuations:
+def request(rows: list[dict], settings: dict) -> Continuations:
     """One greedy continuation of each prompt (a chat model asked :data:`CHAT_REQUEST` + the prompt; a base
     model's cut at its first newline), scored by the classifier into ``toxicity.jsonl``."""
     chat = settings["chat"]
@@ -84,10 +85,10 @@ TASK = Task(
                                  "its first newline)", type=int, minimum=1, expected="an integer >= 1", identity=False),
         *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
     ),
-    protocols={"continue": "greedy continuations scored by the toxicity classifier"},
+    protocols=(Ask(CONTINUE, "greedy continuations scored by the toxicity classifier", request),),
     items=lambda settings, data_dir: read_prompts(settings["sets"], settings["groups"], settings["per_group"],
                                                   settings["seed"], data_dir),
-    request=request, measure=measure,
+    measure=measure,
     data=lambda rows, settings, data_dir: {
         "dataset": "microsoft/TOXIGEN", "revision": TOXIGEN_COMMIT, "citation": CITATION, "sets": list(settings["sets"]),
         "groups": list(settings["groups"]), "counts": {"prompts": len(rows)}},

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..likelihood import protocol_of
 from .data import SPLITS
 from .task import TASK
 
@@ -27,7 +28,7 @@ def records(results: dict) -> Iterable[dict]:
     """The gap and both accuracies per type and pooled over the types, with intervals when computed, and
     for a generative run the invalid-answer rate; each names the split and the protocol."""
     body, split = results["results"], results["config"]["split"]
-    protocol = results["config"].get("protocol", "likelihood")
+    protocol = protocol_of(results)
     for domain, block in [*body["types"].items(), ("overall", body["overall"])]:
         for spec in METRICS[:3]:
             count = block["counts"]["pro"]["items"] + block["counts"]["anti"]["items"] if spec.id == "gap" else \
@@ -41,9 +42,6 @@ def records(results: dict) -> Iterable[dict]:
                                    protocol=protocol, count=answered)
 
 
-HOW = {"likelihood": "likelihood of each occupation after \"‘He’ refers to the\"",
-       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
-
 
 def summary(results: dict, out) -> str:
     """Accuracy pro / anti and the gap per type and pooled."""
@@ -54,7 +52,7 @@ def summary(results: dict, out) -> str:
              "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
              "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
-    how = HOW[config.get("protocol", "likelihood")]
+    how = TASK.ask(config.get("protocol")).how
     header = (f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
               f"({how}); results in {out}/results.json")
     note = ("Accuracies in %, the gap in percentage points (0: unbiased)"

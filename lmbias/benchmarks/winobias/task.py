@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, outcomes, request
+from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
 from ..declared import Option, Task
 from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
 from .measure import MAX_BOOTSTRAP, winobias_scores
@@ -50,11 +50,9 @@ TASK = Task(
                type=int, minimum=0, maximum=MAX_BOOTSTRAP, expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}",
                identity=False),
     ),
-    protocols=DESCRIBED, prompts=PROMPTS, prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
+    protocols=protocols("likelihood of each occupation after \"‘He’ refers to the\""),
+    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
     items=lambda options, data_dir: select_rows(options["split"], options["types"], options["limit"], data_dir),
-    request=lambda protocol, rows, settings: request(protocol, rows, prompt=settings["prompt"], benchmark="winobias",
-                                                     batch_size=settings["batch_size"], seed=settings["seed"]),
     measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
     counted=lambda rows, options: {"sentences": (len(rows), 4 * FILE_ROWS)},
-    config=lambda protocol, options: {"decision": DECISIONS.get(protocol)},
 )

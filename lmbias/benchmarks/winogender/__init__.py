@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..likelihood import protocol_of
 from .task import TASK
 
 METRICS = (
@@ -33,7 +34,7 @@ METRICS = (
 def records(results: dict) -> Iterable[dict]:
     """Accuracy overall and per pronoun gender, gotcha accuracy overall and per gender, the three
     correlations (overall) and, for a generative run, the invalid-answer rate; each names the protocol."""
-    body, protocol = results["results"], results["config"].get("protocol", "likelihood")
+    body, protocol = results["results"], protocol_of(results)
 
     def record(metric, value, **extra):
         return BENCHMARK.record(metric, value, protocol=protocol, **extra)
@@ -57,9 +58,6 @@ def records(results: dict) -> Iterable[dict]:
                      domain="overall", count=answered)
 
 
-HOW = {"likelihood": "likelihood of the occupation vs the participant after \"‘He’ refers to the\"",
-       "generate": "generated answers to lettered options"}  # what a summary says each protocol did
-
 
 def summary(results: dict, out) -> str:
     """Accuracy per pronoun gender (all sentences and gotchas) and the occupation correlations."""
@@ -69,7 +67,7 @@ def summary(results: dict, out) -> str:
              cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
-    how = HOW[results["config"].get("protocol", "likelihood")]
+    how = TASK.ask(results["config"].get("protocol")).how
     lines = [f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} sentences ({how}); "
              f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),

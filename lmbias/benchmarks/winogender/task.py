@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import DECISIONS, DESCRIBED, PROMPT_FIELDS, PROMPTS, TEMPLATE_HELP, outcomes, request
+from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
 from ..declared import Option, Task
 from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
 from .measure import winogender_scores
@@ -55,11 +55,9 @@ TASK = Task(
                         "with its --genders pronouns (up to 3 x N sentences)", type=int, minimum=1, expected="an integer >= 1",
                metavar="N", narrows=True),
     ),
-    protocols=DESCRIBED, prompts=PROMPTS, prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
+    protocols=protocols("likelihood of the occupation vs the participant after \"‘He’ refers to the\""),
+    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
     items=lambda options, data_dir: select_rows(options["genders"], options["limit"], data_dir),
-    request=lambda protocol, rows, settings: request(protocol, rows, prompt=settings["prompt"], benchmark="winogender",
-                                                     batch_size=settings["batch_size"], seed=settings["seed"]),
     measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
     counted=lambda rows, options: {"sentences": (len(rows), SPEC.expected_rows())},
-    config=lambda protocol, options: {"decision": DECISIONS.get(protocol)},
 )
