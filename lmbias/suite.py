@@ -3,7 +3,7 @@
 
 Each benchmark runs into its own folder under one parent (default ``runs/<name>/<benchmark>``),
 resumable, locked and partial-labelled as a single run is. Before the first one starts, every
-benchmark's options and folder are checked (:func:`lmbias.lm.runner.checking_only`), so a mistake
+benchmark's options and folder are checked (:meth:`lmbias.benchmarks.Benchmark.check_run`), so a mistake
 in the fifth is said before the model loads; then the model loads once
 (:func:`lmbias.lm.spec.one_load_per_model`) and the benchmarks run in the order given. A benchmark
 that fails is reported and the others still run.
@@ -30,7 +30,6 @@ from .errors import InputError, LmbiasError, UnknownNameError
 from .files import slugify
 from .lm import backends
 from .lm.processes import leave_together, process_state
-from .lm.runner import OptionsChecked, checking_only
 from .lm.spec import ModelSpec, check_display_name, display_name_of, one_load_per_model
 
 # Named sets of benchmarks (``all``: every registered one, in registration order).
@@ -251,10 +250,7 @@ def check_runs(runs: list) -> None:
     refusals = []
     for benchmark, options in runs:
         try:
-            with checking_only():
-                run_benchmark(benchmark, options)
-        except OptionsChecked:
-            continue
+            benchmark.check_run(options, ModelSpec.from_options(options))
         except LmbiasError as error:
             refusals.append(f"{benchmark.name}: " + str(error).replace("\n", "\n    "))
     if refusals:

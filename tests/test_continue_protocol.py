@@ -12,7 +12,6 @@ import pytest
 from lmbias.errors import InputError, RequirementError
 from lmbias.lm.generation import generation_settings
 from lmbias.lm.loading import LanguageModel
-from lmbias.lm.runner import OptionsChecked, checking_only
 from lmbias.lm.spec import ModelSpec
 from lmbias.protocols import get_protocol
 from lmbias.protocols.continuation import Continuations, Scorer, ScorerUnavailable
@@ -51,7 +50,7 @@ def _request(events: list, *, unavailable: bool = False, require_all: bool = Fal
                          scores_file=scores_file, config={"extra": 1})
 
 
-def _answer(tiny, out, request, events=None):
+def _answer(tiny, out, request, events=None, check_only=False):
     if events is not None:
         real = ModelSpec.load
 
@@ -63,7 +62,7 @@ def _answer(tiny, out, request, events=None):
     try:
         return get_protocol("continue").answer(ModelSpec.of(tiny), ROWS, request, out=out, benchmark="demo",
                                                run_config={"option": "x"}, batch_size=2, seed=3, progress=False,
-                                               label="demo: generating")
+                                               label="demo: generating", check_only=check_only)
     finally:
         if events is not None:
             ModelSpec.load = real
@@ -123,9 +122,13 @@ def test_a_scorer_that_stops_the_run_or_require_all_leaves_nothing_generated(tin
 
 def test_the_pre_load_check_stops_before_any_scorer_loads(tiny, tmp_path):
     events: list = []
-    with checking_only(), pytest.raises(OptionsChecked):
-        _answer(tiny, tmp_path / "run", _request(events))
-    assert events == [] and not (tmp_path / "run" / "config.json").exists()
+    assert _answer(tiny, tmp_path / "run", _request(events), events, check_only=True) == (None, None, None, None)
+    assert events == [] and not (tmp_path / "run" / "config.json").exists()  # no scorer, no model loaded; nothing written
+    _answer(tiny, tmp_path / "run", _request([]))  # a finished run; the check of another configuration refuses it
+    with pytest.raises(InputError, match="another configuration"):
+        get_protocol("continue").answer(ModelSpec.of(tiny), ROWS, _request([]), out=tmp_path / "run", benchmark="demo",
+                                        run_config={"option": "y"}, batch_size=2, seed=3, progress=False,
+                                        label="demo: generating", check_only=True)
 
 
 def test_continue_is_a_protocol_but_no_protocol_choice():

@@ -11,7 +11,7 @@ import torch
 import transformers
 
 from lmbias.errors import InputError
-from lmbias.lm.runner import OptionsChecked, RunConfigError, checking_only
+from lmbias.lm.runner import RunConfigError
 from lmbias.lm.spec import ModelSpec
 from lmbias.protocols import EMBED, PROTOCOLS, REGISTRY, get_protocol
 from lmbias.protocols.embedding import Embeddings
@@ -88,8 +88,10 @@ def test_embed_checks_its_folder_before_the_model_loads(tiny, tmp_path, monkeypa
         _answer(tiny, out, Embeddings(TEXTS), batch_size=4)
     with pytest.raises(RunConfigError, match=r"another configuration \(model_type: recorded 'auto', now 'causal'\)"):
         _answer(tiny, out, Embeddings(TEXTS, model_type="causal"))
-    with checking_only(), pytest.raises(OptionsChecked):  # the suite's check of every run before the first loads
-        _answer(tiny, tmp_path / "new", Embeddings(TEXTS))
+    # the protocol's check (the suite's, of every run before the first loads): nothing loaded, nothing written
+    assert _answer(tiny, tmp_path / "new", Embeddings(TEXTS), check_only=True) == (None, None, None, None)
+    with pytest.raises(RunConfigError, match=r"another configuration \(batch_size: recorded 2, now 4\)"):
+        _answer(tiny, out, Embeddings(TEXTS), batch_size=4, check_only=True)
     assert (out / "config.json").read_bytes() == written and not (tmp_path / "new").exists()
 
 

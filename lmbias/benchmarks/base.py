@@ -351,6 +351,14 @@ class Benchmark:
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     examples: Examples = field(default_factory=Examples)
 
+    def check_run(self, options: argparse.Namespace, model) -> None:
+        """The check before any model loads, of a run with the parsed ``options`` and the model they name: its
+        :attr:`task`'s (:meth:`~lmbias.benchmarks.declared.Task.check_run`: every option, the items, the protocol's
+        check of the model's spec and of the run folder; nothing loaded or written). A benchmark with its own
+        ``run`` and no Task has none, and is checked when it runs. Raises :class:`~lmbias.errors.InputError`."""
+        if self.task is not None:
+            self.task.check_run(options, model)
+
     def closing_summary(self, results: dict, out) -> str:
         """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one
         line naming what was skipped and, for a partial run, the "Partial run: ..." line."""

@@ -269,12 +269,18 @@ class Task:
         used = get_protocol(protocol)
         return next(asked for asked in self.protocols if asked.protocol is used)
 
-    def run(self, options: argparse.Namespace, model: ModelSpec):
+    def run(self, options: argparse.Namespace, model: ModelSpec, *, check_only: bool = False):
         """``lmbias run NAME``: :func:`run_task` with the parsed options."""
         own = {option.name: getattr(options, option.name) for option in self.options}
         return run_task(self, model=model, out=options.out, protocol=getattr(options, "protocol", None),
                         prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
-                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, **own)
+                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, check_only=check_only, **own)
+
+    def check_run(self, options: argparse.Namespace, model: ModelSpec) -> None:
+        """The check before any model loads: :meth:`run` with ``check_only`` (the options, the items, the protocol's
+        check of the model's spec and of the run folder; nothing loaded or written). ``lmbias run A B`` makes it
+        for every benchmark before the first one starts (:func:`lmbias.suite.check_runs`)."""
+        self.run(options, model, check_only=True)
 
     def checked(self, given: Mapping[str, Any]) -> dict:
         """Every own option's value: given (checked) or its default; an unknown one is refused."""
@@ -307,7 +313,7 @@ def items_text(rows: Sequence[dict]) -> str:
 @holds_run_directory
 def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol: str | None = None,
              prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
-             **given) -> RunResult | None:
+             check_only: bool = False, **given) -> RunResult | None:
     """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
     resumes) and the run is returned. A benchmark with per-item ``outcomes`` also gets :data:`ITEMS_FILE`, the
     items asked (each id and :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
@@ -319,10 +325,12 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
             protocol that takes one.
         batch_size: items per forward pass or generation batch; seed: the option orders' and
             bootstrap's seed; progress: a progress bar.
+        check_only: make every check, of the options, the items, the model's spec and the run folder, then stop before
+            anything is loaded or written, and return None (:meth:`Task.check_run`).
         **given: the benchmark's own options (``limit=8``).
 
     Returns:
-        The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others.
+        The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others (and with ``check_only``).
     """
     spec = ModelSpec.of(model)
     options = task.checked(given)
@@ -348,7 +356,7 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
         if chosen.identity is None else chosen.identity(settings)
     records, described, placement, timing = used.answer(
         spec, rows, chosen.request(rows, settings), out=out, benchmark=task.name, run_config=identity,
-        batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}")
+        batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}", check_only=check_only)
     if records is None:
         return None
     # the partial label names the sizes of a sample (--limit 8) before the selections (--types 1), as the

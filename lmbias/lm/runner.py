@@ -22,8 +22,6 @@ Launch several processes with ``lmbias run --num-processes N`` (which starts ``t
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
 import json
 import os
@@ -72,29 +70,6 @@ def check_run_dir(run_dir: Path, config: dict, state: Any, benchmark: str | None
     if state.is_main_process:
         _compare_run_dir(run_dir, config, benchmark)
     state.wait_for_everyone()
-    if _checking_only.get():
-        raise OptionsChecked(benchmark)
-
-
-class OptionsChecked(Exception):
-    """Raised by :func:`check_run_dir` inside :func:`checking_only`: every option of the run and its
-    folder were checked, and nothing was loaded or written yet. Not an error."""
-
-
-_checking_only: contextvars.ContextVar[bool] = contextvars.ContextVar("lmbias_checking_only", default=False)
-
-
-@contextlib.contextmanager
-def checking_only() -> Iterator[None]:
-    """Within the block a run stops where its options and its folder have been checked, before any
-    model loads or anything is written, by raising :class:`OptionsChecked` (every run checks its
-    folder with :func:`check_run_dir` right before it loads its model): ``lmbias run A B`` checks
-    every benchmark this way before the first one starts."""
-    token = _checking_only.set(True)
-    try:
-        yield
-    finally:
-        _checking_only.reset(token)
 
 
 def _compare_run_dir(run_dir: Path, config: dict, benchmark: str | None) -> None:
@@ -293,6 +268,7 @@ def run_generation(
     label: str = "generating",
     options: dict | None = None,
     before_load: Callable[[], None] | None = None,
+    check_only: bool = False,
 ) -> list[dict] | None:
     """Generate for every prompt, resumably, on this process's share of the global batches.
 
@@ -317,6 +293,8 @@ def run_generation(
             a refused resume names the option that differs, not only the prompts.
         before_load: called once the run directory is checked, before the model loads (a benchmark's
             preflight: what it will skip is said after a refusal of the directory, not before).
+        check_only: stop once the prompts, the settings and the run directory are checked, before anything is
+            loaded or written (the check ``lmbias run A B`` makes of every run before the first starts); returns None.
 
     Returns:
         On rank 0, one record per prompt and sample in input order (``id``, ``sample``, ``prompt``,
@@ -342,6 +320,8 @@ def run_generation(
         **(options or {}),
     }
     check_run_dir(run_dir, config, state, benchmark)
+    if check_only:
+        return None
     if before_load is not None:
         before_load()
     lm = lm_loader(state)

@@ -49,8 +49,10 @@ class Protocol:
         takes_template: whether ``--prompt-template`` applies.
         verb: what its progress bar says the run is doing ("scoring", "answering").
         answer: ``answer(spec, rows, request, *, out, benchmark, run_config, batch_size, seed, progress,
-            label)`` -> ``(records, model, placement, timing)`` (all None on processes other than the
-            main one); ``request`` is the protocol's own (:class:`~lmbias.protocols.likelihood.Scoring`,
+            label, check_only=False)`` -> ``(records, model, placement, timing)`` (all None on processes other than the
+            main one, and with ``check_only``: the protocol's check, which stops once the model's spec, the request and
+            the run folder are checked, before anything is loaded or written); ``request`` is the protocol's own
+            (:class:`~lmbias.protocols.likelihood.Scoring`,
             :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.continuation.Continuations`,
             :class:`~lmbias.protocols.embedding.Embeddings`).
         finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers; embed: none).

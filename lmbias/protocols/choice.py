@@ -268,7 +268,7 @@ def parse_choice_or_unknown(text: str, options: Sequence[str], order: Sequence[i
 def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: Sequence[Sequence[str]],
                      orders: Sequence[Sequence[int]], *, out, benchmark: str, run_options: dict, batch_size: int, seed: int,
                      progress: bool, label: str, read: Callable[[int, str], int | None] | None = None,
-                     max_new_tokens: int = GENERATED_TOKENS) -> tuple:
+                     max_new_tokens: int = GENERATED_TOKENS, check_only: bool = False) -> tuple:
     """Generate a reply to each lettered prompt (greedy, ``max_new_tokens`` new tokens) through the
     resumable generation runner in run directory ``out``, and read each with :func:`parse_choice`, or
     with ``read(i, reply)`` (the option index item ``i``'s reply names, None: invalid) where a benchmark
@@ -290,7 +290,7 @@ def generate_choices(spec, ids: Sequence[str], prompts: Sequence[str], options: 
         model_loader(checked, seed=seed, described=loaded), list(ids), list(prompts), out,
         settings=generation_settings("greedy", max_new_tokens=max_new_tokens), model_name=checked.name, preset="greedy",
         seed=seed, batch_size=batch_size, progress=progress, benchmark=benchmark, model_identity=checked.identity(),
-        label=label, options={"protocol": "generate", **run_options})
+        label=label, options={"protocol": "generate", **run_options}, check_only=check_only)
     if generations is None:
         return None, None, None, None
     if read is None:
@@ -320,13 +320,13 @@ class Questions:
 
 
 def answer(spec, rows: list[dict], request: Questions, *, out, benchmark: str, run_config: dict, batch_size: int, seed: int,
-           progress: bool, label: str) -> tuple:
+           progress: bool, label: str, check_only: bool = False) -> tuple:
     """Ask ``request``'s questions in run directory ``out`` (resumable) and read the replies:
     :func:`generate_choices` with ``run_config`` and the request's ``config`` as the run's identity."""
     return generate_choices(spec, request.ids, request.prompts, request.options, request.orders, out=out,
                             benchmark=benchmark, run_options={**run_config, **request.config}, batch_size=batch_size,
                             seed=seed, progress=progress, label=label, read=request.read,
-                            max_new_tokens=request.max_new_tokens)
+                            max_new_tokens=request.max_new_tokens, check_only=check_only)
 
 
 def with_answers(result, records: list[dict]):

@@ -7,8 +7,7 @@ classifier, a sentiment lexicon, a regard classifier ...) and, where it has one,
 same way (a human baseline: BOLD's Wikipedia sentences). :func:`answer` carries it out:
 
 1. the model's options and the run folder are checked (:func:`lmbias.lm.runner.run_generation`: a folder holding
-   another configuration is refused before anything loads; inside :func:`~lmbias.lm.runner.checking_only` the run
-   stops there);
+   another configuration is refused before anything loads; with ``check_only`` the run stops there);
 2. each scorer's ``load`` runs, before the language model loads: a scorer that cannot run stops the run there
    (its error), or, when it raises :class:`ScorerUnavailable`, is skipped and said at once
    (:func:`announce_unavailable`; ``require_all``: the run stops instead);
@@ -143,7 +142,7 @@ def _scored(scorer: Scorer, loaded, texts: list, rows: list) -> list:
 
 
 def answer(spec, rows: list[dict], request: Continuations, *, out, benchmark: str, run_config: dict, batch_size: int,
-           seed: int, progress: bool, label: str) -> tuple:
+           seed: int, progress: bool, label: str, check_only: bool = False) -> tuple:
     """Continue each row's prompt as ``request`` says in run directory ``out`` (resumable; ``run_config`` and the
     request's ``config`` are the run's identity besides the model and generation settings), the scorers loaded
     before the model, then score the continuations and the references.
@@ -183,7 +182,7 @@ def answer(spec, rows: list[dict], request: Continuations, *, out, benchmark: st
         timed_load, [row["id"] for row in rows], list(request.prompts), out, settings=dict(request.settings),
         model_name=checked.name, preset=request.preset, seed=seed, batch_size=batch_size,
         num_return_sequences=request.samples, progress=progress, benchmark=benchmark, model_identity=checked.identity(),
-        label=label, options={**run_config, **request.config}, before_load=before_load)
+        label=label, options={**run_config, **request.config}, before_load=before_load, check_only=check_only)
     if generations is None:
         return None, None, None, None
     generated = time.perf_counter()

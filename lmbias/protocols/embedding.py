@@ -66,7 +66,7 @@ def refuse_model(spec: ModelSpec, benchmark: str) -> None:
 
 
 def answer(spec: ModelSpec, rows: list[dict], request: Embeddings, *, out, benchmark: str, run_config: dict, batch_size: int,
-           seed: int, progress: bool, label: str) -> tuple:
+           seed: int, progress: bool, label: str, check_only: bool = False) -> tuple:
     """Encode ``request``'s texts of ``rows`` in run directory ``out``: the run's identity (``config.json``,
     which a rerun compares) is the model, ``--model-type``, the dtype, ``run_config``, ``batch_size`` (texts per
     forward pass: padding changes the last bits) and the backend's settings; ``seed`` seeds the model's loading.
@@ -99,6 +99,8 @@ def answer(spec: ModelSpec, rows: list[dict], request: Embeddings, *, out, bench
     config = {"model": spec.model, "model_type": request.model_type, "dtype": spec.dtype, **run_config, "batch_size": batch_size,
               **spec.identity()}
     check_run_dir(Path(out), config, state, benchmark)
+    if check_only:  # every check made, nothing loaded or written
+        return None, None, None, None
     lm = spec.load(state, seed=seed, kind=kind)
     claim_run_dir(Path(out), config, state, benchmark)
     if not state.is_main_process:

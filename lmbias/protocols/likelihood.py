@@ -84,7 +84,7 @@ def score_options(lm, rows: Sequence[dict], prompts: Sequence[str], options: Seq
 def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: dict, model: ModelSpec, model_type: str,
                    show_progress: bool = True, label: str = "", unit: str = "item",
                    after_batch: Callable[[int], None] | None = None, kinds: tuple = ("causal", "masked"),
-                   chat_scoring: bool = False) -> tuple:
+                   chat_scoring: bool = False, check_only: bool = False) -> tuple:
     """The shared body of a likelihood run: check the model's spec and the run directory ``out`` (one
     holding another benchmark's run or other settings is refused, before anything is written or
     loaded), load the model with its backend (:meth:`~lmbias.lm.spec.ModelSpec.load`), claim the
@@ -126,6 +126,8 @@ def load_and_score(score, rows: list[dict], *, out, benchmark: str, run_config: 
     config = {"model": spec.model, "model_type": model_type, "dtype": spec.dtype, **run_config,
               "rows": len(rows), "row_ids_digest": ids_digest([str(row["id"]) for row in rows]), **spec.identity()}
     check_run_dir(Path(out), config, state, benchmark)
+    if check_only:  # every check made, nothing loaded or written
+        return None, kind, state, None, None, None
     lm = spec.load(state, kind=kind)
     claim_run_dir(Path(out), {**config, **loaded_identity(lm)}, state, benchmark)
     placement = {"device": str(lm.device) if lm.device is not None else None, **spec.recorded()}
@@ -170,7 +172,7 @@ class Scoring:
 
 
 def answer(spec: ModelSpec, rows: list[dict], request: Scoring, *, out, benchmark: str, run_config: dict, batch_size: int,
-           seed: int, progress: bool, label: str) -> tuple:
+           seed: int, progress: bool, label: str, check_only: bool = False) -> tuple:
     """Score ``rows`` as ``request`` says in run directory ``out`` (resumable: :func:`load_and_score`;
     ``run_config`` with ``batch_size`` is the run's identity; ``seed`` is not used: scoring draws nothing).
 
@@ -183,7 +185,7 @@ def answer(spec: ModelSpec, rows: list[dict], request: Scoring, *, out, benchmar
     lm, kind, _, records, timing, placement = load_and_score(
         request.score, rows, out=out, benchmark=benchmark, run_config={**run_config, "batch_size": batch_size}, model=spec,
         model_type=request.model_type, kinds=request.kinds, show_progress=progress, label=label, unit=request.unit,
-        chat_scoring=request.chat_scoring)
+        chat_scoring=request.chat_scoring, check_only=check_only)
     if records is None:
         return None, None, None, None
     extra = request.describe(lm, kind) if request.describe is not None else {}
