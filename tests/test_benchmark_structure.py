@@ -124,7 +124,7 @@ def test_the_checks_find_what_is_planted():
             "def run(options, model):\n    pass\n"
             "def run_mine(options):\n    pass\n"
             "def runner():\n    pass\n"
-            "class T:\n    def run(self):\n        pass\n")
+            "class Toy:\n    def run(self):\n        pass\n")
     assert run_definitions(runs) == ["line 2: go", "line 4: run", "line 6: run_mine"]
 
     naming = ("from ..benchmarks.bold.data import SPEC\n"
