@@ -17,6 +17,12 @@ the paired test on decisions: McNemar's exact test, the two-sided binomial test 
 to ``flips.jsonl`` (the first few are printed), the differences with their intervals are drawn in
 ``compare.png``, and everything is in ``compare.json``.
 
+How far the two runs agree, as graders' agreement is reported (two runs of the same responses graded by two
+judges; two models): the per-item agreement of the outcomes and Cohen's kappa (:func:`agreement`), and for each
+headline measure with a value in three or more categories (domains) in both runs, the Pearson correlation of the
+per-category values (:func:`category_correlations`). Where the runs' results name different judges
+(``config.judge``), the summary says that the agreement is the judges'.
+
 Benchmarks with their own run (BOLD, counterfactual, SEAT) have no per-item outcome declared: comparing
 them is refused in one line (their per-group distribution tests are in ``lmbias report``, which draws two
 runs side by side).
@@ -108,7 +114,55 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
                      "outcome": side_a.outcome_name, "a_only": int(a_only), "b_only": int(b_only),
                      "both": int(sum(x and y for x, y in valid)), "neither": int(sum(not x and not y for x, y in valid)),
                      "invalid": len(pairs) - len(valid), "p_value": p_value},
-            "flips": flips, "bootstrap": bootstrap, "seed": seed}
+            "flips": flips, "bootstrap": bootstrap, "seed": seed,
+            "agreement": agreement(a_only, b_only, sum(x and y for x, y in valid), sum(not x and not y for x, y in valid)),
+            "correlations": category_correlations(benchmark, a.results["records"], b.results["records"]),
+            "judges": [(run.results.get("config") or {}).get("judge") for run in (a, b)]}
+
+
+def agreement(a_only: int, b_only: int, both: int, neither: int) -> dict:
+    """The per-item agreement of two runs' outcomes and Cohen's kappa, from their 2x2 counts (items whose outcome
+    is true in A only, in B only, in both, in neither): agreement p_o = (both + neither) / n; kappa =
+    (p_o - p_e) / (1 - p_e) with p_e = (P_A(yes) P_B(yes) + P_A(no) P_B(no)) the agreement expected by chance.
+    None where there is no item, and kappa None where p_e = 1 (every item has one outcome in both runs).
+
+    >>> agreement(5, 10, 20, 15)
+    {'items': 50, 'agreement': 0.7, 'kappa': 0.4}
+    """
+    n = a_only + b_only + both + neither
+    if not n:
+        return {"items": 0, "agreement": None, "kappa": None}
+    observed = (both + neither) / n
+    chance = ((both + a_only) * (both + b_only) + (neither + b_only) * (neither + a_only)) / n ** 2
+    kappa = None if chance == 1 else round((observed - chance) / (1 - chance), 12)
+    return {"items": n, "agreement": round(observed, 12), "kappa": kappa}
+
+
+def category_correlations(benchmark, records_a: list, records_b: list) -> list:
+    """For each headline measure (and variant) with a value in at least three categories (domains other than
+    "overall") in both runs' records, the Pearson correlation of the per-category values (scipy.stats.pearsonr);
+    None where either run's values are all equal. In the benchmark's metric order."""
+    from scipy import stats
+
+    def keyed(records: list) -> dict:
+        return {(r["metric"], tuple(r.get(v.field) for v in benchmark.variants), r["domain"]): r["value"]
+                for r in records if r.get("source", "model") == "model" and r["domain"] != "overall"
+                and isinstance(r.get("value"), (int, float)) and r["value"] == r["value"]}
+
+    values_a, values_b = keyed(records_a), keyed(records_b)
+    shared = [key for key in values_a if key in values_b]
+    correlations = []
+    for spec in benchmark.metrics:
+        for variant in dict.fromkeys(key[1] for key in shared if key[0] == spec.id):
+            keys = [key for key in shared if key[:2] == (spec.id, variant)]
+            if len(keys) < 3:
+                continue
+            x, y = [values_a[key] for key in keys], [values_b[key] for key in keys]
+            constant = len(set(x)) == 1 or len(set(y)) == 1
+            named = ", ".join(f"{v.label} {value}" for v, value in zip(benchmark.variants, variant) if value is not None)
+            correlations.append({"metric": spec.id, "name": spec.name + (f" ({named})" if named else ""), "categories": len(keys),
+                                 "pearson": None if constant else float(stats.pearsonr(x, y)[0])})
+    return correlations
 
 
 def _measures(benchmark, side_a, side_b, bootstrap: int, seed: int) -> list:
@@ -155,12 +209,36 @@ def summary(comparison: dict, out) -> str:
              "", f"Per item, {test['outcome']}: {test['a_only']:,} items in A only, {test['b_only']:,} in B only, "
              f"{test['both']:,} in both, {test['neither']:,} in neither, {test['invalid']:,} without a valid answer in one run; "
              f"{test['test']}: p = {test['p_value']:.3g}."]
+    lines += _agreement_lines(comparison)
     flips = comparison["flips"]
     if flips:
         words = {True: "yes", False: "no", None: "invalid"}
         shown = ", ".join(f"{flip['id']} ({words[flip['a']]} -> {words[flip['b']]})" for flip in flips[:SHOWN_FLIPS])
         lines.append(f"{len(flips):,} items changed outcome, e.g. {shown}; all in {out}/flips.jsonl")
     return "\n".join(lines)
+
+
+def _agreement_lines(comparison: dict) -> list:
+    shown = comparison.get("agreement") or {}
+    if not shown.get("items"):
+        return []
+    kappa = "n/a (one outcome throughout)" if shown["kappa"] is None else f"{shown['kappa']:.2f}"
+    judges = comparison.get("judges") or [None, None]
+    whose = ("the judges' agreement (A graded by " + _judge_name(judges[0]) + ", B by " + _judge_name(judges[1]) + ")"
+             if judges[0] != judges[1] and any(judges) else "the runs' agreement")
+    lines = [f"Per item, {whose}: {100 * shown['agreement']:.1f} % of {shown['items']:,} items, Cohen's kappa {kappa}."]
+    for row in comparison.get("correlations") or []:
+        value = "n/a (constant)" if row["pearson"] is None else f"{row['pearson']:.2f}"
+        lines.append(f"Per category, {row['name']}: Pearson r = {value} over {row['categories']} categories.")
+    return lines
+
+
+def _judge_name(judge) -> str:
+    if not judge:
+        return "no judge"
+    if isinstance(judge, dict):
+        return str(judge.get("model") or judge.get("name") or judge)
+    return str(judge)
 
 
 def figure(comparison: dict):

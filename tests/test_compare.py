@@ -315,3 +315,61 @@ def test_runs_on_data_that_changed_between_them_are_refused_and_so_is_data_chang
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{hiring[0]}: the data read now is not the data the run asked (4 items whose content differs " \
         "(first 'hiring-001'))" in err[0] and not out.exists(), err
+
+
+def test_agreement_and_kappa_equal_a_hand_computation_and_scikit_learn():
+    from sklearn.metrics import cohen_kappa_score
+
+    from lmbias.compare import agreement
+
+    # by hand: 50 items, 20 yes in both, 15 no in both, 5 yes in A only, 10 in B only: p_o = 35 / 50 = 0.7;
+    # A says yes 25 times, B 30 times: p_e = (25 * 30 + 25 * 20) / 50 ** 2 = 0.5; kappa = (0.7 - 0.5) / 0.5 = 0.4
+    assert agreement(5, 10, 20, 15) == {"items": 50, "agreement": 0.7, "kappa": 0.4}
+    a = [True] * 20 + [False] * 15 + [True] * 5 + [False] * 10
+    b = [True] * 20 + [False] * 15 + [False] * 5 + [True] * 10
+    assert agreement(5, 10, 20, 15)["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    for counts in ((0, 0, 7, 3), (4, 0, 0, 9), (3, 3, 0, 0), (1, 2, 30, 40)):
+        a = [True] * counts[2] + [False] * counts[3] + [True] * counts[0] + [False] * counts[1]
+        b = [True] * counts[2] + [False] * counts[3] + [False] * counts[0] + [True] * counts[1]
+        assert agreement(*counts)["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    assert agreement(0, 0, 9, 0) == {"items": 9, "agreement": 1.0, "kappa": None}  # one outcome throughout: undefined
+    assert agreement(0, 0, 0, 0) == {"items": 0, "agreement": None, "kappa": None}
+
+
+def test_per_category_correlation_is_pearsons_r_by_hand_over_the_shared_categories():
+    from lmbias.benchmarks import get_benchmark
+    from lmbias.compare import category_correlations
+
+    def records(values):
+        return [{"metric": "metric_score", "domain": domain, "value": value, "source": "model", "protocol": "likelihood"}
+                for domain, value in values.items()]
+
+    crows = get_benchmark("crows_pairs")
+    # x = (1, 2, 3), y = (2, 4, 7): deviations (-1, 0, 1) and (-7/3, -1/3, 8/3); r = 5 / sqrt(2 * 114 / 9) = 0.99340
+    a = records({"overall": 50.0, "age": 1.0, "gender": 2.0, "race-color": 3.0, "religion": 9.0})
+    b = records({"overall": 60.0, "age": 2.0, "gender": 4.0, "race-color": 7.0})  # religion only in A: left out
+    (row,) = category_correlations(crows, a, b)
+    assert row["categories"] == 3 and row["pearson"] == pytest.approx(5 / (2 * 114 / 9) ** 0.5, abs=1e-12)
+    assert category_correlations(crows, a[:3], b[:3]) == []  # two categories: no correlation
+    assert category_correlations(crows, a, records({"age": 5.0, "gender": 5.0, "race-color": 5.0}))[0]["pearson"] is None
+
+
+def test_plumbing_compare_prints_the_agreement_and_names_the_judges_when_they_differ(runs, data_dir, tmp_path, capsys):
+    a, b = runs["crows", 0], runs["crows", 1]
+    comparison = compare_runs(a, b, bootstrap=0, data_dir=data_dir)
+    test = comparison["test"]
+    n = test["a_only"] + test["b_only"] + test["both"] + test["neither"]
+    assert comparison["agreement"]["agreement"] == pytest.approx((test["both"] + test["neither"]) / n)
+    assert comparison["judges"] == [None, None]
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "c1"), "--bootstrap", "0", "--data-dir", str(data_dir)]) == 0
+    assert "Per item, the runs' agreement: " in capsys.readouterr().out
+    judged = {}
+    for name, run, judge in (("a", a, "grader-one"), ("b", b, "grader-two")):
+        judged[name] = tmp_path / name
+        shutil.copytree(run, judged[name])
+        results = json.loads((judged[name] / "results.json").read_text())
+        results["config"]["judge"] = {"model": judge}
+        (judged[name] / "results.json").write_text(json.dumps(results))
+    assert main(["compare", str(judged["a"]), str(judged["b"]), "--out", str(tmp_path / "c2"), "--bootstrap", "0",
+                 "--data-dir", str(data_dir)]) == 0
+    assert "the judges' agreement (A graded by grader-one, B by grader-two)" in capsys.readouterr().out
