@@ -133,3 +133,8 @@ def test_a_copied_benchmark_defaults_to_its_own_records_and_keeps_those_it_decla
     assert {record["benchmark"] for record in copied.records(RESULTS)} == {"copy"}
     own = replace(_declared(records=lambda results: ["own"]), name="copy")
     assert own.records(RESULTS) == ["own"]
+
+
+def test_a_declaration_whose_command_line_lacks_what_its_run_reads_is_refused():
+    with pytest.raises(ValueError, match="benchmark 'declared': run_options must name batch_size, progress"):
+        _declared(run_options=("model", "seed"))

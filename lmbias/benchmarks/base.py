@@ -55,6 +55,8 @@ RUN_OPTIONS = {
                                                      "split among the processes; OMP_NUM_THREADS when set)"}),
 }
 
+# The run options every benchmark's run reads (Benchmark.run), besides the model's
+RUN_READS = ("seed", "batch_size", "progress")
 # The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
 # brings every registered backend's own options with it.
 MODEL_OPTIONS = ("model", "name", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
@@ -424,7 +426,11 @@ class Benchmark:
 
     def __post_init__(self) -> None:
         """:attr:`records`, :attr:`summary` and :attr:`report_section` not declared (or another benchmark's defaults,
-        copied by :func:`dataclasses.replace`) are the defaults, read from this benchmark's :class:`MetricSpec` s."""
+        copied by :func:`dataclasses.replace`) are the defaults, read from this benchmark's :class:`MetricSpec` s. A
+        benchmark whose command line lacks a run option :meth:`run` reads is refused."""
+        missing = [name for name in RUN_READS if name not in self.run_options]
+        if missing:
+            raise ValueError(f"benchmark {self.name!r}: run_options must name {', '.join(missing)} (its run reads them)")
         for name, default in (("records", spec_records), ("summary", records_summary), ("report_section", records_section)):
             given = getattr(self, name)
             if given is None or getattr(given, "func", None) is default:
