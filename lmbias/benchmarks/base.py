@@ -11,14 +11,20 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from ..checks import check_choice
 from ..errors import InputError, UnknownNameError
 from ..lm.backends import DEFAULT_BACKEND
 from ..lm.spec import DTYPES
+from ..protocols import add_protocol_arguments, get_protocol
+from ..render import html
+from ..render.text import cell, markdown_table
+from .declared import Ask, chat_requested, run_task
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
-# ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
+# command line takes (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
 RUN_OPTIONS = {
     "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
     "name": (["--name"], {"help": "the model's display name in the summary, results.json, report, leaderboard and Hub card "
@@ -49,6 +55,8 @@ RUN_OPTIONS = {
                                                      "split among the processes; OMP_NUM_THREADS when set)"}),
 }
 
+# The run options every benchmark's run reads (Benchmark.run), besides the model's
+RUN_READS = ("seed", "batch_size", "progress")
 # The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
 # brings every registered backend's own options with it.
 MODEL_OPTIONS = ("model", "name", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
@@ -67,6 +75,8 @@ class MetricSpec:
         decimals: decimals shown in tables.
         description: one line: what the number measures.
         column: whether the leaderboard shows it as a column.
+        replies: whether it is measured only where the run's protocol reads replies (a generative run's
+            out-of-choice or invalid-reply rate): the default records leave it out of other runs.
     """
 
     id: str
@@ -77,6 +87,7 @@ class MetricSpec:
     decimals: int
     description: str
     column: bool = True
+    replies: bool = False
 
 
 # how a value of each MetricSpec unit is written after the number ("61.9 %", "2.3 pp", "1.05x")
@@ -226,13 +237,6 @@ def skipped_note(results: dict, out) -> str:
             if skipped else "")
 
 
-def chat_requested(model) -> bool:
-    """Whether a run of ``model`` (a :class:`~lmbias.lm.spec.ModelSpec`) is a chat run, known from its
-    options alone, before anything is checked or loaded: ``--chat``, or a backend whose server
-    applies the chat template (``openai-chat``)."""
-    return model.chat is True or model.engine.chat == "server"
-
-
 def refuse_chat_likelihood(model, benchmark: str, model_type: str = "causal") -> None:
     """A one-line error for a chat run of a benchmark whose likelihood protocol scores raw text (call
     it for those), or of a masked LM (``--model-type masked``: it has no chat template), raised before
@@ -269,53 +273,102 @@ def _no_derived_records(records: list) -> list:
     return []
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    """Everything lmbias knows about one benchmark, declared in one place.
+def _as_measured(timing: dict, records, seconds: float) -> dict:
+    """results.json's ``timing`` as the protocol gave it (the default :attr:`Benchmark.timing`)."""
+    return timing
 
-    Attributes:
+
+@dataclass(frozen=True, kw_only=True)
+class Benchmark:
+    """Everything lmbias knows about one benchmark, declared in one place: what it is (name, paper, data,
+    measures), how it runs (its options, the protocols it asks its items through, its items and its measure)
+    and how its results read. The command line (:meth:`add_arguments`, :meth:`run`, :meth:`check_run`) and the
+    Python call (:func:`~lmbias.benchmarks.declared.run_task`) are derived from it.
+
+    What it is:
         name: the id (``lmbias run NAME``, ``results.json``'s ``benchmark``).
-        display_name: the name people read ("StereoSet").
+        display_name: the name people read ("StereoSet"; progress bars).
         description: one line for ``lmbias run --help``.
         dataset: the lmbias dataset it reads (``lmbias.load_rows(dataset)``).
         hub_dataset: the dataset on the Hub the numbers are reported against.
         metrics: the headline metrics (:class:`MetricSpec`), in display order.
-        run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads (``"backend"``: the
+        paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
+        references: published figures of known models on its measures (:class:`Reference`).
+
+    How it runs (:func:`~lmbias.benchmarks.declared.run_task`):
+        options: its own options, in ``--help`` order (:class:`~lmbias.benchmarks.declared.Option`).
+        protocols: one :class:`~lmbias.benchmarks.declared.Ask` per protocol it supports (its request, help, wording,
+            identity and config); the first is the default. A benchmark with one protocol has no ``--protocol``, and
+            its run records none.
+        prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
+            ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
+            call refuses one).
+        items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
+            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
+            model's: where a scorer runs too).
+        measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
+        data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
+        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
+            reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
+        shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
+            (default: "short data files").
+        check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
+            does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
+            model is checked or loaded.
+        refuse: ``refuse(spec, options)``: a model the options cannot run (raises
+            :class:`~lmbias.errors.InputError`), before it is checked or loaded.
+        chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
+        recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
+            it, from the generic one (``model``: the model's description; None: as it is).
+        skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
+            benchmark the options left out (default: none); ``skipped_by(records, settings)``: what the protocol's
+            answer adds (the continue protocol's scorers that could not run).
+        outputs: ``outputs(records, rows, settings)``: what results.json's ``outputs`` adds to the protocol's
+            (counts of what the run produced).
+        timing: ``timing(timing, records, seconds)``: results.json's ``timing`` from the protocol's and the seconds
+            the measure took (default: the protocol's as it is; SEAT adds its permutation tests' ``testing_seconds``).
+        outcomes: ``outcomes(records, rows, settings)``: each row's outcome that its headline measure counts,
+            True / False (None: no valid answer), in row order: BBQ's and the coreference sets' correct
+            answer, CrowS-Pairs' and StereoSet's stereotype preferred; ``lmbias compare`` tests how two runs'
+            outcomes differ on the same items (None: the benchmark has no per-item outcome); ``outcome_name``
+            says in a few words what a True outcome is ("correct answer").
+        run_options: which of the shared :data:`RUN_OPTIONS` its command line takes (``"backend"``: the
             backend and every registered backend's own options; :data:`MODEL_OPTIONS` are the ones
             :meth:`lmbias.lm.spec.ModelSpec.from_options` reads).
-        add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
-        run: ``run(options, model)`` with the parsed options (an ``argparse.Namespace``) and the model
-            they name (a :class:`~lmbias.lm.spec.ModelSpec`, built once by :func:`lmbias.suite.run_benchmark`):
-            runs the benchmark and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);
-            the command line writes it (:func:`lmbias.benchmarks.save_run`).
-        records: ``records(results)``: the headline records of a results dict (see
-            :func:`lmbias.results.metric_records`), computed when the run is written.
-        summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end.
-        report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
-            for the finished runs of this benchmark (``options``: the parsed report options).
-        add_report_arguments: adds options of its report section to ``lmbias report``.
         defaults: default values of its ``lmbias run`` options (e.g. ``{"batch_size": 8}``).
+
+    How its results read:
+        domains: the results body's key that holds one block per domain (BBQ's ``"categories"``), each block,
+            like the body's ``"overall"``, holding each measure under its :class:`MetricSpec` id, its interval under
+            ``"ci"`` and its count under ``count_key`` (default ``"items"``): where the default :attr:`records` read.
+        records: ``records(results)``: the headline records of a results dict (see
+            :func:`lmbias.results.metric_records`), computed when the run is written (default
+            :func:`spec_records`: each :class:`MetricSpec` 's value in each block of :attr:`domains`, then overall).
+        summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end (default
+            :func:`records_summary`: a table of its records, a row per domain and a column per measure).
+        report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
+            for the finished runs of this benchmark (``options``: the parsed report options; default
+            :func:`records_section`: a table of each run's records). Its scorecard lines, above every section,
+            come from the records and the :class:`MetricSpec` s (:mod:`lmbias.scorecard`).
+        add_report_arguments: adds options of its report section to ``lmbias report``.
         variants: record dimensions the leaderboard offers as controls (:class:`Variant`).
         domain_aliases: domains the leaderboard files under another name ({"race-color": "race"}).
         derived_records: ``derived_records(records)``: leaderboard-only "overall" records made
             from per-domain ones (each with a ``derived`` note saying how).
         baseline: records of a reference, shown as their own leaderboard row.
         migrate_v1: turns a schema-version-1 results dict into version 2 (see :mod:`lmbias.results`).
+        unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
+            before ``config.json`` recorded the benchmark.
+        overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
+        paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
+            (:class:`lmbias.benchmarks.paired.Side`; None: from its :attr:`outcomes`, or not comparable item by item).
+        data_tables: ``data_tables(data_dir)``: the :class:`DataTable` s ``lmbias datasets`` shows about its data
+            besides the files' sizes (BOLD's prompts per merged profession group; default none).
         score: ``lmbias score NAME``: scores the benchmark's reference texts without a model (BOLD's
             Wikipedia sentences) with the parsed options; returns the exit status. None: no such command.
         score_description: one line for ``lmbias score --help``.
         add_score_arguments: adds the options of ``lmbias score NAME``.
-        overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
-        paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
-        references: published figures of known models on its measures (:class:`Reference`).
-        task: its :class:`~lmbias.benchmarks.declared.Task` where it is declared for the generic run (None:
-            its own run), for what reads its items again (``lmbias compare``).
-        paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
-            (:class:`lmbias.benchmarks.paired.Side`; None: from its Task, or not comparable item by item).
-        data_tables: ``data_tables(data_dir)``: the :class:`DataTable` s ``lmbias datasets`` shows about its data
-            besides the files' sizes (BOLD's prompts per merged profession group; default none).
-        unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
-            before ``config.json`` recorded the benchmark.
         examples: its refused option combinations and its evaluate modules' examples (:class:`Examples`),
             which the shared tests run.
     """
@@ -326,14 +379,37 @@ class Benchmark:
     dataset: str
     hub_dataset: HubDataset
     metrics: tuple
-    run: Callable[[argparse.Namespace, Any], Any]
-    records: Callable[[dict], Iterable[dict]]
-    summary: Callable[[dict, Any], str]
-    report_section: Callable[..., list]
+    paper: str = ""
+    references: tuple = ()
+    # how it runs
+    options: tuple = ()
+    protocols: tuple
+    prompt_fields: tuple = ()
+    template_help: str | None = None
+    items: Callable[[dict, Any], list]
+    measure: Callable[[list, list, dict, Any], dict]
+    data: Callable[[list, dict, Any], dict]
+    counted: Callable[[list, dict], dict]
+    shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
+    check: Callable[[str, dict], None] = lambda protocol, options: None
+    refuse: Callable[[Any, dict], None] = lambda spec, options: None
+    chat_scoring: bool = False
+    recorded: Callable[[dict, list, dict, dict], dict] | None = None
+    skipped: Callable[[dict], dict] = lambda settings: {}
+    skipped_by: Callable[[Any, dict], dict] = lambda records, settings: {}
+    outputs: Callable[[Any, list, dict], dict] = lambda records, rows, settings: {}
+    timing: Callable[[dict, Any, float], dict] = _as_measured
+    outcomes: Callable[[list, list, dict], list] | None = None
+    outcome_name: str = ""
     run_options: tuple = tuple(RUN_OPTIONS)
-    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    # how its results read
+    domains: str | None = None
+    count_key: str = "items"
+    records: Callable[[dict], Iterable[dict]] | None = None
+    summary: Callable[[dict, Any], str] | None = None
+    report_section: Callable[..., list] | None = None
+    add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     variants: tuple = ()
     domain_aliases: Mapping[str, str] = field(default_factory=dict)
     derived_records: Callable[[list], list] = _no_derived_records
@@ -342,22 +418,72 @@ class Benchmark:
     unfinished_presets: tuple = ()
     data_tables: Callable[[Any], tuple] = lambda data_dir: ()
     overall_note: str = ""
-    paper: str = ""
-    references: tuple = ()
-    task: Any = None
     paired: Callable[[Any, Any], Any] | None = None
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     examples: Examples = field(default_factory=Examples)
 
+    def __post_init__(self) -> None:
+        """:attr:`records`, :attr:`summary` and :attr:`report_section` not declared (or another benchmark's defaults,
+        copied by :func:`dataclasses.replace`) are the defaults, read from this benchmark's :class:`MetricSpec` s. A
+        benchmark whose command line lacks a run option :meth:`run` reads is refused."""
+        missing = [name for name in RUN_READS if name not in self.run_options]
+        if missing:
+            raise ValueError(f"benchmark {self.name!r}: run_options must name {', '.join(missing)} (its run reads them)")
+        for name, default in (("records", spec_records), ("summary", records_summary), ("report_section", records_section)):
+            given = getattr(self, name)
+            if given is None or getattr(given, "func", None) is default:
+                object.__setattr__(self, name, partial(default, self))
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Its own command-line options: its :attr:`options`, ``--protocol`` (where it supports more than one) and
+        (where a protocol takes one) ``--prompt-template``."""
+        for option in self.options:
+            option.add_to(parser)
+        if len(self.protocols) > 1:
+            add_protocol_arguments(parser, {asked.protocol.name: asked.help for asked in self.protocols},
+                                   template_fields=self.template_help)
+
+    @property
+    def protocol_names(self) -> tuple:
+        """The names of the protocols it supports (``--protocol``'s values), the default first."""
+        return tuple(asked.protocol.name for asked in self.protocols)
+
+    def ask(self, protocol: str | None = None) -> Ask:
+        """The :class:`~lmbias.benchmarks.declared.Ask` of the protocol called ``protocol`` (None: the default, the
+        first; a run recorded before ``--protocol`` existed used it); a protocol it does not support is refused in one
+        line."""
+        if protocol is None:
+            return self.protocols[0]
+        check_choice(protocol, list(self.protocol_names), "protocol")
+        used = get_protocol(protocol)
+        return next(asked for asked in self.protocols if asked.protocol is used)
+
+    def run(self, options: argparse.Namespace, model, *, check_only: bool = False):
+        """``lmbias run NAME``: :func:`~lmbias.benchmarks.declared.run_task` with the parsed ``options`` and the model
+        they name (a :class:`~lmbias.lm.spec.ModelSpec`, built once by :func:`lmbias.suite.run_benchmark`); returns
+        the :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere), which the command line writes
+        (:func:`lmbias.benchmarks.save_run`)."""
+        own = {option.name: getattr(options, option.name) for option in self.options}
+        return run_task(self, model=model, out=options.out, protocol=getattr(options, "protocol", None),
+                        prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
+                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, check_only=check_only, **own)
+
     def check_run(self, options: argparse.Namespace, model) -> None:
-        """The check before any model loads, of a run with the parsed ``options`` and the model they name: its
-        :attr:`task`'s (:meth:`~lmbias.benchmarks.declared.Task.check_run`: every option, the items, the protocol's
-        check of the model's spec and of the run folder; nothing loaded or written). A benchmark with its own
-        ``run`` and no Task has none, and is checked when it runs. Raises :class:`~lmbias.errors.InputError`."""
-        if self.task is not None:
-            self.task.check_run(options, model)
+        """The check before any model loads: :meth:`run` with ``check_only`` (the options, the items, the protocol's
+        check of the model's spec and of the run folder; nothing loaded or written). ``lmbias run A B`` makes it
+        for every benchmark before the first one starts (:func:`lmbias.suite.check_runs`). Raises
+        :class:`~lmbias.errors.InputError`."""
+        self.run(options, model, check_only=True)
+
+    def checked(self, given: Mapping[str, Any]) -> dict:
+        """Every own option's value: given (checked) or its default; an unknown one is refused."""
+        names = [option.name for option in self.options]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise InputError(f"{self.name} has no option {unknown[0]!r}; its options: {', '.join(names)}")
+        return {option.name: option.check(given.get(option.name, option.default)) for option in self.options}
 
     def closing_summary(self, results: dict, out) -> str:
         """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one
@@ -403,3 +529,56 @@ class Benchmark:
         spec = self.metric(metric_id)
         return {"benchmark": self.name, "metric": metric_id, "name": spec.name, "value": value, "ideal": spec.ideal,
                 "unit": spec.unit, "domain": domain, "task": task, "source": source, **extra}
+
+
+def spec_records(benchmark: Benchmark, results: dict) -> list[dict]:
+    """A benchmark's default records (:attr:`Benchmark.records`): each :class:`MetricSpec` 's value in each block of
+    the results body's :attr:`~Benchmark.domains`, then in its ``"overall"``, in the specs' order, with the block's
+    count and the measure's interval (``ci``, None where the block has none); a measure the block lacks is left out,
+    and so is one marked ``replies`` in a run whose protocol reads none. The records of a benchmark with several
+    protocols name the run's."""
+    body, protocol = results["results"], results["config"].get("protocol")
+    named = {"protocol": protocol} if len(benchmark.protocols) > 1 else {}
+    replies = benchmark.ask(protocol).protocol.reads_replies
+    found = []
+    for domain, block in [*body.get(benchmark.domains, {}).items(), ("overall", body["overall"])]:
+        for spec in benchmark.metrics:
+            if spec.id in block and (replies or not spec.replies):
+                counted = {"count": block[benchmark.count_key]} if benchmark.count_key in block else {}
+                found.append(benchmark.record(spec.id, block[spec.id], domain=domain, **counted,
+                                              ci=(block.get("ci") or {}).get(spec.id), **named))
+    return found
+
+
+def records_table(benchmark: Benchmark, measured: list) -> tuple[list, list]:
+    """What the default summary and report section show of ``measured`` (each run's records): the header (each measure
+    a run has, in the declaration's order, with its unit) and, per run, a row per domain (overall last): the domain,
+    then each measure's value with its interval ("" where the run lacks it, "n/a" where it is undefined)."""
+    shown = [spec for spec in benchmark.metrics if any(record["metric"] == spec.id for records in measured for record in records)]
+    tables = []
+    for records in measured:
+        value = {(record["domain"], record["metric"]): record for record in records}
+        domains = sorted(dict.fromkeys(record["domain"] for record in records), key=lambda domain: domain == "overall")
+        tables.append([[domain, *("" if (domain, spec.id) not in value else
+                                  cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
+                                  for spec in shown)] for domain in domains])
+    return [f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown], tables
+
+
+def records_summary(benchmark: Benchmark, results: dict, out) -> str:
+    """A benchmark's default summary (:attr:`Benchmark.summary`): the model, then its records as a table
+    (:func:`records_table`)."""
+    header, (rows,) = records_table(benchmark, [list(benchmark.records(results))])
+    lines = [f"model: {model_named(results)}; {benchmark.display_name}; results in {out}/results.json"]
+    table = [dict(zip(["domain", *header], row)) for row in rows]
+    return "\n".join([*lines, "", markdown_table(table, ["domain", *header])] if rows else lines)
+
+
+def records_section(benchmark: Benchmark, runs, labels, figures, options) -> list:
+    """A benchmark's default report section (:attr:`Benchmark.report_section`): its name and paper, then a table of
+    each run's records (:func:`records_table`), a row per model and domain."""
+    header, tables = records_table(benchmark, [list(benchmark.records(run.results)) for run in runs])
+    rows = [[label, *row] for label, table in zip(labels, tables) for row in table]
+    paper = [html.note(html.tag("a", "the paper", href=benchmark.paper))] if benchmark.paper else []
+    return [html.tag("h2", benchmark.display_name), *paper,
+            html.table(["model", "domain", *header], rows, f"{benchmark.display_name} per domain")]
