@@ -463,12 +463,19 @@ def answer(spec, rows: list[dict], request: Judged, *, out, benchmark: str, run_
     if empty:
         raise InputError(f"prompt {empty[0]!r} is empty; every response slot needs a prompt")
     loaded: dict = {}
+
+    def before_load() -> None:  # a served grader that cannot give probabilities: refused before anything is generated
+        if judge.grade == "probabilities" and judge.served:
+            from ..lm.processes import process_state
+
+            refuse_without_logprobs(judge, grader.load(process_state(), seed=seed))
+
     started = time.perf_counter()
     generations = run_generation(
         model_loader(checked, seed=seed, described=loaded), ids, prompts, out, settings=dict(request.settings),
         model_name=checked.name, preset=request.preset, seed=seed, batch_size=batch_size, progress=progress,
         benchmark=benchmark, model_identity=checked.identity(), label=label, options={**run_config, **request.config},
-        check_only=check_only)
+        before_load=before_load, check_only=check_only)
     if generations is None:
         return None, None, None, None
     generated = time.perf_counter()
@@ -541,7 +548,7 @@ def grade(judge: Judge, grader, gradings: Sequence[Grading], *, out, benchmark: 
         lm = _grader_of(judge, grader, state_, seed)
         if lm.chat is not None:  # a server that applies the template writes none; its reply is read after it
             lm.chat = replace(lm.chat, prefill=prefill)
-        if judge.grade == "probabilities":
+        if judge.grade == "probabilities" and not judge.served:  # a served one was asked before the responses
             refuse_without_logprobs(judge, lm)
         load_seconds[0] = time.perf_counter() - began
         return lm
