@@ -452,7 +452,8 @@ def answer(spec, rows: list[dict], request: Judged, *, out, benchmark: str, run_
         ``judge_load_seconds``, ``grading_seconds``, ``gradings_graded`` (this session) and ``seconds_per_grading``.
         All None on processes other than the main one, and with ``check_only``.
     """
-    from ..lm.runner import model_loader, run_generation
+    from ..lm.processes import process_state
+    from ..lm.runner import GENERATIONS_FILE, model_loader, run_generation
 
     subject = replace(spec, chat=True) if spec.engine.chat == "template" else spec  # answered in the chat template
     checked = subject.checked()
@@ -466,8 +467,6 @@ def answer(spec, rows: list[dict], request: Judged, *, out, benchmark: str, run_
 
     def before_load() -> None:  # a served grader that cannot give probabilities: refused before anything is generated
         if judge.grade == "probabilities" and judge.served:
-            from ..lm.processes import process_state
-
             refuse_without_logprobs(judge, grader.load(process_state(), seed=seed))
 
     started = time.perf_counter()
@@ -476,8 +475,12 @@ def answer(spec, rows: list[dict], request: Judged, *, out, benchmark: str, run_
         model_name=checked.name, preset=request.preset, seed=seed, batch_size=batch_size, progress=progress,
         benchmark=benchmark, model_identity=checked.identity(), label=label, options={**run_config, **request.config},
         before_load=before_load, check_only=check_only)
-    if generations is None:
+    if check_only:
         return None, None, None, None
+    state = process_state()
+    state.wait_for_everyone()  # every process grades its share: the others read the responses the main one merged
+    if generations is None:
+        generations = [json.loads(line) for line in (Path(out) / GENERATIONS_FILE).read_text(encoding="utf-8").splitlines()]
     generated = time.perf_counter()
     responses = [{"id": g["id"], "prompt": g["prompt"], "response": g["continuation"], "num_tokens": g["num_tokens"],
                   "stop_reason": g["stop_reason"]} for g in generations]
@@ -486,11 +489,13 @@ def answer(spec, rows: list[dict], request: Judged, *, out, benchmark: str, run_
     if len(set(keys)) != len(keys):
         raise LmbiasError(f"{benchmark}: the gradings' keys are not unique (a bug in the benchmark's request)")
     same = _same_model(checked, grader)
-    if same:
+    if same and state.is_main_process:
         print(f"lmbias: the judge {grader.name} is the model under test (allowed; recorded as same_as_subject)",
               file=sys.stderr, flush=True)
     graded, timing = grade(judge, grader, gradings, out=out, benchmark=benchmark, batch_size=batch_size, seed=seed,
                            progress=progress, label=label.rsplit(":", 1)[0] + ": grading")
+    if graded is None:  # a process other than the main one
+        return None, None, None, None
     graded.responses = responses
     graded.judge["same_as_subject"] = same
     timing = {"generation_seconds": generated - started, **timing}
