@@ -2,6 +2,7 @@
 end (plumbing), loopback grader servers with known top log-probabilities or text only (exact probabilities and
 letters), resume after kill -9 in generation and in grading, and every bad input in one line."""
 
+import hashlib
 import json
 import math
 import os
@@ -178,6 +179,23 @@ def test_plumbing_tiny_hf_letters_and_another_judge_regrade_without_regenerating
     assert [r["reply"][0] for r in replies] == ["("] * 6  # the prefill, then the reply
     assert letters.results["counts"]["invalid"] == sum(r["option"] is None for r in replies)
     assert letters.results["grades"] == {r["key"]: r["option"] for r in replies}
+
+
+def test_plumbing_a_grader_without_a_chat_template_needs_one_given(tiny, tmp_path):
+    from tiny_lm import save_tiny_causal_lm
+
+    base = save_tiny_causal_lm(tmp_path / "base", n_positions=256)  # no chat template
+    with pytest.raises(InputError, match=r"^--judge-model '.*base' has no chat template to put the rubric in: give one "
+                                         r"with --judge-chat-template FILE"):
+        run_judged(tmp_path / "run", ModelSpec(tiny), judge_model=base, max_new_tokens=2)
+    template = tmp_path / "template.jinja"
+    template.write_text(TEMPLATE)
+    result = run_judged(tmp_path / "run", ModelSpec(tiny), judge_model=base, max_new_tokens=2,
+                        judge_chat_template=str(template))
+    assert result.results["counts"] == {"gradings": 6, "absent": 0}
+    folder = tmp_path / "run" / result.config["judge"]["folder"]
+    assert json.loads((folder / "config.json").read_text())["config"]["chat_template_sha256"] == \
+        hashlib.sha256(TEMPLATE.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------- loopback servers
@@ -386,3 +404,24 @@ def test_the_judge_protocol_is_registered_and_its_options_declared():
     assert {"--judge-model", "--judge-backend", "--judge-base-url", "--judge-revision", "--judge-dtype", "--judge-device",
             "--judge-chat-template", "--judge-grade"} <= flags
     assert not any(option.identity for option in TASK.options if option.name.startswith("judge_"))
+
+
+# ---------------------------------------------------------------------------------------------- a vLLM grader
+@pytest.mark.vllm
+def test_a_vllm_grader_gives_the_hf_graders_probabilities(tmp_path, embedded_model_cache, monkeypatch):
+    from vllm_server import EAGER_ENGINE
+
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "1")
+    responses = {"p1": "Red.", "p2": "An apple, I would say.", "p3": "Paris"}
+    gradings = [judge.Grading(f"{key}:{rubric.name}", rubric, {"prompt": PROMPTS[key], "response": response})
+                for key, response in responses.items() for rubric in (HELPFUL, SCALE)]
+    grades = {}
+    for backend, options in (("hf", {}), ("vllm", EAGER_ENGINE)):
+        grader = judge.Judge(ModelSpec(dtype="float32", backend=backend, options=options, chat=True))
+        graded, timing = judge.grade(grader, grader.checked(), gradings, out=tmp_path / backend, benchmark="demo",
+                                     batch_size=2, seed=0, progress=False, label="grading")
+        grades[backend] = graded.grades
+        assert graded.counts == {"gradings": 6, "absent": 0} and timing["gradings_graded"] == 6
+    for key, hf in grades["hf"].items():  # the same tokens' probabilities, within float32 rounding of the model
+        assert grades["vllm"][key] == pytest.approx(hf, rel=2e-3, abs=1e-6), key
+        assert 0 < sum(hf.values()) <= 1 + 1e-6

@@ -412,8 +412,16 @@ def _grader_of(judge: Judge, checked, state, seed: int):
 
     from ..lm.chat import ChatFormat
 
-    lm = copy.copy(checked.load(state, seed=seed))  # a model shared with other runs (one load per model) keeps its format
-    if judge.chat_template is not None:
+    given = judge.chat_template is not None
+    try:  # with a template given, the model's own (or its lack) does not matter
+        lm = copy.copy(replace(checked, chat=False).load(state, seed=seed) if given else checked.load(state, seed=seed))
+    except InputError as error:
+        if "has no chat template" not in str(error):
+            raise
+        raise InputError(f"--judge-model {checked.name!r} has no chat template to put the rubric in: give one with "
+                         "--judge-chat-template FILE, or use a chat model as the grader") from None
+    # (copied: a model shared with other runs, one load per model, keeps its own format)
+    if given:
         lm.tokenizer = copy.deepcopy(lm.tokenizer)
         lm.tokenizer.chat_template = judge.chat_template
         lm.chat = ChatFormat(None, hashlib.sha256(judge.chat_template.encode()).hexdigest())
