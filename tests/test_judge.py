@@ -278,6 +278,7 @@ def test_a_served_completions_grader_gives_the_top_log_probabilities_and_marks_t
     assert result.results["counts"] == {"gradings": 6, "absent": 6}
     err = capsys.readouterr().err
     assert "grading sends 6 requests" in err and "counted by the grader's tokenizer" in err
+    assert "6 of 6 gradings have options absent from the server's top 20 log-probabilities: recorded as null, not 0" in err
     assert server.requests[("grader", "logprobs")] == 1 + 6  # the check of its log-probabilities, then the gradings
     assert result.config["judge"]["same_as_subject"] is False and result.config["judge"]["top_logprobs"] == 20
 
@@ -297,7 +298,8 @@ def test_a_served_chat_grader_is_read_after_the_prefill_and_its_letters_strictly
     assert letters.results["grades"] == EXPECTED_LETTERS
     assert letters.results["counts"] == {"gradings": 6, "invalid": 2}
     assert server.requests[("subject", "text")] == 3  # the responses were generated once
-    assert "estimated at 4 characters per token" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "estimated at 4 characters per token" in err and "2 of 6 grader replies named no option or several" in err
 
 
 def test_probabilities_of_a_grader_that_returns_none_are_refused_before_anything_is_generated(tmp_path):

@@ -625,6 +625,12 @@ def grade(judge: Judge, grader, gradings: Sequence[Grading], *, out, benchmark: 
         counts["invalid"] = sum(record["option"] is None for record in records)
     else:
         counts["absent"] = sum(bool(record.get("absent")) for record in records)
+    if counts.get("invalid"):
+        print(f"lmbias: {counts['invalid']:,} of {len(records):,} grader replies named no option or several, or evaded: "
+              "invalid, recorded as null", file=sys.stderr, flush=True)
+    if counts.get("absent"):
+        print(f"lmbias: {counts['absent']:,} of {len(records):,} gradings have options absent from the server's top "
+              f"{TOP_LOGPROBS} log-probabilities: recorded as null, not 0", file=sys.stderr, flush=True)
     described = {"name": grader.name, **grader.recorded()}
     graded = Graded([], grades, records, judge.grade, {**identity, "grader": described, "folder": folder.name}, counts)
     timing = {"judge_load_seconds": load_seconds[0], "grading_seconds": seconds, "gradings_graded": len(todo),
