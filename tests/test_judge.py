@@ -427,3 +427,10 @@ def test_a_vllm_grader_gives_the_hf_graders_probabilities(tmp_path, embedded_mod
     for key, hf in grades["hf"].items():  # the same tokens' probabilities, within float32 rounding of the model
         assert grades["vllm"][key] == pytest.approx(hf, rel=2e-3, abs=1e-6), key
         assert 0 < sum(hf.values()) <= 1 + 1e-6
+
+
+def test_no_gradings_load_no_grader(tmp_path):
+    grader = judge.Judge(ModelSpec("no-such-model-anywhere", chat=True))
+    graded, timing = judge.grade(grader, grader.spec, [], out=tmp_path, benchmark="x", batch_size=1, seed=0, progress=False,
+                                 label="x")
+    assert graded.grades == {} and graded.counts == {"gradings": 0, "absent": 0} and timing["gradings_graded"] == 0

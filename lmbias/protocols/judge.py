@@ -573,7 +573,10 @@ def grade(judge: Judge, grader, gradings: Sequence[Grading], *, out, benchmark: 
 
     todo = undone()
     started = time.perf_counter()
-    if judge.grade == "letters":
+    records: list = []
+    if not gradings:  # nothing to ask: the grader is not loaded
+        pass
+    elif judge.grade == "letters":
         settings = {"do_sample": False, "repetition_penalty": 1.0, "max_new_tokens": LETTER_TOKENS}
         held: dict = {}
 
@@ -593,7 +596,6 @@ def grade(judge: Judge, grader, gradings: Sequence[Grading], *, out, benchmark: 
 
         chat = held["lm"].chat
         applied = chat.prefill if chat is not None and chat.template_sha256 != SERVER_TEMPLATE else ""  # written for it
-        records = []
         for grading, generation in zip(gradings, generations):
             reply = applied + generation["continuation"]
             records.append({"key": grading.key, "rubric": grading.rubric.name, "reply": reply,
