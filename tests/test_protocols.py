@@ -49,7 +49,7 @@ def test_embed_is_a_registered_protocol_but_no_protocol_choice():
     assert EMBED.records_file is None and not EMBED.reads_replies and not EMBED.takes_template
     result = RunResult(benchmark="toy", out="x", model={}, data={}, config={}, results={}, partial={}, timing={})
     assert EMBED.finish("x", result, [{"id": "a"}]) is result and result.files == {} and result.outputs == {}
-    with pytest.raises(InputError, match=r"^protocol must be one of \['likelihood', 'generate', 'continue', 'embed'\]"):
+    with pytest.raises(InputError, match=r"^protocol must be one of \['likelihood', 'generate', 'continue', 'embed', 'judge'\]"):
         get_protocol("embedding")
 
 
