@@ -2,7 +2,8 @@
 they kill: three prompts answered by the model, each response graded with a lettered rubric (A-C) and a digit
 rubric (1-5); the measure returns the grades as they are."""
 
-from lmbias.benchmarks.declared import Ask, Option, Task, run_task
+from lmbias.benchmarks.base import Benchmark, HubDataset, MetricSpec
+from lmbias.benchmarks.declared import Ask, Option, run_task
 from lmbias.protocols import JUDGE, judge
 
 HELPFUL = judge.Rubric("helpful", "RUBRIC helpful\nQ: {prompt}\nA: {response}\nOptions:\n(A) yes\n(B) partly\n(C) no",
@@ -22,8 +23,11 @@ def request(rows, settings):
                         settings=judge.response_settings(settings))
 
 
-TASK = Task(
-    name="judged_demo", display_name="Judged demo", options=tuple(Option(**spec) for spec in judge.OPTIONS),
+TASK = Benchmark(
+    name="judged_demo", display_name="Judged demo", description="three prompts graded by a judge (the judge's tests)",
+    dataset="judged_demo", hub_dataset=HubDataset("none/judged_demo", "Judged demo", "test"),
+    metrics=(MetricSpec("prompts", "Prompts", "", 0.0, None, 0, "prompts graded"),),
+    records=lambda results: [], summary=lambda results, out: "", report_section=lambda *args: [], options=tuple(Option(**spec) for spec in judge.OPTIONS),
     protocols=(Ask(JUDGE, "responses graded by a judge", request),),
     items=lambda settings, data_dir: [{"id": key, "prompt": prompt} for key, prompt in PROMPTS.items()],
     measure=lambda graded, rows, settings, data_dir: {"grades": graded.grades, "counts": graded.counts},
