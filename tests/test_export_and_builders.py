@@ -28,8 +28,23 @@ def _builders() -> dict:
 BUILDERS = _builders()
 
 
-def test_every_dataset_has_a_builder():
-    assert sorted(BUILDERS) == sorted(lmbias.DATASETS)
+def test_every_named_builder_is_a_registered_dataset_and_builder_for_makes_the_same_class():
+    from lmbias.data.builder import builder_for
+
+    assert set(BUILDERS) <= set(lmbias.DATASETS) and len(BUILDERS) >= 17
+    for name, named in BUILDERS.items():
+        made = builder_for(name)
+        assert made.SPEC is named.SPEC and made.BUILDER_CONFIGS == named.BUILDER_CONFIGS
+    assert builder_for("counterfactual_templates").__name__ == "CounterfactualTemplates"
+
+
+def test_a_dataset_without_a_named_builder_builds_through_builder_for(tmp_path, data_dir):
+    from lmbias.data.builder import builder_for
+
+    builder = builder_for("crows_pairs")(config_name="all", data_dir=str(data_dir), cache_dir=str(tmp_path))
+    builder.download_and_prepare()
+    built = builder.as_dataset(split="test")
+    assert built.num_rows == 1508 and built.to_list() == lmbias.load_dataset("crows_pairs", "all").to_list()
 
 
 def write_hub_only(name, folder):
