@@ -121,14 +121,44 @@ def test_export_then_load_dataset_round_trips_every_config(name, tmp_path, monke
         assert loaded.data.table.equals(expected.data.table)  # every value (HolisticBias: 566,625 rows, so not as dicts)
 
 
-def test_cards_declare_exactly_the_configs_of_each_dataset():
+def test_cards_declare_exactly_the_configs_of_each_dataset(tmp_path):
+    from lmbias.data.export import spec_card
+
+    written = 0
     for name, spec in lmbias.DATASETS.items():
-        card = CARDS_DIR / name / "README.md"
-        paths = card_data_files(spec, card)
-        assert paths == {config: f"{config}/{spec.split_of(config)}.parquet" for config in spec.configs}
-        metadata = read_card_metadata(card)
-        assert metadata["license"] == spec.license
-        assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]
+        made = tmp_path / name / "README.md"  # the card its spec makes, where hub_cards/ has none
+        made.parent.mkdir()
+        made.write_text(spec_card(spec))
+        for card in (CARDS_DIR / name / "README.md", made):
+            if not card.is_file():
+                continue
+            written += card != made
+            paths = card_data_files(spec, card)
+            assert paths == {config: f"{config}/{spec.split_of(config)}.parquet" for config in spec.configs}
+            metadata = read_card_metadata(card)
+            assert metadata["license"] == spec.license
+            assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]
+    assert written >= 17
+
+
+def test_a_dataset_without_a_card_is_exported_with_the_one_its_spec_makes(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from lmbias.data import register_dataset
+
+    monkeypatch.delenv("LMBIAS_CARDS_DIR", raising=False)
+    spec = register_dataset(replace(lmbias.DATASETS["counterfactual_templates"], name="templates_without_card"))
+    try:
+        assert not (CARDS_DIR / spec.name).exists()
+        counts = export_dataset(spec.name, tmp_path / "out")
+        assert counts == {"all": 730, "country": 100, "occupation": 290, "name": 340}  # hub_cards' card of the same data
+        card = (tmp_path / "out" / "README.md").read_text()
+        assert card.startswith("---\nlicense: " + spec.license) and spec.citation.splitlines()[0] in card
+        loaded = datasets.load_dataset(str(tmp_path / "out"), "country", split=spec.split_of("country"),
+                                       cache_dir=str(tmp_path / "cache"))
+        assert loaded.to_list() == lmbias.load_dataset("counterfactual_templates", "country").to_list()
+    finally:
+        lmbias.DATASETS.unregister(spec.name)
 
 
 def test_export_errors_name_the_card_and_the_configs(tmp_path):
