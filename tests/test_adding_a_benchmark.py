@@ -73,10 +73,9 @@ def example(tmp_path, monkeypatch):
 def test_the_page_shows_each_of_the_five_places(example):
     tree, name, benchmark = example
     assert name == benchmark.name == "he_she"
-    assert sorted(blocks()) == sorted([f"lmbias/benchmarks/{name}/{file}" for file in ("__init__.py", "data.py", "measure.py",
-                                                                                       "task.py")]
-                                      + [f"metrics/{name}/{name}.py", f"docs/benchmarks/{name}.md", f"tests/test_{name}.py",
-                                         "setup.cfg"])
+    assert sorted(blocks()) == sorted([*(f"lmbias/benchmarks/{name}/{file}" for file in ("__init__.py", "data.py", "measure.py")),
+                                       f"metrics/{name}/{name}.py", f"docs/benchmarks/{name}.md", f"tests/test_{name}.py",
+                                       "setup.cfg"])
 
 
 def test_plumbing_the_worked_example_runs_through_lmbias_run_on_a_tiny_model(example, tmp_path, capsys):
