@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lmbias.benchmarks import REGISTRY as BENCHMARKS
 from lmbias.data import DATASETS
 from lmbias.resources import REGISTRY as RESOURCES
 
@@ -40,14 +41,14 @@ def reread(monkeypatch):
     def put_first(folder: Path) -> None:
         monkeypatch.syspath_prepend(str(folder))
         importlib.invalidate_caches()
-        DATASETS.reload()
-        RESOURCES.reload()
+        for registry in (BENCHMARKS, DATASETS, RESOURCES):
+            registry.reload()
 
     yield put_first
     monkeypatch.undo()
     importlib.invalidate_caches()
-    DATASETS.reload()
-    RESOURCES.reload()
+    for registry in (BENCHMARKS, DATASETS, RESOURCES):
+        registry.reload()
 
 
 def test_setup_cfg_registers_every_dataset_and_data_file_through_one_line_per_benchmark(tmp_path, reread):
@@ -67,10 +68,15 @@ def test_setup_cfg_registers_every_dataset_and_data_file_through_one_line_per_be
 
 PACKAGE = '''
 from lmbias.benchmarks import Benchmark, HubDataset, MetricSpec
+from lmbias.benchmarks.declared import Ask
+from lmbias.protocols import LIKELIHOOD
 
-BENCHMARK = Benchmark(name="dice", display_name="Dice", description="dice", dataset="dice",
+BENCHMARK = Benchmark(name="dice", display_name="Dice", description="dice", dataset="dice_rolls",
                       hub_dataset=HubDataset("x/dice", "Dice", "test"), metrics=(MetricSpec("six", "Sixes", "%", 16.7, None, 1, "s"),),
-                      run=None, records=lambda results: [], summary=lambda results, out: "", report_section=lambda *a: [])
+                      protocols=(Ask(LIKELIHOOD, "score", lambda rows, settings: None),), items=lambda settings, data_dir: [],
+                      measure=lambda records, rows, settings, data_dir: {}, data=lambda rows, settings, data_dir: {},
+                      counted=lambda rows, settings: {}, records=lambda results: [], summary=lambda results, out: "",
+                      report_section=lambda *a: [])
 '''
 DATA = '''
 from lmbias.data.spec import DatasetSpec
@@ -93,3 +99,4 @@ def test_a_third_party_benchmark_brings_its_dataset_and_files_with_its_one_entry
     reread(tmp_path)
     assert DATASETS["dice_rolls"].sizes == {"all": 1} and RESOURCES["dice/rolls"].path == "dice/rolls.txt"
     assert "bold" in DATASETS  # lmbias's own stay
+    assert BENCHMARKS["dice"].dataset == "dice_rolls"  # the benchmark itself is found by the same line
