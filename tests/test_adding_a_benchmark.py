@@ -138,3 +138,31 @@ def test_the_evaluate_module_and_the_test_give_the_hand_computed_value(example, 
     assert len(tests) == 1
     for test in tests:
         test()
+
+
+def test_the_worked_example_touches_nothing_outside_its_five_places(tmp_path):
+    """The example committed onto a repository holding lmbias's setup.cfg, its line added to the lmbias.benchmarks
+    group: bench/new_benchmark_files.py finds every changed file in the goal set."""
+    import subprocess
+
+    spec = importlib.util.spec_from_file_location("new_benchmark_files", ROOT / "bench" / "new_benchmark_files.py")
+    counter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counter)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    setup = (ROOT / "setup.cfg").read_text()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "setup.cfg").write_text(setup)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "before"], check=True)
+    files = blocks()
+    line = files.pop("setup.cfg").splitlines()[-1]
+    group = setup.index("lmbias.benchmarks =\n")
+    end = setup.index("\nlmbias.", group + 1)  # the group's last line ends where the next group starts
+    (tmp_path / "setup.cfg").write_text(setup[:end] + "\n" + line + setup[end:])
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "he_she"], check=True)
+    rows, names = counter.table(str(tmp_path), ["HEAD"])
+    assert names == {"he_she"} and len(rows) == 7 and all(row["own"] for row in rows)  # 3 in its folder + 4
