@@ -12,8 +12,9 @@ A new benchmark NAME owns (the goal set):
 - its page ``docs/benchmarks/NAME.md``;
 - its test ``tests/test_NAME.py``;
 - one registration line in ``setup.cfg``: ``setup.cfg`` counts as its own only where the change is nothing but
-  lines ``<name> = lmbias.benchmarks.NAME...:<OBJECT>`` added (the text after the change, without those lines,
-  equals the text before it).
+  lines ``<name> = lmbias.benchmarks.NAME...:<OBJECT>`` added to the ``lmbias.benchmarks`` group (the text after
+  the change, without those lines, equals the text before it); a line in another group (``lmbias.datasets``) or
+  in ``packages`` is a change outside the goal set.
 
 NAME is every folder under ``lmbias/benchmarks/`` that the change adds (``--name`` gives it instead). The table
 lists every changed file, whether it is in the goal set, and its added / removed lines; the last line counts
@@ -75,14 +76,21 @@ def new_folders(repo: str, before: str, after: str) -> set:
 
 
 def only_registration(repo: str, before: str, after: str, names: set) -> bool:
-    """Whether ``setup.cfg``'s change is nothing but registration lines of ``names`` added."""
+    """Whether ``setup.cfg``'s change is nothing but registration lines of ``names`` added to the ``lmbias.benchmarks``
+    entry-point group."""
     def text(commit: str) -> str:
         shown = subprocess.run(["git", "-C", repo, "show", f"{commit}:{SETUP}"], capture_output=True, text=True)
         return shown.stdout if shown.returncode == 0 else ""
 
-    line = re.compile(r"^\s*[\w.-]+\s*=\s*lmbias\.benchmarks\.(" + "|".join(map(re.escape, sorted(names))) +
+    line = re.compile(r"^\s+[\w.-]+\s*=\s*lmbias\.benchmarks\.(" + "|".join(map(re.escape, sorted(names))) +
                       r")(\.[\w.]+)?:\w+\s*$")
-    kept = [row for row in text(after).splitlines() if not (names and line.match(row))]
+    kept, group = [], None
+    for row in text(after).splitlines():
+        heading = re.match(r"^([\w.-]+)\s*=\s*$|^\[", row)  # an entry-point group's first line, or a section
+        if heading:
+            group = heading.group(1)
+        if not (names and group == "lmbias.benchmarks" and line.match(row)):
+            kept.append(row)
     return kept == text(before).splitlines()
 
 

@@ -83,6 +83,18 @@ def test_shared_files_and_a_setup_cfg_change_beyond_the_line_are_listed_first(re
     assert sum(not row["own"] for row in rows) == 4
 
 
+def test_a_line_in_another_group_is_not_the_registration_line(repo):
+    path, _, _ = repo
+    subprocess.run(["git", "-C", str(path), "checkout", "-q", "main"], check=True)
+    subprocess.run(["git", "-C", str(path), "checkout", "-q", "-b", "gamma"], check=True)
+    dataset = REGISTERED.replace("beta", "gamma") + "lmbias.datasets =\n    gamma = lmbias.benchmarks.gamma.data:SPEC\n"
+    both = commit(path, {"setup.cfg": dataset, "lmbias/benchmarks/gamma/__init__.py": "G = 1\n"}, "gamma and its dataset")
+    only = commit(path, {"setup.cfg": REGISTERED.replace("beta", "gamma")}, "gamma's line alone")
+    assert {row["path"]: row["own"] for row in nbf.table(str(path), [both])[0]} == {
+        "setup.cfg": False, "lmbias/benchmarks/gamma/__init__.py": True}
+    assert nbf.table(str(path), [only], {"gamma"})[0] == [{"path": "setup.cfg", "added": 0, "removed": 2, "own": False}]
+
+
 def test_a_name_given_replaces_the_folders_found(repo):
     path, own, _ = repo
     rows, names = nbf.table(str(path), [own], {"alpha"})
