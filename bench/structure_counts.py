@@ -29,7 +29,8 @@ It prints one table row per count. What each counts (``lmbias/benchmarks`` means
 - **fields of the declarations**: the annotated fields of the dataclass ``Benchmark`` in lmbias/benchmarks, the one
   declaration of a benchmark, and of ``Task`` in a revision before the two merged (``ClassVar``s left out).
 - **declarations passing their own records / summary / report_section**: ``Benchmark(...)`` calls in
-  lmbias/benchmarks that pass all three as keywords (how many of all ``Benchmark(...)`` calls).
+  lmbias/benchmarks that pass all three as keywords (how many of all ``Benchmark(...)`` calls), then those passing
+  each (the others take the default, read from their ``MetricSpec``s).
 - **modules outside lmbias/benchmarks that name a benchmark**: modules of lmbias that import a benchmark's package
   (``lmbias.benchmarks.<package>``, absolute or relative), and modules of the layers below lmbias/benchmarks
   (``LOWER``) holding a string equal to a benchmark's name (docstrings left out). The benchmarks and their
@@ -223,15 +224,15 @@ def declaration_fields(sources: dict[str, str]) -> dict[str, int]:
     return found
 
 
-def own_reporting(sources: dict[str, str]) -> tuple[list[str], int]:
-    """(``path:line name`` of each ``Benchmark(...)`` call in lmbias/benchmarks passing all of OWN as keywords,
-    how many ``Benchmark(...)`` calls there are)."""
+def own_reporting(sources: dict[str, str], passed: tuple = OWN) -> tuple[list[str], int]:
+    """(``path:line name`` of each ``Benchmark(...)`` call in lmbias/benchmarks passing all of ``passed`` (default OWN)
+    as keywords, how many ``Benchmark(...)`` calls there are)."""
     calls = [(path, node) for path, tree in _trees(sources, _in_benchmarks).items() for node in ast.walk(tree)
              if isinstance(node, ast.Call) and _name(node) == "Benchmark"]
     own = []
     for path, node in calls:
         keywords = {keyword.arg: keyword.value for keyword in node.keywords}
-        if all(name in keywords for name in OWN):
+        if all(name in keywords for name in passed):
             name = keywords.get("name")
             own.append(f"{path}:{node.lineno} {name.value if isinstance(name, ast.Constant) else ast.unparse(name or node)}")
     return own, len(calls)
@@ -309,6 +310,9 @@ def counts(sources: dict[str, str]) -> list[tuple[str, str, list[str]]]:
     table.append(("fields of the declarations", " + ".join(f"{key.rpartition(':')[2]} {value}" for key, value in fields.items())
                   + f" = {sum(fields.values())}", [f"{key}: {value}" for key, value in fields.items()]))
     table.append(("Benchmark(...) passing its own records, summary and report_section", f"{len(own)} of {declared}", own))
+    for name in OWN:
+        each, _ = own_reporting(sources, (name,))
+        table.append((f"Benchmark(...) passing its own {name}", f"{len(each)} of {declared}", each))
     naming = naming_modules(sources)
     lower = [item for item in naming if any(item.startswith(prefix.replace("/", ".") + (":", ".")[dot])
                                             for prefix in LOWER for dot in (0, 1))]

@@ -67,7 +67,7 @@ def with_table(page: str, table: str) -> str:
 def pages(docs: Path) -> dict[str, Path]:
     """Benchmark name -> its page, for every benchmark lmbias itself declares (a plugin's pages are its own)."""
     return {benchmark.name: docs / "benchmarks" / f"{benchmark.name}.md" for benchmark in benchmarks()
-            if benchmark.records.__module__.startswith(f"{__package__}.benchmarks.")}
+            if benchmark.measure.__module__.startswith(f"{__package__}.benchmarks.")}
 
 
 def main(argv: list[str] | None = None) -> int:

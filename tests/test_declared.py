@@ -74,3 +74,67 @@ def test_a_repeated_option_reads_each_value_given():
     Option("compare", "pairs", repeated=True, metavar="DOMAIN:A:B").add_to(parser)
     assert parser.parse_args(["--compare", "gender:a:b", "--compare", "race:c:d"]).compare == ["gender:a:b", "race:c:d"]
     assert parser.parse_args([]).compare is None
+
+
+def _declared(**fields):
+    """A benchmark that declares its measures and where they sit in the results body, and nothing of its records,
+    summary or report section."""
+    from lmbias.benchmarks import Benchmark, HubDataset, MetricSpec
+    from lmbias.benchmarks.declared import Ask
+    from lmbias.protocols import GENERATE, LIKELIHOOD
+
+    metrics = (MetricSpec("bias", "Bias", "", 0.0, None, 3, "bias"), MetricSpec("accuracy", "Accuracy", "%", 100.0, True, 1, "acc"),
+               MetricSpec("invalid", "Invalid", "%", 0.0, False, 1, "replies naming none", column=False, replies=True))
+    return Benchmark(name="declared", display_name="Declared", description="d", dataset="d", hub_dataset=HubDataset("x/d", "D", "test"),
+                     metrics=metrics, protocols=(Ask(LIKELIHOOD, "l", None), Ask(GENERATE, "g", None)),
+                     items=None, measure=None, data=None, counted=None, domains="groups", **fields)
+
+
+RESULTS = {"model": {"name": "m"}, "config": {"protocol": "likelihood"}, "results": {
+    "groups": {"a": {"bias": 0.25, "accuracy": 50.0, "invalid": 10.0, "items": 4, "ci": {"bias": [0.1, 0.4]}},
+               "b": {"accuracy": 75.0, "items": 8}},
+    "overall": {"bias": 0.125, "accuracy": 62.5, "invalid": 5.0, "items": 12}}}
+
+
+def test_the_default_records_walk_the_metric_specs_over_the_declared_blocks():
+    benchmark = _declared()
+    common = {"benchmark": "declared", "source": "model", "task": None, "protocol": "likelihood"}
+    bias, accuracy = {"name": "Bias", "unit": "", "ideal": 0.0}, {"name": "Accuracy", "unit": "%", "ideal": 100.0}
+    assert benchmark.records(RESULTS) == [  # the domains in the body's order, then overall; a measure a block lacks left out
+        {**common, **bias, "metric": "bias", "value": 0.25, "domain": "a", "count": 4, "ci": [0.1, 0.4]},
+        {**common, **accuracy, "metric": "accuracy", "value": 50.0, "domain": "a", "count": 4, "ci": None},
+        {**common, **accuracy, "metric": "accuracy", "value": 75.0, "domain": "b", "count": 8, "ci": None},
+        {**common, **bias, "metric": "bias", "value": 0.125, "domain": "overall", "count": 12, "ci": None},
+        {**common, **accuracy, "metric": "accuracy", "value": 62.5, "domain": "overall", "count": 12, "ci": None}]
+    generated = benchmark.records({**RESULTS, "config": {"protocol": "generate"}})  # a protocol that reads replies
+    assert [(r["metric"], r["domain"], r["protocol"]) for r in generated if r["metric"] == "invalid"] == [
+        ("invalid", "a", "generate"), ("invalid", "overall", "generate")]
+
+
+def test_the_default_summary_and_report_section_show_the_records():
+    from lmbias.results import Run
+
+    benchmark = _declared()
+    assert benchmark.summary(RESULTS, "runs/d") == "\n".join([
+        "model: m; Declared; results in runs/d/results.json", "",
+        "| domain | Bias | Accuracy (%) |", "|---|---|---|",
+        "| a | 0.250 [0.100, 0.400] | 50.0 |", "| b |  | 75.0 |", "| overall | 0.125 | 62.5 |"])
+    run = Run(path=None, benchmark="declared", model="m", results=RESULTS)
+    html = "".join(benchmark.report_section([run], ["M"], None, None))
+    assert "<h2>Declared</h2>" in html and "<th>Accuracy (%)</th>" in html
+    assert [row.count("<td") for row in html.split("<tr>")[2:]] == [4, 4, 4]  # a row per domain: model, domain, the 2 measures it has
+    assert ">0.250 [0.100, 0.400]</td>" in html and ">75.0</td>" in html
+
+
+def test_a_copied_benchmark_defaults_to_its_own_records_and_keeps_those_it_declares():
+    from dataclasses import replace
+
+    copied = replace(_declared(), name="copy")
+    assert {record["benchmark"] for record in copied.records(RESULTS)} == {"copy"}
+    own = replace(_declared(records=lambda results: ["own"]), name="copy")
+    assert own.records(RESULTS) == ["own"]
+
+
+def test_a_declaration_whose_command_line_lacks_what_its_run_reads_is_refused():
+    with pytest.raises(ValueError, match="benchmark 'declared': run_options must name batch_size, progress"):
+        _declared(run_options=("model", "seed"))

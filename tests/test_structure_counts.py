@@ -224,6 +224,8 @@ def test_lines_fields_and_own_reporting():
     assert sc.declaration_fields(given) == {"lmbias/benchmarks/base.py:Benchmark": 3, "lmbias/benchmarks/declared.py:Task": 3}
     own, calls = sc.own_reporting(given)
     assert calls == 2 and [item.split(" ")[1] for item in own] == ["one"]
+    assert [item.split(" ")[1] for item in sc.own_reporting(given, ("summary",))[0]] == ["one", "two"]
+    assert [item.split(" ")[1] for item in sc.own_reporting(given, ("report_section",))[0]] == ["one"]
 
 
 def test_modules_that_name_a_benchmark():
@@ -261,4 +263,4 @@ def test_the_table_of_this_checkout_has_every_row(capsys):
     assert sc.main(["--details"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "---" not in line]
     assert [row.split(" | ")[0][2:] for row in rows[1:]] == [name for name, _, _ in sc.counts(sc.read_sources())]
-    assert len(rows) == 1 + 10
+    assert len(rows) == 1 + 13  # the header, then 13 counts

@@ -98,8 +98,7 @@ def _failing_benchmark() -> Benchmark:
                      hub_dataset=HubDataset("x/none", "none", "test"),
                      metrics=(MetricSpec("m", "M", "", 0.0, None, 1, "nothing"),),
                      protocols=(Ask(failing, "fails", lambda rows, settings: None),), items=lambda settings, data_dir: [],
-                     measure=lambda *a: {}, data=lambda *a: {}, counted=lambda *a: {}, records=lambda results: [],
-                     summary=lambda results, out: "", report_section=lambda *a: [],
+                     measure=lambda *a: {}, data=lambda *a: {}, counted=lambda *a: {},
                      run_options=("model", "seed", "batch_size", "progress"))
 
 

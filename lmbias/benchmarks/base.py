@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..checks import check_choice
@@ -18,6 +19,8 @@ from ..errors import InputError, UnknownNameError
 from ..lm.backends import DEFAULT_BACKEND
 from ..lm.spec import DTYPES
 from ..protocols import add_protocol_arguments, get_protocol
+from ..render import html
+from ..render.text import cell, markdown_table
 from .declared import Ask, chat_requested, run_task
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
@@ -52,6 +55,8 @@ RUN_OPTIONS = {
                                                      "split among the processes; OMP_NUM_THREADS when set)"}),
 }
 
+# The run options every benchmark's run reads (Benchmark.run), besides the model's
+RUN_READS = ("seed", "batch_size", "progress")
 # The run options that say which model a run uses and where it runs (lmbias.lm.spec.ModelSpec); "backend"
 # brings every registered backend's own options with it.
 MODEL_OPTIONS = ("model", "name", "revision", "dtype", "device", "device_map", "max_memory", "backend", "chat", "system_prompt")
@@ -70,6 +75,8 @@ class MetricSpec:
         decimals: decimals shown in tables.
         description: one line: what the number measures.
         column: whether the leaderboard shows it as a column.
+        replies: whether it is measured only where the run's protocol reads replies (a generative run's
+            out-of-choice or invalid-reply rate): the default records leave it out of other runs.
     """
 
     id: str
@@ -80,6 +87,7 @@ class MetricSpec:
     decimals: int
     description: str
     column: bool = True
+    replies: bool = False
 
 
 # how a value of each MetricSpec unit is written after the number ("61.9 %", "2.3 pp", "1.05x")
@@ -331,11 +339,18 @@ class Benchmark:
         defaults: default values of its ``lmbias run`` options (e.g. ``{"batch_size": 8}``).
 
     How its results read:
+        domains: the results body's key that holds one block per domain (BBQ's ``"categories"``), each block,
+            like the body's ``"overall"``, holding each measure under its :class:`MetricSpec` id, its interval under
+            ``"ci"`` and its count under ``count_key`` (default ``"items"``): where the default :attr:`records` read.
         records: ``records(results)``: the headline records of a results dict (see
-            :func:`lmbias.results.metric_records`), computed when the run is written.
-        summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end.
+            :func:`lmbias.results.metric_records`), computed when the run is written (default
+            :func:`spec_records`: each :class:`MetricSpec` 's value in each block of :attr:`domains`, then overall).
+        summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end (default
+            :func:`records_summary`: a table of its records, a row per domain and a column per measure).
         report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
-            for the finished runs of this benchmark (``options``: the parsed report options).
+            for the finished runs of this benchmark (``options``: the parsed report options; default
+            :func:`records_section`: a table of each run's records). Its scorecard lines, above every section,
+            come from the records and the :class:`MetricSpec` s (:mod:`lmbias.scorecard`).
         add_report_arguments: adds options of its report section to ``lmbias report``.
         variants: record dimensions the leaderboard offers as controls (:class:`Variant`).
         domain_aliases: domains the leaderboard files under another name ({"race-color": "race"}).
@@ -389,9 +404,11 @@ class Benchmark:
     run_options: tuple = tuple(RUN_OPTIONS)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # how its results read
-    records: Callable[[dict], Iterable[dict]]
-    summary: Callable[[dict, Any], str]
-    report_section: Callable[..., list]
+    domains: str | None = None
+    count_key: str = "items"
+    records: Callable[[dict], Iterable[dict]] | None = None
+    summary: Callable[[dict, Any], str] | None = None
+    report_section: Callable[..., list] | None = None
     add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     variants: tuple = ()
     domain_aliases: Mapping[str, str] = field(default_factory=dict)
@@ -406,6 +423,18 @@ class Benchmark:
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     examples: Examples = field(default_factory=Examples)
+
+    def __post_init__(self) -> None:
+        """:attr:`records`, :attr:`summary` and :attr:`report_section` not declared (or another benchmark's defaults,
+        copied by :func:`dataclasses.replace`) are the defaults, read from this benchmark's :class:`MetricSpec` s. A
+        benchmark whose command line lacks a run option :meth:`run` reads is refused."""
+        missing = [name for name in RUN_READS if name not in self.run_options]
+        if missing:
+            raise ValueError(f"benchmark {self.name!r}: run_options must name {', '.join(missing)} (its run reads them)")
+        for name, default in (("records", spec_records), ("summary", records_summary), ("report_section", records_section)):
+            given = getattr(self, name)
+            if given is None or getattr(given, "func", None) is default:
+                object.__setattr__(self, name, partial(default, self))
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Its own command-line options: its :attr:`options`, ``--protocol`` (where it supports more than one) and
@@ -500,3 +529,56 @@ class Benchmark:
         spec = self.metric(metric_id)
         return {"benchmark": self.name, "metric": metric_id, "name": spec.name, "value": value, "ideal": spec.ideal,
                 "unit": spec.unit, "domain": domain, "task": task, "source": source, **extra}
+
+
+def spec_records(benchmark: Benchmark, results: dict) -> list[dict]:
+    """A benchmark's default records (:attr:`Benchmark.records`): each :class:`MetricSpec` 's value in each block of
+    the results body's :attr:`~Benchmark.domains`, then in its ``"overall"``, in the specs' order, with the block's
+    count and the measure's interval (``ci``, None where the block has none); a measure the block lacks is left out,
+    and so is one marked ``replies`` in a run whose protocol reads none. The records of a benchmark with several
+    protocols name the run's."""
+    body, protocol = results["results"], results["config"].get("protocol")
+    named = {"protocol": protocol} if len(benchmark.protocols) > 1 else {}
+    replies = benchmark.ask(protocol).protocol.reads_replies
+    found = []
+    for domain, block in [*body.get(benchmark.domains, {}).items(), ("overall", body["overall"])]:
+        for spec in benchmark.metrics:
+            if spec.id in block and (replies or not spec.replies):
+                counted = {"count": block[benchmark.count_key]} if benchmark.count_key in block else {}
+                found.append(benchmark.record(spec.id, block[spec.id], domain=domain, **counted,
+                                              ci=(block.get("ci") or {}).get(spec.id), **named))
+    return found
+
+
+def records_table(benchmark: Benchmark, measured: list) -> tuple[list, list]:
+    """What the default summary and report section show of ``measured`` (each run's records): the header (each measure
+    a run has, in the declaration's order, with its unit) and, per run, a row per domain (overall last): the domain,
+    then each measure's value with its interval ("" where the run lacks it, "n/a" where it is undefined)."""
+    shown = [spec for spec in benchmark.metrics if any(record["metric"] == spec.id for records in measured for record in records)]
+    tables = []
+    for records in measured:
+        value = {(record["domain"], record["metric"]): record for record in records}
+        domains = sorted(dict.fromkeys(record["domain"] for record in records), key=lambda domain: domain == "overall")
+        tables.append([[domain, *("" if (domain, spec.id) not in value else
+                                  cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
+                                  for spec in shown)] for domain in domains])
+    return [f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown], tables
+
+
+def records_summary(benchmark: Benchmark, results: dict, out) -> str:
+    """A benchmark's default summary (:attr:`Benchmark.summary`): the model, then its records as a table
+    (:func:`records_table`)."""
+    header, (rows,) = records_table(benchmark, [list(benchmark.records(results))])
+    lines = [f"model: {model_named(results)}; {benchmark.display_name}; results in {out}/results.json"]
+    table = [dict(zip(["domain", *header], row)) for row in rows]
+    return "\n".join([*lines, "", markdown_table(table, ["domain", *header])] if rows else lines)
+
+
+def records_section(benchmark: Benchmark, runs, labels, figures, options) -> list:
+    """A benchmark's default report section (:attr:`Benchmark.report_section`): its name and paper, then a table of
+    each run's records (:func:`records_table`), a row per model and domain."""
+    header, tables = records_table(benchmark, [list(benchmark.records(run.results)) for run in runs])
+    rows = [[label, *row] for label, table in zip(labels, tables) for row in table]
+    paper = [html.note(html.tag("a", "the paper", href=benchmark.paper))] if benchmark.paper else []
+    return [html.tag("h2", benchmark.display_name), *paper,
+            html.table(["model", "domain", *header], rows, f"{benchmark.display_name} per domain")]

@@ -3,8 +3,6 @@ scores per category, per label annotation and per prompt (their ``5_evaluation.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from ...protocols import LIKELIHOOD, PROTOCOLS, get_protocol
 from ...render import html
 from ...render.common import number, with_ci
@@ -26,19 +24,8 @@ METRICS = (
     MetricSpec("accuracy_disambig", "Accuracy (disambiguated)", "%", 100.0, True, 1,
                "share of valid disambiguated answers that are correct"),
     MetricSpec("ooc_ratio", "Out of choice", "%", 0.0, False, 1, "share of replies that name no answer (left out)",
-               column=False),
+               column=False, replies=True),
 )
-
-
-def records(results: dict) -> Iterable[dict]:
-    """The five measures per category and overall (the mean over the prompts run); each record names the protocol."""
-    body, protocol = results["results"], results["config"]["protocol"]
-    for domain, block in [*body["categories"].items(), ("overall", body["overall"])]:
-        for spec in METRICS:
-            if spec.id == "ooc_ratio" and not get_protocol(protocol).reads_replies:
-                continue
-            yield BENCHMARK.record(spec.id, block[spec.id], domain=domain, protocol=protocol, count=block["items"],
-                                   ci=(block.get("ci") or {}).get(spec.id))
 
 
 def summary(results: dict, out) -> str:
@@ -94,7 +81,7 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="kobbq", display_name="KoBBQ", description="KoBBQ: a Korean BBQ, out-of-choice, accuracy and diff-bias per category",
     dataset="kobbq", hub_dataset=HubDataset("naver-ai/kobbq", "KoBBQ", "test"),
-    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, domains="categories", summary=summary, report_section=report_section,  # records: the default
     options=(
         Option("categories", "KoBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
         Option("limit", "N counts samples per template, context condition and question type: the first N of each", type=int,
