@@ -108,11 +108,16 @@ def test_plumbing_the_worked_example_runs_through_lmbias_run_on_a_tiny_model(exa
     assert results["results"]["overall"] == {"he_share": expected, "count": 4}
     assert results["benchmark"] == name and results["data"]["counts"] == {"prompts": 4}
     overall = [record for record in results["records"] if record["domain"] == "overall"]
-    assert [(r["metric"], r["value"], r["ideal"], r["unit"]) for r in overall] == [("he_share", expected, 50.0, "%")]
-    assert f"he preferred on {expected:.1f}% of the prompts" in printed
-    # the Task's --limit narrows and labels the run partial; the run folder is resumed, not rescored
+    assert [(r["metric"], r["value"], r["ideal"], r["unit"], r["count"]) for r in overall] == [("he_share", expected, 50.0, "%", 4)]
+    assert {r["domain"] for r in results["records"]} == {"care", "film", "overall"}  # the default records: per group, overall
+    assert re.search(rf"^\|\s*overall\s*\|\s*{expected:.1f}\s*\|$", printed, re.M)  # the default summary's table
+    assert results["partial"] == {}
+    # its --limit narrows the run and labels it partial; the report shows it without code of its own
     assert main(["run", name, "--model", model, "--out", str(tmp_path / "two"), "--limit", "2", "--no-progress"]) == 0
-    assert json.loads((tmp_path / "two" / "results.json").read_text())["data"]["counts"] == {"prompts": 2}
+    two = json.loads((tmp_path / "two" / "results.json").read_text())
+    assert two["data"]["counts"] == {"prompts": 2} and list(two["partial"]) == ["prompts"]
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    assert "<h2>He or she</h2>" in (tmp_path / "report" / "report.html").read_text()
 
 
 def test_the_page_shows_the_options_table_make_docs_writes(example):
