@@ -56,14 +56,18 @@ def test_setup_cfg_registers_every_dataset_and_data_file_through_one_line_per_be
     config.read(ROOT / "setup.cfg")
     groups = {group: config["options.entry_points"][group].strip() for group in
               ("lmbias.benchmarks", "lmbias.datasets", "lmbias.resources")}
-    assert len(groups["lmbias.benchmarks"].splitlines()) == 17  # one line per benchmark
-    assert len(groups["lmbias.datasets"].splitlines()) == 2 and len(groups["lmbias.resources"].splitlines()) == 2
+    assert len(groups["lmbias.benchmarks"].splitlines()) >= 17  # one line per benchmark
+    # only what no benchmark package's data module holds as SPEC / RESOURCES: EsBBQ's two specs, the scorers' and
+    # bias-bench's files (a benchmark's own line here would be its second)
+    assert [line.split(" = ")[1] for line in groups["lmbias.datasets"].splitlines() + groups["lmbias.resources"].splitlines()] \
+        == ["lmbias.benchmarks.esbbq.data:ESBBQ_SPEC", "lmbias.benchmarks.esbbq.data:CABBQ_SPEC",
+            "lmbias.scorers.catalogue:RESOURCES", "lmbias.debias.attribute_words:RESOURCES"]
     write_distribution(tmp_path, "lmbias", groups)  # stands for the installed lmbias's metadata
     reread(tmp_path)
     assert len(entry_points(group="lmbias.datasets")) == 2  # the metadata written here, not the installed lmbias's
-    assert sorted(DATASETS) == sorted(DATASET_NAMES)
+    assert set(DATASET_NAMES) <= set(DATASETS)  # 15 of the 17 through their benchmark's line alone
     expected = {resource.name for module in RESOURCE_MODULES for resource in importlib.import_module(module).RESOURCES}
-    assert len(expected) > 100 and sorted(RESOURCES) == sorted(expected)
+    assert len(expected) > 100 and expected <= set(RESOURCES)
 
 
 PACKAGE = '''
