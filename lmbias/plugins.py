@@ -6,6 +6,11 @@ declares its own under the same groups. An entry point names one object or a tup
 catalogue of data files). Nothing is imported until the registry is first read, and a broken
 third-party entry is a warning, not an error (it must not take the built-ins down with it).
 
+A benchmark is registered by one line: its package's ``data`` module's ``SPEC`` (its dataset) and ``RESOURCES``
+(its data files) are found through its ``lmbias.benchmarks`` entry point (``beside``), so that the
+``lmbias.datasets`` and ``lmbias.resources`` groups name only what lives elsewhere (a data module holding two
+datasets, the scorers' catalogue).
+
 >>> from lmbias.benchmarks import REGISTRY
 >>> REGISTRY.group
 'lmbias.benchmarks'
@@ -13,6 +18,8 @@ third-party entry is a warning, not an error (it must not take the built-ins dow
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import warnings
 from collections.abc import Iterator, MutableMapping
 from importlib.metadata import entry_points
@@ -28,10 +35,12 @@ class Registry(MutableMapping):
         group: the entry-point group (``"lmbias.benchmarks"``).
         kind: the type every registered object has (checked).
         what: what one is called in messages ("benchmark").
+        beside: the attribute of each benchmark package's ``data`` module that holds objects of this registry too
+            (``"SPEC"``: a benchmark's dataset), read before the group's own entry points (None: none).
     """
 
-    def __init__(self, group: str, kind: type, what: str):
-        self.group, self.kind, self.what = group, kind, what
+    def __init__(self, group: str, kind: type, what: str, beside: str | None = None):
+        self.group, self.kind, self.what, self.beside = group, kind, what, beside
         self._objects: dict = {}
         self._loaded = False
 
@@ -39,14 +48,21 @@ class Registry(MutableMapping):
         if self._loaded:
             return
         self._loaded = True
+        if self.beside is not None:
+            for package in benchmark_packages():
+                self._add_all(lambda package=package: getattr(importlib.import_module(f"{package}.data"), self.beside, ()),
+                              f"{package}.data:{self.beside}")
         for entry in entry_points(group=self.group):
-            try:
-                value = entry.load()
-                for item in value if isinstance(value, (tuple, list)) else (value,):
-                    self._add(item)
-            except Exception as error:  # noqa: BLE001
-                warnings.warn(f"lmbias: {self.what} entry point {entry.name!r} ({entry.value}) was not loaded: {error}",
-                              stacklevel=3)
+            self._add_all(entry.load, f"{entry.name!r} ({entry.value})")
+
+    def _add_all(self, load, where: str) -> None:
+        """Add the object or tuple of objects ``load()`` returns; a failure is a warning naming ``where``."""
+        try:
+            value = load()
+            for item in value if isinstance(value, (tuple, list)) else (value,):
+                self._add(item)
+        except Exception as error:  # noqa: BLE001
+            warnings.warn(f"lmbias: {self.what} entry point {where} was not loaded: {error}", stacklevel=4)
 
     def _add(self, item):
         if not isinstance(item, self.kind):
@@ -105,3 +121,17 @@ class Registry(MutableMapping):
 
     def __len__(self) -> int:
         return len(self.names())
+
+
+def benchmark_packages() -> list:
+    """The packages that the ``lmbias.benchmarks`` entry points name (``lmbias.benchmarks.bold``), each once, in
+    order, that have a ``data`` module (a benchmark that is a single module has none)."""
+    found = []
+    for entry in entry_points(group="lmbias.benchmarks"):
+        try:
+            has_data = importlib.util.find_spec(f"{entry.module}.data") is not None
+        except Exception:  # noqa: BLE001  (a module, not a package; or one that fails to import: its registry says so)
+            has_data = False
+        if has_data and entry.module not in found:
+            found.append(entry.module)
+    return found

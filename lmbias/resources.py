@@ -130,9 +130,9 @@ class Resource:
                              "short or altered)")
 
 
-# Every resource: each benchmark package's data module and the scorers' catalogue name theirs under the
-# ``lmbias.resources`` entry-point group (lmbias.plugins).
-REGISTRY = Registry("lmbias.resources", Resource, "resource")
+# Every resource: each benchmark package's data module's RESOURCES, found through the benchmark's entry point, and
+# those named under the ``lmbias.resources`` entry-point group (the scorers' catalogue; lmbias.plugins).
+REGISTRY = Registry("lmbias.resources", Resource, "resource", beside="RESOURCES")
 
 
 def _truthy(value: str | None) -> bool:

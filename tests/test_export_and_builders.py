@@ -28,8 +28,23 @@ def _builders() -> dict:
 BUILDERS = _builders()
 
 
-def test_every_dataset_has_a_builder():
-    assert sorted(BUILDERS) == sorted(lmbias.DATASETS)
+def test_every_named_builder_is_a_registered_dataset_and_builder_for_makes_the_same_class():
+    from lmbias.data.builder import builder_for
+
+    assert set(BUILDERS) <= set(lmbias.DATASETS) and len(BUILDERS) >= 17
+    for name, named in BUILDERS.items():
+        made = builder_for(name)
+        assert made.SPEC is named.SPEC and made.BUILDER_CONFIGS == named.BUILDER_CONFIGS
+    assert builder_for("counterfactual_templates").__name__ == "CounterfactualTemplates"
+
+
+def test_a_dataset_without_a_named_builder_builds_through_builder_for(tmp_path, data_dir):
+    from lmbias.data.builder import builder_for
+
+    builder = builder_for("crows_pairs")(config_name="all", data_dir=str(data_dir), cache_dir=str(tmp_path))
+    builder.download_and_prepare()
+    built = builder.as_dataset(split="test")
+    assert built.num_rows == 1508 and built.to_list() == lmbias.load_dataset("crows_pairs", "all").to_list()
 
 
 def write_hub_only(name, folder):
@@ -106,14 +121,44 @@ def test_export_then_load_dataset_round_trips_every_config(name, tmp_path, monke
         assert loaded.data.table.equals(expected.data.table)  # every value (HolisticBias: 566,625 rows, so not as dicts)
 
 
-def test_cards_declare_exactly_the_configs_of_each_dataset():
+def test_cards_declare_exactly_the_configs_of_each_dataset(tmp_path):
+    from lmbias.data.export import spec_card
+
+    written = 0
     for name, spec in lmbias.DATASETS.items():
-        card = CARDS_DIR / name / "README.md"
-        paths = card_data_files(spec, card)
-        assert paths == {config: f"{config}/{spec.split_of(config)}.parquet" for config in spec.configs}
-        metadata = read_card_metadata(card)
-        assert metadata["license"] == spec.license
-        assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]
+        made = tmp_path / name / "README.md"  # the card its spec makes, where hub_cards/ has none
+        made.parent.mkdir()
+        made.write_text(spec_card(spec))
+        for card in (CARDS_DIR / name / "README.md", made):
+            if not card.is_file():
+                continue
+            written += card != made
+            paths = card_data_files(spec, card)
+            assert paths == {config: f"{config}/{spec.split_of(config)}.parquet" for config in spec.configs}
+            metadata = read_card_metadata(card)
+            assert metadata["license"] == spec.license
+            assert [c for c in metadata["configs"] if c.get("default")] == [metadata["configs"][0]]
+    assert written >= 17
+
+
+def test_a_dataset_without_a_card_is_exported_with_the_one_its_spec_makes(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from lmbias.data import register_dataset
+
+    monkeypatch.delenv("LMBIAS_CARDS_DIR", raising=False)
+    spec = register_dataset(replace(lmbias.DATASETS["counterfactual_templates"], name="templates_without_card"))
+    try:
+        assert not (CARDS_DIR / spec.name).exists()
+        counts = export_dataset(spec.name, tmp_path / "out")
+        assert counts == {"all": 730, "country": 100, "occupation": 290, "name": 340}  # hub_cards' card of the same data
+        card = (tmp_path / "out" / "README.md").read_text()
+        assert card.startswith("---\nlicense: " + spec.license) and spec.citation.splitlines()[0] in card
+        loaded = datasets.load_dataset(str(tmp_path / "out"), "country", split=spec.split_of("country"),
+                                       cache_dir=str(tmp_path / "cache"))
+        assert loaded.to_list() == lmbias.load_dataset("counterfactual_templates", "country").to_list()
+    finally:
+        lmbias.DATASETS.unregister(spec.name)
 
 
 def test_export_errors_name_the_card_and_the_configs(tmp_path):

@@ -53,7 +53,8 @@ def installed(tmp_path_factory):
     python = root / "venv" / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip())
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", str(wheel)])
+    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--force-reinstall",
+          str(wheel)])  # the wheel even where the .pth line shows an lmbias installed already (an editable checkout)
     unmet = _run([str(python), "-c", REQUIREMENTS_MET], cwd=root).strip()
     assert unmet == "[]", unmet
     (root / "work").mkdir()

@@ -1,5 +1,6 @@
 """The benchmark datasets, each declared as a :class:`~lmbias.data.spec.DatasetSpec` in its benchmark package's
-``data.py`` and found through the ``lmbias.datasets`` entry-point group; loading them by name."""
+``data.py`` (``SPEC``, found through the benchmark's entry point) or named under the ``lmbias.datasets`` entry-point
+group; loading them by name."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from .spec import DatasetSpec, PathLike, Row
 if TYPE_CHECKING:
     import datasets
 
-# Every dataset: each benchmark package's data module names its DatasetSpec under the ``lmbias.datasets``
-# entry-point group (lmbias.plugins).
-DATASETS = Registry("lmbias.datasets", DatasetSpec, "dataset")
+# Every dataset: each benchmark package's data module's SPEC, found through the benchmark's entry point, and the
+# DatasetSpecs named under the ``lmbias.datasets`` entry-point group (lmbias.plugins).
+DATASETS = Registry("lmbias.datasets", DatasetSpec, "dataset", beside="SPEC")
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:

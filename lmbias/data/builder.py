@@ -8,6 +8,9 @@ builder classes still work when instantiated directly::
     builder.download_and_prepare()
     ds = builder.as_dataset(split="train")  # the split of Bold.SPEC (BOLD: "train", as on the Hub)
 
+:func:`builder_for` makes the same class for any registered dataset from its spec, so a new dataset needs no
+module there.
+
 The Hub way to publish is Parquet plus ``configs:`` in the card: see :mod:`lmbias.data.export`.
 """
 
@@ -46,3 +49,18 @@ class SpecBuilder(datasets.GeneratorBasedBuilder):
     def _generate_examples(self):
         for row in self.SPEC.load_rows(self.config.name, self.config.data_dir):
             yield row["id"], row
+
+
+def builder_for(name: str) -> type[SpecBuilder]:
+    """The builder class of the registered dataset ``name``, made from its spec (``datasets_scripts/`` holds named
+    ones to import; any dataset has this one)::
+
+        from lmbias.data.builder import builder_for
+        builder = builder_for("crows_pairs")(config_name="all")
+    """
+    from . import get_spec
+
+    spec = get_spec(name)
+    title = "".join(part.capitalize() for part in name.split("_"))
+    return type(title, (SpecBuilder,), {"SPEC": spec, "__module__": __name__,
+                                        "__doc__": f"{name} as a `datasets.GeneratorBasedBuilder` (from its spec)."})

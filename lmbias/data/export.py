@@ -4,13 +4,13 @@ Loading scripts no longer run in ``datasets`` 4+, so a dataset is published as d
 ``README.md`` whose YAML front matter lists ``configs:`` (name, data files per split). The card
 template in ``hub_cards/<name>/README.md`` is the source of that layout: :func:`export_dataset`
 writes one Parquet file at each path the card names and copies the card beside them, so that
-``datasets.load_dataset(OUT_DIR, config)`` loads it and the folder can be pushed as it is.
+``datasets.load_dataset(OUT_DIR, config)`` loads it and the folder can be pushed as it is. A dataset
+without a card there gets one made from its spec (:func:`spec_card`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from huggingface_hub import DatasetCard
@@ -49,6 +49,28 @@ def card_data_files(spec: DatasetSpec, card: PathLike) -> dict[str, str]:
     return paths
 
 
+def _parquet_path(spec: DatasetSpec, config: str) -> str:
+    """Where a card made from the spec puts a config's Parquet file: ``<config>/<split>.parquet``."""
+    return f"{config}/{spec.split_of(config)}.parquet"
+
+
+def spec_card(spec: DatasetSpec) -> str:
+    """The card of a dataset that ``hub_cards/`` has none for, made from its spec: its licence, one Parquet file per
+    config at ``<config>/<split>.parquet`` (the first config the default), its description, homepage and citation."""
+    from huggingface_hub import DatasetCardData
+
+    configs = [{"config_name": config, **({"default": True} if config == spec.default_config else {}),
+                "data_files": [{"split": spec.split_of(config), "path": _parquet_path(spec, config)}]} for config in spec.configs]
+    metadata = DatasetCardData(license=spec.license, pretty_name=spec.name, tags=["lmbias"], configs=configs).to_yaml()
+    parts = [f"---\n{metadata}\n---\n\n# {spec.name}\n\n{spec.description}\n",
+             "Configs: " + "; ".join(f"`{config}`: {about}" for config, about in spec.configs.items()) + ".\n"]
+    if spec.homepage:
+        parts.append(f"Source: {spec.homepage}\n")
+    if spec.citation:
+        parts.append(f"## Citation\n\n```bibtex\n{spec.citation.strip()}\n```\n")
+    return "\n".join(parts)
+
+
 def export_dataset(
     name: str,
     out_dir: PathLike,
@@ -63,7 +85,7 @@ def export_dataset(
         out_dir: the folder to write; existing files of the same names are replaced.
         data_dir: a local data folder for the source files (see :mod:`lmbias.resources`).
         cards_dir: where ``<name>/README.md`` card templates live (default: the repository's ``hub_cards``,
-            or the copy inside an installed wheel).
+            or the copy inside an installed wheel, and a card made from the spec where it has none).
 
     Returns:
         config name -> number of rows written.
@@ -73,13 +95,17 @@ def export_dataset(
         {'all': 730, 'country': 100, 'occupation': 290, 'name': 340}
     """
     spec = get_spec(name)
-    card = Path(cards_dir or os.environ.get("LMBIAS_CARDS_DIR") or CARDS_DIR) / name / "README.md"
-    if not card.is_file():
+    chosen = cards_dir or os.environ.get("LMBIAS_CARDS_DIR")
+    card = Path(chosen or CARDS_DIR) / name / "README.md"
+    out = Path(out_dir)
+    if not card.is_file() and chosen:
         raise NotFoundError(
             f"dataset card {card} not found; pass cards_dir (--cards DIR) pointing at a folder with {name}/README.md"
         )
-    paths = card_data_files(spec, card)
-    out = Path(out_dir)
+    if card.is_file():
+        text, paths = card.read_text(encoding="utf-8"), card_data_files(spec, card)
+    else:  # none written for it: the one its spec makes
+        text, paths = spec_card(spec), {config: _parquet_path(spec, config) for config in spec.configs}
     counts = {}
     for config, relative in paths.items():
         rows = spec.load_rows(config, data_dir)
@@ -87,7 +113,7 @@ def export_dataset(
         target.parent.mkdir(parents=True, exist_ok=True)
         spec.to_dataset(rows, config).to_parquet(str(target))
         counts[config] = len(rows)
-    shutil.copyfile(card, out / "README.md")
+    (out / "README.md").write_text(text, encoding="utf-8")
     return counts
 
 
