@@ -42,6 +42,7 @@ from .errors import InputError
 from .files import output_folder, write_atomic
 from .render.text import markdown_table
 from .results import Run, layout_checked, load_run, model_of
+from .stats import cohen_kappa, mcnemar_exact
 
 SHOWN_FLIPS = 5
 COMPARE_BOOTSTRAP = 200  # the report's resamples (a report is read, not cited; `lmbias compare` defaults to 1,000)
@@ -104,9 +105,7 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
     pairs = list(zip(side_a.outcomes, side_b.outcomes))
     valid = [(x, y) for x, y in pairs if x is not None and y is not None]
     a_only, b_only = sum(x and not y for x, y in valid), sum(y and not x for x, y in valid)
-    from scipy import stats
-
-    p_value = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
+    p_value = mcnemar_exact(a_only, b_only)
     flips = [{"id": item, "a": x, "b": y} for item, (x, y) in zip(side_a.ids, pairs) if x != y]
     return {"benchmark": benchmark.name, "a": {"path": str(a.path), "model": model_of(a)},
             "b": {"path": str(b.path), "model": model_of(b)}, "items": len(side_a.ids), "measures": measures,
@@ -115,27 +114,24 @@ def compare_runs(run_a, run_b, *, bootstrap: int = 1000, seed: int = 0, data_dir
                      "both": int(sum(x and y for x, y in valid)), "neither": int(sum(not x and not y for x, y in valid)),
                      "invalid": len(pairs) - len(valid), "p_value": p_value},
             "flips": flips, "bootstrap": bootstrap, "seed": seed,
-            "agreement": agreement(a_only, b_only, sum(x and y for x, y in valid), sum(not x and not y for x, y in valid)),
+            "agreement": agreement([bool(x) for x, _ in valid], [bool(y) for _, y in valid]),
             "correlations": category_correlations(benchmark, a.results["records"], b.results["records"]),
             "judges": [(run.results.get("config") or {}).get("judge") for run in (a, b)]}
 
 
-def agreement(a_only: int, b_only: int, both: int, neither: int) -> dict:
-    """The per-item agreement of two runs' outcomes and Cohen's kappa, from their 2x2 counts (items whose outcome
-    is true in A only, in B only, in both, in neither): agreement p_o = (both + neither) / n; kappa =
-    (p_o - p_e) / (1 - p_e) with p_e = (P_A(yes) P_B(yes) + P_A(no) P_B(no)) the agreement expected by chance.
-    None where there is no item, and kappa None where p_e = 1 (every item has one outcome in both runs).
+def agreement(first: list, second: list) -> dict:
+    """The per-item agreement of two runs' binary outcomes (the share of items with the same outcome) and Cohen's kappa
+    (:func:`lmbias.stats.cohen_kappa`); None where there is no item, kappa None where every item has one outcome in
+    both runs.
 
-    >>> agreement(5, 10, 20, 15)
+    >>> agreement([True] * 25 + [False] * 25, [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15)
     {'items': 50, 'agreement': 0.7, 'kappa': 0.4}
     """
-    n = a_only + b_only + both + neither
-    if not n:
+    if not first:
         return {"items": 0, "agreement": None, "kappa": None}
-    observed = (both + neither) / n
-    chance = ((both + a_only) * (both + b_only) + (neither + b_only) * (neither + a_only)) / n ** 2
-    kappa = None if chance == 1 else round((observed - chance) / (1 - chance), 12)
-    return {"items": n, "agreement": round(observed, 12), "kappa": kappa}
+    kappa = cohen_kappa(first, second)
+    return {"items": len(first), "agreement": round(sum(x == y for x, y in zip(first, second)) / len(first), 12),
+            "kappa": None if kappa is None else round(kappa, 12)}
 
 
 def category_correlations(benchmark, records_a: list, records_b: list) -> list:

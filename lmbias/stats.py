@@ -190,3 +190,32 @@ def pareto_front(bias: Sequence[float], ability: Sequence[float]) -> list[bool]:
     points = list(zip(bias, ability))
     return [not any(b <= bias_i and a >= ability_i and (b < bias_i or a > ability_i) for b, a in points)
             for bias_i, ability_i in points]
+
+
+def cohen_kappa(first: Sequence, second: Sequence) -> float | None:
+    """Cohen's kappa of two binary judgements of the same items: (p_o - p_e) / (1 - p_e), with p_o the share of items
+    judged alike and p_e = P_1(yes) P_2(yes) + P_1(no) P_2(no) the agreement expected by chance; None where there is no
+    item or p_e = 1 (both constant and equal).
+
+    >>> round(cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0]), 3)
+    0.5
+    """
+    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    if first.shape != second.shape or first.ndim != 1:
+        raise InputError(f"first and second must be two flat sequences of one length, got {first.shape} and {second.shape}")
+    if not len(first):
+        return None
+    observed = float(np.mean(first == second))
+    p1, p2 = float(first.mean()), float(second.mean())
+    chance = p1 * p2 + (1 - p1) * (1 - p2)
+    return None if chance >= 1 else (observed - chance) / (1 - chance)
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """McNemar's exact two-sided p-value of paired binary outcomes: the binomial test at 1/2 of the discordant items
+    (``only_first``: items whose outcome holds in the first only; ``only_second``: in the second only); 1 with none
+    (scipy.stats.binomtest)."""
+    from scipy import stats
+
+    n = int(only_first) + int(only_second)
+    return float(stats.binomtest(int(only_first), n, 0.5).pvalue) if n else 1.0

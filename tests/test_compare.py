@@ -322,18 +322,18 @@ def test_agreement_and_kappa_equal_a_hand_computation_and_scikit_learn():
 
     from lmbias.compare import agreement
 
+    def outcomes(a_only, b_only, both, neither):
+        return ([True] * both + [False] * neither + [True] * a_only + [False] * b_only,
+                [True] * both + [False] * neither + [False] * a_only + [True] * b_only)
+
     # by hand: 50 items, 20 yes in both, 15 no in both, 5 yes in A only, 10 in B only: p_o = 35 / 50 = 0.7;
     # A says yes 25 times, B 30 times: p_e = (25 * 30 + 25 * 20) / 50 ** 2 = 0.5; kappa = (0.7 - 0.5) / 0.5 = 0.4
-    assert agreement(5, 10, 20, 15) == {"items": 50, "agreement": 0.7, "kappa": 0.4}
-    a = [True] * 20 + [False] * 15 + [True] * 5 + [False] * 10
-    b = [True] * 20 + [False] * 15 + [False] * 5 + [True] * 10
-    assert agreement(5, 10, 20, 15)["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
-    for counts in ((0, 0, 7, 3), (4, 0, 0, 9), (3, 3, 0, 0), (1, 2, 30, 40)):
-        a = [True] * counts[2] + [False] * counts[3] + [True] * counts[0] + [False] * counts[1]
-        b = [True] * counts[2] + [False] * counts[3] + [False] * counts[0] + [True] * counts[1]
-        assert agreement(*counts)["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
-    assert agreement(0, 0, 9, 0) == {"items": 9, "agreement": 1.0, "kappa": None}  # one outcome throughout: undefined
-    assert agreement(0, 0, 0, 0) == {"items": 0, "agreement": None, "kappa": None}
+    assert agreement(*outcomes(5, 10, 20, 15)) == {"items": 50, "agreement": 0.7, "kappa": 0.4}
+    for counts in ((5, 10, 20, 15), (0, 0, 7, 3), (4, 0, 0, 9), (3, 3, 0, 0), (1, 2, 30, 40)):
+        a, b = outcomes(*counts)
+        assert agreement(a, b)["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    assert agreement(*outcomes(0, 0, 9, 0)) == {"items": 9, "agreement": 1.0, "kappa": None}  # one outcome throughout
+    assert agreement([], []) == {"items": 0, "agreement": None, "kappa": None}
 
 
 def test_per_category_correlation_is_pearsons_r_by_hand_over_the_shared_categories():
