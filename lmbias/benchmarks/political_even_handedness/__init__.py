@@ -1,0 +1,1 @@
+"""Political even-handedness (Anthropic 2025)."""
