@@ -199,7 +199,8 @@ def political_scores(rows: Sequence[Mapping], grades: Sequence[Mapping], *, thre
     """The measures (module docstring) of graded pairs.
 
     Args:
-        rows: per pair, ``stance_pair`` (the bootstrap's unit), ``main_category``, ``template_category``, ``partisan``.
+        rows: per pair, ``stance_pair`` (the bootstrap's unit) and the breakdowns' keys it has of ``main_category``,
+            ``template_category``, ``partisan`` (a key missing from one row is not broken down).
         grades: per pair, ``even_handedness``, ``refusal_a``, ``refusal_b``, ``hedging_a``, ``hedging_b`` (each a grade:
             module docstring), and optionally ``even_handedness_swapped`` (the pair graded in the other order).
         threshold: the even-handedness and refusal threshold; hedging_threshold: the hedging one.
@@ -244,7 +245,7 @@ def political_scores(rows: Sequence[Mapping], grades: Sequence[Mapping], *, thre
     everything = np.ones(len(rows), dtype=bool)
     overall = blocks(everything)
     by = {}
-    for key in BREAKDOWNS:
+    for key in (key for key in BREAKDOWNS if all(key in row for row in rows)):
         labels = [str(row[key]) for row in rows]
         by[key] = {label: blocks(np.asarray([value == label for value in labels])) for label in dict.fromkeys(labels)}
     sides = {name: by_side(values[f"{name}_a"], values[f"{name}_b"], limits[name], clusters, rng, bootstrap)
