@@ -41,10 +41,13 @@ class ChatFormat:
     Attributes:
         system_prompt: the system message (None: none is sent, so the template's default applies).
         template_sha256: the SHA-256 of the chat template's text, or :data:`SERVER_TEMPLATE`.
+        prefill: what the assistant's reply starts with, written after the opened assistant turn (a grader's
+            ``(``: :mod:`lmbias.protocols.judge`); "" for none. A server that applies the template gets none.
     """
 
     system_prompt: str | None = None
     template_sha256: str = SERVER_TEMPLATE
+    prefill: str = ""
 
     def messages(self, prompt: str) -> list[dict]:
         """The messages of one prompt: the system message (when given), then ``prompt`` as the user's."""
@@ -52,21 +55,24 @@ class ChatFormat:
         return [*system, {"role": "user", "content": prompt}]
 
     def render(self, tokenizer: Any, prompt: str) -> str:
-        """``prompt`` in the chat template, up to and including the opening of the assistant's turn.
+        """``prompt`` in the chat template, up to and including the opening of the assistant's turn (and the
+        :attr:`prefill`, where there is one).
 
         Raises:
             InputError: the template rejects the messages (some refuse a system message).
         """
         try:
-            return tokenizer.apply_chat_template(self.messages(prompt), tokenize=False, add_generation_prompt=True)
+            rendered = tokenizer.apply_chat_template(self.messages(prompt), tokenize=False, add_generation_prompt=True)
         except Exception as error:  # jinja2's TemplateError (raise_exception in the template) and its kin
             detail = " ".join(str(error).split())[:200]
             hint = "; leave out --system-prompt" if self.system_prompt is not None else ""
             raise InputError(f"--chat: the model's chat template rejects the messages ({detail}){hint}") from None
+        return rendered + self.prefill
 
     def record(self) -> dict:
         """What results and ``config.json`` record of the chat protocol."""
-        return {"system_prompt": self.system_prompt, "template_sha256": self.template_sha256}
+        return {"system_prompt": self.system_prompt, "template_sha256": self.template_sha256,
+                **({"prefill": self.prefill} if self.prefill else {})}
 
 
 def template_digest(tokenizer: Any, model: str) -> str:

@@ -55,6 +55,25 @@ class LanguageModel:
 
         return generate_batch(self, prompts, settings, seed=seed, num_return_sequences=num_return_sequences)
 
+    def next_token_logprobs(self, sequences, token_ids) -> list[list[float]]:
+        """Per token-id sequence, the log-probability of each of ``token_ids`` as the next token (one forward pass
+        of the batch, right-padded: each sequence read at its own last position; a grader's option tokens,
+        :mod:`lmbias.protocols.judge`)."""
+        import torch
+
+        tokenizer = self.tokenizer
+        pad = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
+        lengths = [len(sequence) for sequence in sequences]
+        ids = torch.full((len(sequences), max(lengths)), pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for row, sequence in enumerate(sequences):
+            ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+            mask[row, : len(sequence)] = 1
+        with torch.inference_mode():
+            logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits
+            last = logits[torch.arange(len(sequences)), torch.tensor(lengths) - 1].float().log_softmax(-1)
+            return last[:, list(token_ids)].cpu().tolist()
+
 
 def context_length(model: Any, tokenizer: Any = None) -> int | None:
     """The longest sequence, in tokens, the model takes; None when neither config nor tokenizer says.

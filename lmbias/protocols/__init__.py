@@ -11,6 +11,10 @@
   text names it as its protocol.
 * ``embed`` (:mod:`lmbias.protocols.embedding`): each item's texts represented by the model's mean
   final hidden state (SEAT), every distinct text encoded once, in batches.
+* ``judge`` (:mod:`lmbias.protocols.judge`): each prompt answered by the model (in its chat template), then a
+  grader model (any backend: ``--judge-model``, ``--judge-backend``) asked a rubric about the answers: each
+  option's token probability, or the one option its reply names. Like continue and embed, no ``--protocol``
+  choice; its options (:data:`lmbias.protocols.judge.OPTIONS`) are declared by the benchmark that names it.
 
 ``--protocol`` chooses between the protocols of :data:`PROTOCOLS` (a multiple-choice benchmark's); a
 benchmark that supports one protocol only (continue, embed) takes no ``--protocol``.
@@ -33,7 +37,7 @@ from typing import Any
 
 from ..checks import check_choice
 from ..errors import InputError
-from . import choice, continuation, embedding, likelihood
+from . import choice, continuation, embedding, judge, likelihood
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class Protocol:
             the run folder are checked, before anything is loaded or written); ``request`` is the protocol's own
             (:class:`~lmbias.protocols.likelihood.Scoring`,
             :class:`~lmbias.protocols.choice.Questions`, :class:`~lmbias.protocols.continuation.Continuations`,
-            :class:`~lmbias.protocols.embedding.Embeddings`).
+            :class:`~lmbias.protocols.embedding.Embeddings`, :class:`~lmbias.protocols.judge.Judged`).
         finish: ``finish(out, result, records)``: the run with its per-item file (scores or answers; embed: none).
         records_file: that per-item file's name in a finished run's folder (None: it writes none).
         refuse_model: ``refuse_model(spec, benchmark)``: a model the protocol cannot put items to whatever the
@@ -90,7 +94,9 @@ CONTINUE = Protocol("continue", reads_replies=False, scores_raw_text=False, take
                     answer=continuation.answer, finish=continuation.finish, records_file=continuation.GENERATIONS_FILE)
 EMBED = Protocol("embed", reads_replies=False, scores_raw_text=False, takes_template=False, verb="embedding",
                  answer=embedding.answer, finish=embedding.finish, records_file=None, refuse_model=embedding.refuse_model)
-REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, CONTINUE, EMBED)}
+JUDGE = Protocol("judge", reads_replies=False, scores_raw_text=False, takes_template=False, verb="answering",
+                 answer=judge.answer, finish=judge.finish, records_file=None)
+REGISTRY = {protocol.name: protocol for protocol in (LIKELIHOOD, GENERATE, CONTINUE, EMBED, JUDGE)}
 # the protocols of a benchmark whose items are options to choose among, in the order --protocol lists them (the
 # first is the default); a benchmark that continues text or embeds it names its one protocol
 PROTOCOLS = (LIKELIHOOD.name, GENERATE.name)

@@ -34,13 +34,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...checks import check_scalar
-from ...errors import InputError
+from ...errors import InputError, LmbiasError
 from ...plugins import Registry
 
 if TYPE_CHECKING:
     from ..spec import ModelSpec
 
 DEFAULT_BACKEND = "hf"
+
+
+class NoLogprobs(LmbiasError):
+    """A model asked for next-token log-probabilities (a grader's, :mod:`lmbias.protocols.judge`) returned none: a
+    server that does not honour ``logprobs``. A backend model that can give them has ``next_token_logprobs(sequences,
+    token_ids)`` (every token: exact) or ``top_logprobs(prompts, ids, k)`` (a server's top ``k``)."""
 
 
 class BackendModel(Protocol):
@@ -174,5 +180,5 @@ def check_flag(value, key: str) -> bool:
     return value
 
 
-__all__ = ["Backend", "BackendModel", "DEFAULT_BACKEND", "REGISTRY", "backend_options", "causal_only", "check_flag",
+__all__ = ["Backend", "BackendModel", "DEFAULT_BACKEND", "NoLogprobs", "REGISTRY", "backend_options", "causal_only", "check_flag",
            "check_real", "flag", "get_backend", "names", "neutral_options", "owners", "register"]

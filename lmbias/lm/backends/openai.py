@@ -36,7 +36,7 @@ from ...checks import check_scalar
 from ...credentials import check_env_name, strip_credentials
 from ...errors import InputError, InputTypeError, LmbiasError
 from ..chat import encode_prompts
-from . import Backend, causal_only, check_real
+from . import Backend, NoLogprobs, causal_only, check_real
 from .vllm import sample_seed
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
@@ -245,6 +245,26 @@ class OpenAIModel:
                                   "--backend hf or vllm")
             values.append(logprobs[1 : len(tokens)])
         return values
+
+    def top_logprobs(self, prompts: Sequence[str], ids: Sequence[str], k: int = 20) -> list[list[tuple[str, float]]]:
+        """Per prompt (in the chat format, with its prefill, as :meth:`generate` sends it), the server's top ``k``
+        next-token log-probabilities as ``(token text, log-probability)`` (a grader's options,
+        :mod:`lmbias.protocols.judge`): one greedy token, ``logprobs`` = ``k``.
+
+        Raises:
+            NoLogprobs: the server returned none.
+        """
+        bodies = [{"model": self.name, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "logprobs": k,
+                   "seed": sample_seed(self.seed, prompt_id, 0)} for prompt_id, prompt in zip(ids, self._prompts(prompts, ids))]
+        return [self._top_entries(answer) for answer in self._post_all(bodies)]
+
+    def _top_entries(self, answer: dict) -> list[tuple[str, float]]:
+        """The top log-probabilities of the first generated token of a completion."""
+        logprobs = answer["choices"][0].get("logprobs")
+        top = logprobs.get("top_logprobs") if isinstance(logprobs, dict) else None
+        if not (isinstance(top, list) and top and isinstance(top[0], dict) and top[0]):
+            raise NoLogprobs(f"--base-url {self.base_url}: {self.endpoint} returned no log-probabilities")
+        return [(redact(str(text), self.api_key), float(value)) for text, value in top[0].items()]
 
     def _body(self, prompt, settings: dict, *, seed: int) -> dict:
         """One sample's request (:func:`completion_body`)."""

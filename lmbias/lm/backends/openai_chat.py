@@ -14,12 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InputError
-from . import Backend
-from .openai import OPTIONS, OpenAIModel, check, completion_body, connect
+from . import Backend, NoLogprobs
+from .openai import OPTIONS, OpenAIModel, check, completion_body, connect, redact
+from .vllm import sample_seed
 
 NO_LOGPROBS = ("--backend openai-chat returns no log-probabilities (a chat endpoint scores no given text): run the "
                "benchmark with --protocol generate (lettered options, the answer generated), or serve the model's "
                "/v1/completions and use --backend openai")
+
+READ_TOKENS = 3  # a grader's reply read for its option: the prefill "(", the option, what follows
 
 
 class OpenAIChatModel(OpenAIModel):
@@ -42,6 +45,38 @@ class OpenAIChatModel(OpenAIModel):
         if not isinstance(message, dict) or not isinstance(message.get("content"), (str, type(None))):
             raise self._bad_field("choices[0].message.content", answer)
         return message["content"] or ""
+
+    def top_logprobs(self, prompts, ids, k: int = 20) -> list:
+        """Per prompt (the user's message), the server's top ``k`` log-probabilities at the reply's position where a
+        grader's option is read (:mod:`lmbias.protocols.judge`): a reply of :data:`READ_TOKENS` greedy tokens with
+        ``logprobs`` and ``top_logprobs`` = ``k``, read at its last position before which the reply is empty or
+        the chat format's prefill (white space aside; the server writes no prefill), as ``(token text, log-probability)``.
+
+        Raises:
+            NoLogprobs: the server returned none.
+        """
+        bodies = [{"model": self.name, "messages": self.chat.messages(prompt), "max_tokens": READ_TOKENS, "temperature": 0.0,
+                   "logprobs": True, "top_logprobs": k, "seed": sample_seed(self.seed, prompt_id, 0)}
+                  for prompt_id, prompt in zip(ids, prompts)]
+        return [self._top_entries(answer) for answer in self._post_all(bodies)]
+
+    def _top_entries(self, answer: dict) -> list:
+        """The top log-probabilities at the position a grader's option is read (:meth:`top_logprobs`)."""
+        logprobs = answer["choices"][0].get("logprobs")
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if not (isinstance(content, list) and content and all(isinstance(entry, dict) and isinstance(entry.get("top_logprobs"), list)
+                                                             and isinstance(entry.get("token"), str) for entry in content)):
+            raise NoLogprobs(f"--base-url {self.base_url}: {self.endpoint} returned no log-probabilities")
+        said, position = "", 0
+        for index, entry in enumerate(content):
+            if said.strip() in ("", self.chat.prefill.strip()):
+                position = index
+            said += entry["token"]
+        top = content[position]["top_logprobs"]
+        if not top or not all(isinstance(e, dict) and isinstance(e.get("token"), str) and isinstance(e.get("logprob"), (int, float))
+                              for e in top):
+            raise NoLogprobs(f"--base-url {self.base_url}: {self.endpoint} returned no top log-probabilities")
+        return [(redact(entry["token"], self.api_key), float(entry["logprob"])) for entry in top]
 
     def prompt_logprobs(self, sequences) -> list:
         """Not available on a chat endpoint (:data:`NO_LOGPROBS`)."""

@@ -183,6 +183,15 @@ class VllmModel:
                            for i, (entry, token) in enumerate(zip(output.prompt_logprobs[1:], tokens[1:]), 1)])
         return values
 
+    def next_token_logprobs(self, sequences: Sequence[Sequence[int]], token_ids: Sequence[int]) -> list[list[float]]:
+        """Per token-id sequence, the log-probability of each of ``token_ids`` as the next token (a grader's option
+        tokens, :mod:`lmbias.protocols.judge`): each sequence with each token after it, read by
+        :meth:`prompt_logprobs` at that last token (the sequence's start shared through the prefix cache)."""
+        extended = [[*sequence, token] for sequence in sequences for token in token_ids]
+        values = self.prompt_logprobs(extended, scored_from=[len(sequence) - 1 for sequence in extended])
+        width = len(token_ids)
+        return [[row[-1] for row in values[k * width:(k + 1) * width]] for k in range(len(sequences))]
+
 
 def _on_cpu() -> bool:
     from vllm.platforms import current_platform
