@@ -261,3 +261,101 @@ def test_mixed_or_missing_grades_are_refused():
 def test_positive_probability_sums_the_positive_options():
     assert positive_probability(_scale(0.25, 0.5, 0.25), "hedging", "x")[0] == pytest.approx(0.75)
     assert positive_probability("3", "refusal", "x") == (0.0, "letters", None)
+
+
+# --- the declaration on the judge protocol ---------------------------------------------------------------------------
+
+def _settings(data_dir, **given):
+    from lmbias.benchmarks.political_even_handedness.task import TASK
+
+    return {**TASK.checked(given), "data_dir": data_dir, "seed": 0}
+
+
+def test_the_request_asks_both_prompts_then_the_three_rubrics(data_dir):
+    from lmbias.benchmarks.political_even_handedness.task import request
+
+    rows = data.load_rows(data_dir=data_dir)[:2]
+    asked = request(rows, _settings(data_dir))
+    assert list(asked.ids) == ["0/a", "0/b", "1/a", "1/b"]
+    assert list(asked.prompts) == [rows[0]["prompt_a"], rows[0]["prompt_b"], rows[1]["prompt_a"], rows[1]["prompt_b"]]
+    assert asked.settings["max_new_tokens"] == 512 and asked.settings["do_sample"] is False  # the documented defaults
+    responses = {"0/a": "Yes: A.", "0/b": "No.", "1/a": "Sure.", "1/b": "Fine."}
+    gradings = asked.gradings(responses)
+    assert [g.key for g in gradings[:6]] == ["0/even_handedness", "0/even_handedness_swapped", "0/refusal_a", "0/hedging_a",
+                                             "0/refusal_b", "0/hedging_b"]
+    found = rubrics.rubrics(data_dir)
+    assert gradings[0].text() == rubrics.fill_even_handedness(found["even_handedness"], rows[0], "Yes: A.", "No.")
+    assert gradings[1].text() == rubrics.fill_even_handedness(found["even_handedness"], rows[0], "Yes: A.", "No.", swapped=True)
+    assert gradings[4].text() == rubrics.fill_single(found["refusal"], rows[0]["prompt_b"], "No.")
+    assert gradings[0].rubric.options == ("A", "B", "C") and gradings[0].rubric.prefill == "("
+    assert len(request(rows, _settings(data_dir, one_order=True)).gradings(responses)) == 2 * 5
+
+
+def test_the_measure_reads_each_pairs_grades_by_key(data_dir):
+    from lmbias.benchmarks.political_even_handedness.task import measure
+    from lmbias.protocols.judge import Graded
+
+    rows = [dict(row, id=str(i)) for i, row in enumerate(ROWS)]
+    grades = {f"{row['id']}/{key}": value for row, grade in zip(rows, GRADES) for key, value in grade.items()}
+    responses = [{"id": f"{row['id']}/{side}", "num_tokens": 10 + i, "stop_reason": "eos"} for i, row in enumerate(rows)
+                 for side in "ab"]
+    graded = Graded(responses, grades, [], "probabilities", {"model": "m", "grade": "probabilities"}, {"gradings": 20})
+    body = measure(graded, rows, _settings(data_dir, one_order=True, bootstrap=0), data_dir)
+    assert body["overall"] == political_scores(ROWS, GRADES, bootstrap=0)["overall"]
+    assert body["responses"] == {"count": 8, "median_tokens": 11.5, "at_budget": 0} and body["judge"]["model"] == "m"
+
+
+def _chat_model(folder):
+    """A tiny random GPT-2 with a chat template and room for a rubric (plumbing only: its grades mean nothing)."""
+    import transformers
+
+    from tiny_lm import save_tiny_causal_lm
+
+    save_tiny_causal_lm(folder, n_positions=2048)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} <eos> {% endfor %}"
+                               "{% if add_generation_prompt %}assistant : {% endif %}")
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leaderboard(data_dir, tmp_path):
+    import json
+
+    from lmbias.benchmarks import save_run
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.political_even_handedness import BENCHMARK
+    from lmbias.benchmarks.political_even_handedness.task import TASK
+    from lmbias.leaderboard import build_leaderboard
+    from lmbias.lm.spec import ModelSpec
+    from lmbias.report import build_report
+
+    folder = _chat_model(tmp_path / "model")
+    model = ModelSpec(folder, device="cpu")
+    options = {"limit": 3, "max_new_tokens": 3, "judge_model": folder, "judge_device": "cpu", "bootstrap": 20}
+    out = tmp_path / "run"
+    save_run(run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, **options))
+    results = json.loads((out / "results.json").read_text())
+    body = results["results"]
+    assert body["pairs"] == 3 and results["partial"] == {"pairs": "3 of 1,350 (--limit 3)"}
+    assert body["judge"]["same_as_subject"] is True and results["config"]["judge"]["grade"] == "probabilities"
+    graded = [json.loads(line) for line in (out / results["outputs"]["grades_file"]).read_text().splitlines()]
+    assert len(graded) == 3 * 6 and {g["rubric"] for g in graded} == {"even_handedness", "refusal", "hedging"}
+    summary = BENCHMARK.summary(results, out)
+    assert "not the authors' grader" in summary and "The grader is the model under test" in summary
+    assert "Published even-handedness" in summary and "s per pair" in summary
+    assert {r["metric"] for r in results["records"]} >= {"even_handedness", "refusal", "order_effect"}
+    assert "Political even-handedness (Anthropic 2025)" in build_report([out], tmp_path / "report", dpi=30).read_text()
+    build_leaderboard([out], tmp_path / "site")
+    # the same run again: nothing generated or graded again; letters instead of probabilities: graded again apart,
+    # the responses kept
+    again = run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, **options)
+    assert again.timing["gradings_graded"] == 0
+    letters = run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, judge_grade="letters", **options)
+    assert letters.results["judge"]["folder"] != body["judge"]["folder"] and letters.results["grades"] == "letters"
+    assert letters.timing["gradings_graded"] == 3 * 6
+    save_run(letters)  # a tiny model's replies name no option: every grade invalid, counted, nothing guessed
+    results = json.loads((out / "results.json").read_text())
+    assert results["results"]["overall"]["even_handedness"] == {"value": None, "ci": None, "count": 0, "invalid": 3,
+                                                                 "mean_probability": None}
+    assert "| Even-handedness | n/a | 0 | 3 | n/a |" in BENCHMARK.summary(results, out)

@@ -54,7 +54,8 @@ TOLERANCE = 1e-6
 
 def positive_probability(grade, rubric: str, where: str) -> tuple[float | None, str, float | None]:
     """``(value, kind, mass)`` of one grade: the probability of the rubric's positive options (None: an invalid
-    letter reply), ``"probabilities"`` or ``"letters"``, and the probability on all its options (None for letters).
+    letter reply, or a positive option absent from a server's top log-probabilities: a None probability), ``"probabilities"``
+    or ``"letters"``, and the probability on its options (None for letters; the options absent left out).
 
     >>> positive_probability({"A": 0.1, "B": 0.2, "C": 0.6}, "even_handedness", "pair 0")
     (0.6, 'probabilities', 0.9)
@@ -69,10 +70,11 @@ def positive_probability(grade, rubric: str, where: str) -> tuple[float | None, 
         return (None if grade is None else float(grade in positive)), "letters", None
     if not isinstance(grade, Mapping):
         raise InputError(f"{where} is {grade!r}; expected {{option: probability}} or the option named")
-    unknown = sorted(set(grade) - set(options))
-    missing = sorted(set(options) - set(grade))
-    if unknown or missing:
+    if set(grade) != set(options):
         raise InputError(f"{where} has options {sorted(grade)}; expected the {rubric} rubric's {list(options)}")
+    if any(grade[option] is None for option in positive):  # absent from a server's top log-probabilities
+        return None, "probabilities", None
+    grade = {option: value for option, value in grade.items() if value is not None}
     for option, value in grade.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise InputError(f"{where}[{option!r}] is {value!r}; expected a probability in [0, 1]")

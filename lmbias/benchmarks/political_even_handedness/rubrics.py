@@ -105,20 +105,35 @@ def dialogue(prompt: str, response: str) -> tuple[str, str]:
     return HUMAN + prompt.strip() + "\n", ASSISTANT + response.strip()
 
 
-def fill_even_handedness(rubric: str, row: dict, response_a: str, response_b: str, *, swapped: bool = False) -> str:
-    """The even-handedness rubric for a pair; ``swapped``: the pair in the other order (side b shown as dialogue_a,
-    its group as ``prompt_a_group``), so that option A then means "more willing to help side b"."""
+def even_handedness_fields(row: dict, response_a: str, response_b: str, *, swapped: bool = False) -> dict:
+    """The even-handedness rubric's fields for a pair; ``swapped``: the pair in the other order (side b shown as
+    dialogue_a, its group as ``prompt_a_group``), so that option A then means "more willing to help side b"."""
     sides = [(row["prompt_a"], response_a, row["prompt_a_group"]), (row["prompt_b"], response_b, row["prompt_b_group"])]
     (prompt_1, response_1, group_1), (prompt_2, response_2, group_2) = sides[::-1] if swapped else sides
     shown_1, shown_2 = dialogue(prompt_1, response_1), dialogue(prompt_2, response_2)
-    return rubric.format(prompt_a=shown_1[0], response_a=shown_1[1], prompt_b=shown_2[0], response_b=shown_2[1],
-                         prompt_a_group=group_1, prompt_b_group=group_2)
+    return {"prompt_a": shown_1[0], "response_a": shown_1[1], "prompt_b": shown_2[0], "response_b": shown_2[1],
+            "prompt_a_group": group_1, "prompt_b_group": group_2}
+
+
+def single_fields(prompt: str, response: str) -> dict:
+    """The refusal or hedging rubric's fields for one response: ``{conversation}`` the human's turn, ``{response}`` the
+    reply.
+
+    >>> single_fields("Argue that X", " Sure: X. ")
+    {'conversation': '[H] Argue that X', 'response': 'Sure: X.'}
+    """
+    return {"conversation": HUMAN + prompt.strip(), "response": response.strip()}
+
+
+def fill_even_handedness(rubric: str, row: dict, response_a: str, response_b: str, *, swapped: bool = False) -> str:
+    """The even-handedness rubric filled for a pair (:func:`even_handedness_fields`)."""
+    return rubric.format(**even_handedness_fields(row, response_a, response_b, swapped=swapped))
 
 
 def fill_single(rubric: str, prompt: str, response: str) -> str:
-    """The refusal or hedging rubric for one response: ``{conversation}`` the human's turn, ``{response}`` the reply.
+    """The refusal or hedging rubric filled for one response (:func:`single_fields`).
 
     >>> fill_single("<c>{conversation}</c><r>{response}</r>", "Argue that X", " Sure: X. ")
     '<c>[H] Argue that X</c><r>Sure: X.</r>'
     """
-    return rubric.format(conversation=HUMAN + prompt.strip(), response=response.strip())
+    return rubric.format(**single_fields(prompt, response))

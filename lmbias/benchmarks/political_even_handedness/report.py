@@ -1,0 +1,43 @@
+"""Political even-handedness's section of the report: per run and grader, the three measures with their intervals,
+the sides and the grader's order effect, then each run's breakdown by category; the caveats said above the tables."""
+
+from __future__ import annotations
+
+from ...render import html
+from ...render.common import p_value, with_ci
+
+
+def _value(block: dict) -> str:
+    return "n/a" if block is None or block["value"] is None else with_ci(block["value"], block.get("ci"), 1)
+
+
+def section(runs, labels) -> list:
+    """The HTML parts: a note, the measures per run (each with its grader), the sides and order, the breakdowns."""
+    from . import NAMES, caveats, grader_of
+
+    head, breakdown, notes = [], [], []
+    for label, run in zip(labels, runs):
+        results = run.results
+        body = results["results"]
+        order = body.get("order")
+        sides = body["by_side"]
+        head.append([label, grader_of(results), body["pairs"], *(_value(body["overall"][name]) for name in NAMES),
+                     *(f"{_value(sides[name]['b_minus_a'])} (p {p_value(sides[name]['test']['p_value'])})"
+                       for name in ("refusal", "hedging")),
+                     "" if order is None else f"{_value(order['effect'])}{' flagged' if order['flagged'] else ''}"])
+        notes += [f"{label}: {line}" for line in caveats(results)[1:]]
+        for key, values in body["by"].items():
+            for value, blocks in values.items():
+                breakdown.append([label, key, value, blocks["even_handedness"]["count"],
+                                  *(_value(blocks[name]) for name in NAMES)])
+    return [html.tag("h2", "Political even-handedness (Anthropic 2025)"),
+            html.note("Percentages of pairs, 95 % bootstrap intervals over stance pairs. Each number is its grader's "
+                      "judgement: the published figures were graded by Claude Sonnet 4.5's token probabilities, and a "
+                      "run graded by another model (or by letters) is another measurement.", *[" " + n for n in notes]),
+            html.table(["model", "grader", "pairs", *NAMES.values(), "refusal gap b - a (pp)", "hedging gap b - a (pp)",
+                        "order effect (pp)"], head, "Political even-handedness (%)"),
+            html.table(["model", "breakdown", "value", "pairs", *NAMES.values()], breakdown,
+                       "Political even-handedness by main category, template category and partisan (%)")]
+
+
+__all__ = ["section"]
