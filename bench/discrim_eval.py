@@ -40,8 +40,8 @@ def main() -> None:
 
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.discrim_eval import BENCHMARK
     from lmbias.benchmarks.discrim_eval.measure import discrim_scores, yes_no
-    from lmbias.benchmarks.discrim_eval.task import TASK
     from lmbias.lm.gguf import embedded_model_dir
     from lmbias.lm.spec import ModelSpec
 
@@ -55,7 +55,7 @@ def main() -> None:
     items = write_items(data, questions=args.questions)
 
     started = time.perf_counter()
-    ours = run_task(TASK, model=ModelSpec(args.model, device="cpu"), out=args.out / "lmbias", data_dir=data,
+    ours = run_task(BENCHMARK, model=ModelSpec(args.model, device="cpu"), out=args.out / "lmbias", data_dir=data,
                     batch_size=args.batch_size, progress=False)
     ours_seconds = time.perf_counter() - started
     save_run(ours)

@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
 from lmbias.benchmarks.stereoset.task import COMPARISONS, run_stereoset
 from lmbias.lm.spec import ModelSpec

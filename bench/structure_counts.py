@@ -8,7 +8,7 @@ per benchmark, protocols as objects and one run.
 It prints one table row per count. What each counts (``lmbias/benchmarks`` means every ``.py`` file under it):
 
 - **hand-written runs**: functions in lmbias/benchmarks decorated with ``holds_run_directory`` or whose own body
-  (not a function nested in it) calls ``RunResult(...)``, except ``run_task``, the one run of every declared Task.
+  (not a function nested in it) calls ``RunResult(...)``, except ``run_task``, the one run of every benchmark.
   Command-line adapters that only call such a function (``run(options, model)``) are not runs.
 - **raw add_argument calls**: calls of a method named ``add_argument`` in lmbias/benchmarks (options not declared as
   ``Option``s: a second option system), except in the class ``Option`` itself (declared options becoming arguments).
@@ -18,15 +18,16 @@ It prints one table row per count. What each counts (``lmbias/benchmarks`` means
   The protocols' names: likelihood, generate, continue, embed, judge.
 - **protocol-keyed tables**: in lmbias/benchmarks, each dict literal with a protocol's name as a key
   (``{"likelihood": ..., "generate": ...}[protocol]``, ``IDENTITY = {"likelihood": ...}``) and each ``dict(...)``
-  call with one as a keyword, except those given as a keyword argument of a ``Benchmark(...)`` or ``Task(...)``
-  call, which are counted apart: **declaration arguments keyed by protocol** (``Task(protocols={"likelihood":
-  help, ...}, prompts={...})``: the protocols a benchmark supports, and their prompts).
+  call with one as a keyword, except those given as a keyword argument of a declaration's call (``Benchmark(...)``,
+  or ``Task(...)`` in a revision before the two merged), which are counted apart: **declaration arguments keyed by
+  protocol** (``Task(protocols={"likelihood": help, ...}, prompts={...})``: the protocols a benchmark supports, and
+  their prompts).
 - **implementations of option scoring**: functions anywhere in lmbias outside ``lmbias/lm`` (where the primitive
   lives) whose own body calls ``option_logprobs``, the log-probabilities of options after a prompt: today
   ``score_options``, ``score_bbq``, coreference's ``score_referents`` and DiscrimEval's scorer.
 - **lines of lmbias/benchmarks**: lines of its ``.py`` files (and how many files).
-- **fields of the declarations**: the annotated fields of the dataclasses named ``Benchmark`` and ``Task`` in
-  lmbias/benchmarks (``ClassVar``s left out).
+- **fields of the declarations**: the annotated fields of the dataclass ``Benchmark`` in lmbias/benchmarks, the one
+  declaration of a benchmark, and of ``Task`` in a revision before the two merged (``ClassVar``s left out).
 - **declarations passing their own records / summary / report_section**: ``Benchmark(...)`` calls in
   lmbias/benchmarks that pass all three as keywords (how many of all ``Benchmark(...)`` calls).
 - **modules outside lmbias/benchmarks that name a benchmark**: modules of lmbias that import a benchmark's package
@@ -54,7 +55,7 @@ LOWER = ("lmbias/protocols", "lmbias/lm", "lmbias/scorers", "lmbias/stats", "lmb
          "lmbias/render", "lmbias/run_result", "lmbias/progress", "lmbias/run_lock", "lmbias/data", "lmbias/resources",
          "lmbias/plugins", "lmbias/text", "lmbias/files", "lmbias/checks", "lmbias/errors", "lmbias/version",
          "lmbias/words", "lmbias/credentials")
-DECLARATIONS = ("Benchmark", "Task")
+DECLARATIONS = ("Benchmark", "Task")  # Task: a revision before the one declaration
 OWN = ("records", "summary", "report_section")
 
 
@@ -177,7 +178,7 @@ def protocol_comparisons(sources: dict[str, str]) -> list[str]:
 
 def protocol_tables(sources: dict[str, str], declared: bool = False) -> list[str]:
     """``path:line keys`` of each dict literal or ``dict(...)`` call keyed by a protocol's name in lmbias/benchmarks,
-    other than a keyword argument of a declaration (``Task(protocols={...})``); ``declared``: those instead."""
+    other than a keyword argument of a declaration (``Benchmark(protocols={...})``); ``declared``: those instead."""
     found = []
     for path, tree in _trees(sources, _in_benchmarks).items():
         arguments = {id(keyword.value) for call in ast.walk(tree) if isinstance(call, ast.Call)
@@ -301,7 +302,7 @@ def counts(sources: dict[str, str]) -> list[tuple[str, str, list[str]]]:
             ("raw add_argument calls in lmbias/benchmarks", raw_add_arguments(sources)),
             ("protocol-name comparisons in lmbias/benchmarks", protocol_comparisons(sources)),
             ("protocol-keyed tables in lmbias/benchmarks", protocol_tables(sources)),
-            ("declaration arguments keyed by protocol (Task(protocols=..., prompts=...))", protocol_tables(sources, True)),
+            ("declaration arguments keyed by protocol (protocols=..., prompts=...)", protocol_tables(sources, True)),
             ("implementations of option scoring (callers of option_logprobs)", option_scorers(sources))]
     table = [(name, str(len(found)), found) for name, found in rows]
     table.append(("lines of lmbias/benchmarks/**/*.py", f"{lines:,} in {files} files", []))

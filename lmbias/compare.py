@@ -9,9 +9,9 @@ with its items by id. Anything else is one line saying what differs, and nothing
 For each headline measure overall (:meth:`lmbias.benchmarks.base.Benchmark.headline_records`), the two
 values, their paired difference (B - A) and its paired bootstrap interval: the items are resampled (the
 same draw for both runs; the coreference sets' sentence pairs as units, as their measures pair them) and
-the benchmark's own measure (its :class:`~lmbias.benchmarks.declared.Task` ``measure``) is applied to
+the benchmark's own measure (its :class:`~lmbias.benchmarks.base.Benchmark` ``measure``) is applied to
 each run's resampled answers. Each item's outcome that the headline counts (BBQ's and the coreference
-sets' correct answer, CrowS-Pairs' and StereoSet's stereotype preferred: the Task's ``outcomes``) gives
+sets' correct answer, CrowS-Pairs' and StereoSet's stereotype preferred: the benchmark's ``outcomes``) gives
 the paired test on decisions: McNemar's exact test, the two-sided binomial test of the discordant items
 (A yes / B no against A no / B yes; scipy.stats.binomtest). The items whose outcome flipped are written
 to ``flips.jsonl`` (the first few are printed), the differences with their intervals are drawn in
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .benchmarks import get_benchmark
-from .benchmarks.paired import task_side
+from .benchmarks.paired import declared_side
 from .checks import check_scalar
 from .errors import InputError
 from .files import output_folder, write_atomic
@@ -44,9 +44,9 @@ COMPARE_BOOTSTRAP = 200  # the report's resamples (a report is read, not cited; 
 def _side(benchmark, run: Run, data_dir):
     if benchmark.paired is not None:
         return benchmark.paired(run, data_dir)
-    if benchmark.task is not None and benchmark.task.outcomes is not None:
-        return task_side(benchmark, run, data_dir)
-    raise InputError(f"{benchmark.display_name} has no per-item outcome to compare (its own run); `lmbias report "
+    if benchmark.outcomes is not None:
+        return declared_side(benchmark, run, data_dir)
+    raise InputError(f"{benchmark.display_name} has no per-item outcome to compare; `lmbias report "
                      f"{run.path} ...` draws two runs side by side with the paper's per-group tests")
 
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.bbq import BENCHMARK
 from lmbias.benchmarks.bbq import data as bbq_data
 from lmbias.benchmarks.bbq.measure import answer_index, bbq_scores
-from lmbias.benchmarks.bbq.task import TASK, aggregate_bbq, option_order, parse_answer
+from lmbias.benchmarks.bbq.task import aggregate_bbq, option_order, parse_answer
 from lmbias.benchmarks.declared import run_task
 from lmbias.cli import main
 from lmbias.lm.spec import ModelSpec
@@ -284,7 +285,7 @@ def _metadata(rows):
 
 def test_plumbing_generative_protocol_reads_letters_and_counts_invalid_answers(tmp_path, data_dir, embedded_model_cache):
     out = tmp_path / "gen"
-    result = save_run(run_task(TASK, model=ModelSpec(dtype="float32"), out=out, categories=["Religion"], protocol="generate",
+    result = save_run(run_task(BENCHMARK, model=ModelSpec(dtype="float32"), out=out, categories=["Religion"], protocol="generate",
                               limit=2, progress=False))
     answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
     rows = {row["id"]: row for row in bbq_data.read_category("Religion", data_dir)}
@@ -318,17 +319,17 @@ def test_bad_input_is_one_line(tmp_path, data_dir, monkeypatch, capsys):
     assert main(["run", "bbq", "--categories", "Age", "--limit", "0", "--out", str(tmp_path / "r")]) == 2
     assert "limit must be an integer >= 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match="--decision applies to --protocol likelihood"):
-        run_task(TASK, protocol="generate", decision="mean", out=tmp_path / "r")
+        run_task(BENCHMARK, protocol="generate", decision="mean", out=tmp_path / "r")
     # refused by the protocol, before any model is checked or loaded
     with pytest.raises(ValueError, match="--chat: bbq's likelihood scoring runs on raw text; run it with --protocol generate"):
-        run_task(TASK, model=ModelSpec("no/such-model", chat=True), out=tmp_path / "r")
+        run_task(BENCHMARK, model=ModelSpec("no/such-model", chat=True), out=tmp_path / "r")
     with pytest.raises(ValueError, match=r"protocol must be one of \['likelihood', 'generate'\], got 'choose'"):
-        run_task(TASK, protocol="choose", out=tmp_path / "r")
+        run_task(BENCHMARK, protocol="choose", out=tmp_path / "r")
     # BBQ's wordings are fixed: a template would be recorded in config.prompt and never asked
     with pytest.raises(ValueError, match="bbq takes no prompt_template"):
-        run_task(TASK, protocol="generate", prompt_template="{context} {question} {options}", out=tmp_path / "r")
+        run_task(BENCHMARK, protocol="generate", prompt_template="{context} {question} {options}", out=tmp_path / "r")
     with pytest.raises(ValueError, match=r"categories must be one of \[.*\], got .age."):
-        run_task(TASK, categories=["age"], out=tmp_path / "r")  # the command line reads any case, the Python call as given
+        run_task(BENCHMARK, categories=["age"], out=tmp_path / "r")  # the command line reads any case, the Python call as given
     with pytest.raises(ValueError, match=r"predictions\[1\] is 3; expected an answer index 0, 1 or 2"):
         bbq_scores([0, 3], **_metadata([bbq_data.read_category("Age", data_dir)[0]] * 2))
     with pytest.raises(ValueError, match=r"context_conditions\[0\] is 'vague'"):

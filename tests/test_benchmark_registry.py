@@ -60,7 +60,7 @@ def test_an_out_of_tree_benchmark_package_appears_everywhere(toy, tmp_path, caps
 
 
 def test_an_out_of_tree_package_is_found_by_its_entry_points_only(toy, capsys):
-    assert toy.run.__module__ == "lmbias_toy_coins" and "lmbias_toy_coins" not in REGISTRY.group  # its own package
+    assert toy.measure.__module__ == "lmbias_toy_coins" and "lmbias_toy_coins" not in REGISTRY.group  # its own package
     assert "toy" in benchmarks.names() and "toy_coins" in DATASETS
     assert main(["datasets"]) == 0
     assert "| toy_coins | gender | test | 4 | 1 | domain |" in capsys.readouterr().out
@@ -80,18 +80,10 @@ def _declaring_examples(toy, limit_help: str = "N counts flips per domain: the f
     examples of an evaluate module of its own."""
     from dataclasses import replace
 
-    from lmbias.checks import check_scalar
+    from lmbias.benchmarks.declared import Option
 
-    def add_arguments(parser):
-        toy.add_arguments(parser)
-        parser.add_argument("--limit", type=int, metavar="N", help=limit_help)
-
-    def run(options, model):
-        if options.limit is not None:
-            check_scalar(options.limit, "--limit", minimum=1)
-        return toy.run(options, model)
-
-    return replace(toy, add_arguments=add_arguments, run=run, examples=benchmarks.Examples(
+    limit = Option("limit", limit_help, type=int, minimum=1, metavar="N", narrows=True)
+    return replace(toy, options=(*toy.options, limit), examples=benchmarks.Examples(
         refused=((("--limit", "0"), "--limit must be >= 1"),),
         modules={"toy_coins": benchmarks.ModuleExample({"predictions": [1, 0, 1, 1, 0]})}))
 

@@ -15,12 +15,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lmbias"
 BENCHMARKS = PACKAGE / "benchmarks"
 THE_RUN = "declared.py"  # run_task, the one run
 
-# Files allowed to break a rule while they move (relative to lmbias/benchmarks, and to lmbias): none left. A file
-# listed here that no longer breaks the rule fails the test until it leaves the list.
-HAND_WRITTEN_RUNS = frozenset()
-NAMING_BENCHMARKS = frozenset()
-
-
 def _parents(tree: ast.AST) -> dict:
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
@@ -153,8 +147,7 @@ def test_no_benchmark_defines_a_run_of_its_own():
     files = _benchmark_files()
     assert [found.split(": ")[1] for found in run_definitions(files[THE_RUN])] == ["run_task"]
     found = {name: runs for name, source in files.items() if name != THE_RUN and (runs := run_definitions(source))}
-    assert set(found) - HAND_WRITTEN_RUNS == set(), f"runs outside run_task: {found}"
-    assert HAND_WRITTEN_RUNS - set(found) == set(), "no run here any more: remove it from HAND_WRITTEN_RUNS"
+    assert found == {}, f"runs outside run_task: {found}"
 
 
 def test_nothing_below_the_registry_names_a_benchmark():
@@ -166,5 +159,4 @@ def test_nothing_below_the_registry_names_a_benchmark():
     generic = _generic_files()
     assert {"cli.py", "evaluate_adapter.py", "protocols/likelihood.py", "lm/generation.py"} <= set(generic)
     found = {name: named for name, source in generic.items() if (named := benchmark_names(source, registered))}
-    assert set(found) - NAMING_BENCHMARKS == set(), f"modules naming a benchmark: {found}"
-    assert NAMING_BENCHMARKS - set(found) == set(), "no benchmark named here any more: remove it from NAMING_BENCHMARKS"
+    assert found == {}, f"modules naming a benchmark: {found}"

@@ -139,7 +139,6 @@ def test_a_category_whose_files_are_not_held_reads_from_files_in_the_published_l
 def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboard(data_dir, tmp_path, monkeypatch, protocol):
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.cbbq import BENCHMARK
-    from lmbias.benchmarks.cbbq.task import TASK
     from lmbias.benchmarks.declared import run_task
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
@@ -149,7 +148,7 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
 
     model = ModelSpec(save_tiny_causal_lm(tmp_path / "model", seed=0, n_positions=512), device="cpu")
     out = tmp_path / "run"
-    save_run(run_task(TASK, model=model, out=out, protocol=protocol, categories=["sexual_orientation", "disease"], limit=1,
+    save_run(run_task(BENCHMARK, model=model, out=out, protocol=protocol, categories=["sexual_orientation", "disease"], limit=1,
                       bootstrap=20, progress=False, data_dir=data_dir))
     results = json.loads((out / "results.json").read_text())
     templates = len({row["template"] for c in ("sexual_orientation", "disease") for x in CONTEXTS for row in read_file(c, x, data_dir)})

@@ -16,12 +16,12 @@ from test_server_faults import GOOD_MODELS, KEY, HostileServer
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
-from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.bold import BENCHMARK as BOLD_BENCHMARK
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
+from lmbias.benchmarks.stereoset import BENCHMARK as STEREOSET
 from lmbias.benchmarks.stereoset.measure import stereoset_comparison_scores, stereoset_scores
 from lmbias.benchmarks.stereoset.task import COMPARISONS, aggregate_answers, comparison_questions
-from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
 from lmbias.cli import main
 from lmbias.hub.model_index import eval_results_of, result_key
 from lmbias.leaderboard.data import leaderboard_data
@@ -89,7 +89,7 @@ def test_a_chat_prompt_has_one_start_token_and_a_raw_one_keeps_its_own():
 def test_chat_generation_is_the_rendered_prompt_greedily_continued_tiny_model_plumbing(tmp_path):
     folder = _chat_model(tmp_path / "m")
     out = tmp_path / "run"
-    save_run(run_task(BOLD_TASK, model=ModelSpec(folder, chat=True, system_prompt="be a good person"), out=out, **BOLD))
+    save_run(run_task(BOLD_BENCHMARK, model=ModelSpec(folder, chat=True, system_prompt="be a good person"), out=out, **BOLD))
     generations = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
     rows = json.loads((out / "results.json").read_text())
     lm = load_causal_lm(folder, device="cpu")
@@ -114,18 +114,18 @@ def test_chat_generation_is_the_rendered_prompt_greedily_continued_tiny_model_pl
 def test_a_run_is_never_resumed_under_another_protocol(tmp_path):
     folder = _chat_model(tmp_path / "m")
     out = tmp_path / "run"
-    save_run(run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, **BOLD))
+    save_run(run_task(BOLD_BENCHMARK, model=ModelSpec(folder, chat=True), out=out, **BOLD))
     for spec, named in ((ModelSpec(folder), "chat"), (ModelSpec(folder, chat=True, system_prompt="hi"), "system_prompt")):
         with pytest.raises(RunConfigError, match=f"{named}: recorded"):
-            run_task(BOLD_TASK, model=spec, out=out, **BOLD)
+            run_task(BOLD_BENCHMARK, model=spec, out=out, **BOLD)
     with pytest.raises(RunConfigError, match="instruction: recorded"):
-        run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, instruction="Go on: {prompt}", **BOLD)
+        run_task(BOLD_BENCHMARK, model=ModelSpec(folder, chat=True), out=out, instruction="Go on: {prompt}", **BOLD)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     tokenizer.chat_template = TEMPLATE.replace("assistant :", "bot :")
     tokenizer.save_pretrained(folder)
     before = (out / "generations.jsonl").read_text()
     with pytest.raises(RunConfigError, match="chat_template_sha256: recorded"):
-        run_task(BOLD_TASK, model=ModelSpec(folder, chat=True), out=out, **BOLD)
+        run_task(BOLD_BENCHMARK, model=ModelSpec(folder, chat=True), out=out, **BOLD)
     assert (out / "generations.jsonl").read_text() == before
 
 

@@ -94,7 +94,7 @@ def _protocol_benchmarks() -> list:
 def test_the_protocol_a_label_shows_is_the_value_the_option_takes(capsys):
     chosen = _protocol_benchmarks()
     # --protocol is there exactly where the declaration names more than one protocol
-    assert {name for name, _ in chosen} == {b.name for b in benchmarks() if b.task is not None and len(b.task.protocols) > 1}
+    assert {name for name, _ in chosen} == {b.name for b in benchmarks() if len(b.protocols) > 1}
     assert "bbq" in dict(chosen)
     tags = protocol_tags({}, {"protocol": "generate"})
     assert tags == ["generate"]
@@ -117,14 +117,13 @@ def test_a_generative_run_is_labelled_with_the_option_value(tmp_path):
 
 def refusals() -> list:
     """``(benchmark, arguments, message)``: what each registered benchmark's ``lmbias run`` refuses before any model is
-    looked at: the combinations it declares (``Benchmark.examples.refused``) and ``--chat`` with each protocol of its
-    Task that scores raw text, where the Task does not score in the chat template (``chat_scoring``)."""
+    looked at: the combinations it declares (``Benchmark.examples.refused``) and ``--chat`` with each of its protocols
+    that scores raw text, where it does not score in the chat template (``chat_scoring``)."""
     found = []
     for benchmark in benchmarks():
-        task = benchmark.task
-        protocols = task.protocols if task is not None and not task.chat_scoring and "chat" in benchmark.run_options else ()
+        protocols = benchmark.protocols if not benchmark.chat_scoring and "chat" in benchmark.run_options else ()
         for name in [asked.protocol.name for asked in protocols if asked.protocol.scores_raw_text]:
-            chosen = ("--protocol", name) if len(task.protocols) > 1 else ()
+            chosen = ("--protocol", name) if len(benchmark.protocols) > 1 else ()
             found.append((benchmark.name, (*chosen, "--chat"),
                           f"--chat: {benchmark.name}'s likelihood scoring runs on raw text; run it with --protocol generate"))
         found += [(benchmark.name, tuple(arguments), message) for arguments, message in benchmark.examples.refused]
@@ -218,9 +217,7 @@ def test_each_limit_says_what_it_counts():
     assert {"bbq", "bold", "crows_pairs", "real_toxicity_prompts"} <= set(with_limit)
     for name, action in with_limit.items():
         assert re.match(r"N counts \w", action.help) and action.metavar == "N", (name, action.help)
-        task = get_benchmark(name).task
-        if task is not None:
-            assert next(option for option in task.options if option.name == "limit").narrows, name
+        assert next(option for option in get_benchmark(name).options if option.name == "limit").narrows, name
     assert with_limit["crows_pairs"].help.startswith("N counts sentence pairs (of 1,508)")
     assert commands["bold"]._option_string_actions["--per-group"].help.startswith("K counts prompts per group")
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run, unregister
-from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.custom import _DECLARED, load_benchmark
 from lmbias.benchmarks.declared import run_task
-from lmbias.benchmarks.winobias.task import TASK as WINOBIAS
+from lmbias.benchmarks.winobias import BENCHMARK as WINOBIAS
 from lmbias.cli import main
 from lmbias.compare import compare_runs
 from lmbias.errors import InputError
@@ -242,7 +242,7 @@ def hiring(tmp_path_factory):
     for seed in (0, 1):
         model = ModelSpec(save_tiny_causal_lm(root / f"model{seed}", seed=seed, n_positions=256), device="cpu")
         made[seed] = root / f"hiring{seed}"
-        save_run(run_task(benchmark.task, model=model, out=made[seed], progress=False))
+        save_run(run_task(benchmark, model=model, out=made[seed], progress=False))
     made["model"] = model
     yield made
     unregister("hiring_bias")
@@ -303,7 +303,7 @@ def test_runs_on_data_that_changed_between_them_are_refused_and_so_is_data_chang
         writer.writerows({**row, "stereotyped": "The 25-year-old applicant"} if row["id"] in changed else row for row in rows)
     b = hiring["root"] / "hiring-changed"
     benchmark = load_benchmark(hiring_data.parent / "hiring.yaml")
-    save_run(run_task(benchmark.task, model=hiring["model"], out=b, progress=False))
+    save_run(run_task(benchmark, model=hiring["model"], out=b, progress=False))
     out = tmp_path / "cmp"
     capsys.readouterr()
     # the runs recorded different data: refused before anything is read

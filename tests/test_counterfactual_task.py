@@ -6,9 +6,10 @@ import pytest
 
 import lmbias
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.counterfactual import BENCHMARK
 from lmbias.benchmarks.counterfactual.measure import counterfactual_fairness
 from lmbias.benchmarks.counterfactual.scorers import sentiment
-from lmbias.benchmarks.counterfactual.task import TASK, score_counterfactual, scorers
+from lmbias.benchmarks.counterfactual.task import score_counterfactual, scorers
 from lmbias.benchmarks.declared import run_task
 from lmbias.protocols.continuation import score_texts
 
@@ -53,7 +54,7 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
     tiny = save_tiny_causal_lm(tmp_path / "tiny")
     out = tmp_path / "run"
     result = save_run(run_task(
-        TASK, model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
+        BENCHMARK, model=tiny, out=out, attributes=["country"], samples=2, max_new_tokens=4, batch_size=16, progress=False,
         classifiers=["opinion", "vader"],
     ))
     saved = json.loads((out / "results.json").read_text())
@@ -70,11 +71,11 @@ def test_plumbing_run_counterfactual_end_to_end_on_a_tiny_model(tmp_path):
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match=r"attributes must be one of \['country', 'occupation', 'name'\], got 'religion'"):
-        run_task(TASK, out=tmp_path / "run", attributes=["religion"])
+        run_task(BENCHMARK, out=tmp_path / "run", attributes=["religion"])
     with pytest.raises(ValueError, match="samples must be >= 1"):
-        run_task(TASK, out=tmp_path / "run", samples=0)
+        run_task(BENCHMARK, out=tmp_path / "run", samples=0)
     with pytest.raises(ValueError, match=r"--instruction applies to chat runs"):
-        run_task(TASK, out=tmp_path / "run", instruction="Go on: {prompt}")
+        run_task(BENCHMARK, out=tmp_path / "run", instruction="Go on: {prompt}")
     assert not (tmp_path / "run").exists()
     assert sentiment.CLASSIFIERS == ("opinion", "vader", "hf")
 

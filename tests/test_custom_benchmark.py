@@ -168,7 +168,7 @@ def test_a_data_mistake_is_one_line_naming_the_row_and_field(example, tmp_path, 
         writer.writerows(rows)
     with pytest.raises(InputError) as error:
         benchmark = load_benchmark(example)
-        benchmark.task.items({"limit": None}, None)
+        benchmark.items({"limit": None}, None)
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
@@ -209,7 +209,7 @@ def test_a_sentence_pairs_mistake_is_one_line(pairs, line, message):
     rows = [json.loads(text) for text in data.read_text().splitlines()]
     data.write_text("".join(json.dumps(row) + "\n" for row in [line(rows[0]), *rows[1:]]))
     with pytest.raises(InputError) as error:
-        load_benchmark(pairs).task.items({"limit": None}, None)
+        load_benchmark(pairs).items({"limit": None}, None)
     assert message in str(error.value) and "\n" not in str(error.value)
 
 

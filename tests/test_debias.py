@@ -490,7 +490,7 @@ def test_an_output_folder_is_never_overwritten(tiny, corpus, tmp_path):
 
 def test_plumbing_the_report_compares_a_baseline_with_debiased_models(tiny, corpus, tmp_path):
     """The paper's Figure 4 / 5 comparison: I.F. / G.F. beside PPL and PPL_s, each model named with how it was made."""
-    from lmbias.benchmarks.counterfactual.task import TASK as COUNTERFACTUAL
+    from lmbias.benchmarks.counterfactual import BENCHMARK as COUNTERFACTUAL
     from lmbias.benchmarks.declared import run_task
     from lmbias.report import build_report
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from lmbias.benchmarks.declared import Option, run_task
-from lmbias.benchmarks.winobias.task import TASK as WINOBIAS
-from lmbias.benchmarks.winogender.task import TASK as WINOGENDER
+from lmbias.benchmarks.winobias import BENCHMARK as WINOBIAS
+from lmbias.benchmarks.winogender import BENCHMARK as WINOGENDER
 from lmbias.cli import main
 from lmbias.errors import InputError, LmbiasError
 

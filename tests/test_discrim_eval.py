@@ -236,7 +236,6 @@ def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_an
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.discrim_eval import BENCHMARK
-    from lmbias.benchmarks.discrim_eval.task import TASK
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
     from lmbias.report import build_report
@@ -248,7 +247,7 @@ def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_an
     outs = []
     for protocol in ("likelihood", "generate"):
         out = tmp_path / protocol
-        save_run(run_task(TASK, model=model, out=out, protocol=protocol, questions=[0, 2], progress=False,
+        save_run(run_task(BENCHMARK, model=model, out=out, protocol=protocol, questions=[0, 2], progress=False,
                           data_dir=tmp_path / "data", **({"min_mass": 0.0} if protocol == "likelihood" else {})))
         results = json.loads((out / "results.json").read_text())
         body = results["results"]
@@ -290,22 +289,22 @@ def test_plumbing_a_run_of_each_protocol_on_a_tiny_model_feeds_summary_report_an
     build_leaderboard(outs, tmp_path / "site")
     assert "DiscrimEval" in (tmp_path / "site" / "index.html").read_text()
     # a rerun reads the finished likelihood run back: nothing scored again
-    again = run_task(TASK, model=model, out=tmp_path / "likelihood", protocol="likelihood", questions=[0, 2], min_mass=0.0,
+    again = run_task(BENCHMARK, model=model, out=tmp_path / "likelihood", protocol="likelihood", questions=[0, 2], min_mass=0.0,
                      progress=False, data_dir=tmp_path / "data")
     assert again.timing["items_scored"] == 0
 
 
 def test_bad_options_are_one_line(tmp_path):
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.discrim_eval.task import TASK
+    from lmbias.benchmarks.discrim_eval import BENCHMARK
 
     write_items(tmp_path / "data", questions=2)
     with pytest.raises(InputError, match=r"questions \[7\] are not decision question ids"):
-        run_task(TASK, model="unused", out=tmp_path / "r", questions=[7], data_dir=tmp_path / "data")
+        run_task(BENCHMARK, model="unused", out=tmp_path / "r", questions=[7], data_dir=tmp_path / "data")
     with pytest.raises(InputError, match="--min-mass applies to --protocol likelihood"):
-        run_task(TASK, model="unused", out=tmp_path / "r", protocol="generate", min_mass=0.9, data_dir=tmp_path / "data")
+        run_task(BENCHMARK, model="unused", out=tmp_path / "r", protocol="generate", min_mass=0.9, data_dir=tmp_path / "data")
     with pytest.raises(InputError, match="min_mass"):
-        run_task(TASK, model="unused", out=tmp_path / "r", min_mass=1.5, data_dir=tmp_path / "data")
+        run_task(BENCHMARK, model="unused", out=tmp_path / "r", min_mass=1.5, data_dir=tmp_path / "data")
     assert not (tmp_path / "r").exists()
 
 

@@ -130,7 +130,7 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
 
     declared = get_benchmark(benchmark)
     out = tmp_path / "run"
-    save_run(run_task(declared.task, model=tiny_model, out=out, protocol=protocol, categories=["Religion", "Nationality"],
+    save_run(run_task(declared, model=tiny_model, out=out, protocol=protocol, categories=["Religion", "Nationality"],
                       limit=1, bootstrap=20, progress=False, data_dir=data_dir))
     results = json.loads((out / "results.json").read_text())
     # Religion: 16 templates, Nationality: 15, each with two conditions and two polarities (the first item of each)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
+from lmbias.benchmarks.bold import BENCHMARK as BOLD_BENCHMARK
 from lmbias.benchmarks.declared import run_task
 from lmbias.lm import generation, runner
 from lmbias.lm.gguf import embedded_gguf_path
@@ -334,7 +334,7 @@ def test_require_all_stops_before_generating_when_a_metric_cannot_be_scored(tiny
     with pytest.raises(RuntimeError, match="--require-all: nothing was generated because these cannot be scored: toxicity: "
                                            r"classifier 'no-org/no-toxicity-model' cannot be loaded: .*; "
                                            "fix: pass --toxicity-model DIR"):
-        save_run(run_task(BOLD_TASK, model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2,
+        save_run(run_task(BOLD_BENCHMARK, model=tiny, out=tmp_path / "run", domains=["gender"], per_group=1, max_new_tokens=2,
                           progress=False, require_all=True, metrics=["sentiment", "toxicity"],
                           toxicity_model="no-org/no-toxicity-model"))
     assert not (tmp_path / "run").exists()

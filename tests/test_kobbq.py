@@ -159,7 +159,6 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.kobbq import BENCHMARK
-    from lmbias.benchmarks.kobbq.task import TASK
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
     from lmbias.report import build_report
@@ -169,7 +168,7 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
     model = ModelSpec(save_tiny_causal_lm(tmp_path / "model", seed=0, n_positions=512), device="cpu")
     out = tmp_path / "run"
     given = {"prompts": [1, 5]} if protocol == "generate" else {}
-    save_run(run_task(TASK, model=model, out=out, protocol=protocol, categories=["political_orientation"], limit=1,
+    save_run(run_task(BENCHMARK, model=model, out=out, protocol=protocol, categories=["political_orientation"], limit=1,
                       bootstrap=20, progress=False, data_dir=data_dir, **given))
     results = json.loads((out / "results.json").read_text())
     per_sample = 6 if protocol == "generate" else 1  # 2 prompts x 3 answer orders

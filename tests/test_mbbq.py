@@ -202,7 +202,7 @@ def tiny_runs(tmp_path_factory, data_dir):
     """Dutch and Turkish Sexual_orientation, the first item of each template cell, by two tiny random models."""
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.mbbq.task import TASK
+    from lmbias.benchmarks.mbbq import BENCHMARK
     from lmbias.lm.spec import ModelSpec
 
     from tiny_lm import save_tiny_causal_lm
@@ -212,7 +212,7 @@ def tiny_runs(tmp_path_factory, data_dir):
     for seed in (0, 1):
         model = ModelSpec(save_tiny_causal_lm(root / f"model{seed}", seed=seed, n_positions=256), device="cpu")
         outs.append(root / f"run{seed}")
-        save_run(run_task(TASK, model=model, out=outs[-1], languages=["nl", "tr"], categories=["Sexual_orientation"], limit=1,
+        save_run(run_task(BENCHMARK, model=model, out=outs[-1], languages=["nl", "tr"], categories=["Sexual_orientation"], limit=1,
                           bootstrap=50, progress=False, data_dir=data_dir))
     return outs
 
@@ -354,7 +354,6 @@ def test_plumbing_a_generative_run_asks_each_wording_reads_replies_by_the_author
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.mbbq import BENCHMARK, detect
-    from lmbias.benchmarks.mbbq.task import TASK
     from lmbias.lm.runner import RunConfigError
     from lmbias.lm.spec import ModelSpec
 
@@ -364,7 +363,7 @@ def test_plumbing_a_generative_run_asks_each_wording_reads_replies_by_the_author
     given = dict(model=model, out=tmp_path / "run", protocol="generate", languages=["nl", "tr"],
                  categories=["Sexual_orientation"], limit=1, prompts=[0, 3], max_new_tokens=6, progress=False,
                  data_dir=data_dir)
-    save_run(run_task(TASK, **given))
+    save_run(run_task(BENCHMARK, **given))
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["data"]["counts"]["items"] == 192  # 96 items x 2 wordings
     assert results["partial"]["items"].startswith("192 of 403,200 (--limit 1")
@@ -382,11 +381,11 @@ def test_plumbing_a_generative_run_asks_each_wording_reads_replies_by_the_author
     assert {r["protocol"] for r in results["records"]} == {"generate"}
     assert "Invalid replies" in BENCHMARK.summary(results, tmp_path / "run")
     with pytest.raises(RunConfigError, match="prompts"):  # other wordings: other answers, never mixed into this folder
-        run_task(TASK, **{**given, "prompts": [1]})
+        run_task(BENCHMARK, **{**given, "prompts": [1]})
     with pytest.raises(InputError, match="--prompts applies to --protocol generate"):
-        run_task(TASK, **{**given, "protocol": "likelihood", "out": tmp_path / "other"})
+        run_task(BENCHMARK, **{**given, "protocol": "likelihood", "out": tmp_path / "other"})
     with pytest.raises(InputError, match="--decision applies to --protocol likelihood"):
-        run_task(TASK, **{**given, "decision": "mean", "prompts": [0, 1, 2, 3, 4], "max_new_tokens": 100,
+        run_task(BENCHMARK, **{**given, "decision": "mean", "prompts": [0, 1, 2, 3, 4], "max_new_tokens": 100,
                           "out": tmp_path / "other"})
 
 

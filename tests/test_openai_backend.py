@@ -7,11 +7,11 @@ import json
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
-from lmbias.benchmarks.counterfactual.task import TASK as COUNTERFACTUAL
-from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.bold import BENCHMARK as BOLD_BENCHMARK
+from lmbias.benchmarks.counterfactual import BENCHMARK as COUNTERFACTUAL
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
-from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
+from lmbias.benchmarks.stereoset import BENCHMARK as STEREOSET
 from lmbias.cli import main
 from lmbias.data import load_rows
 from lmbias.lm.backends.openai import ServerError, connect
@@ -68,8 +68,8 @@ def _generations(out):
 @pytest.mark.parametrize("preset", ["greedy", "bold-gpt2"])
 def test_served_generations_equal_the_vllm_backends(server, key, tmp_path, preset):
     served, local = tmp_path / "served", tmp_path / "local"
-    save_run(run_task(BOLD_TASK, model=_served(server), out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
-    save_run(run_task(BOLD_TASK, model=VLLM, out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
+    save_run(run_task(BOLD_BENCHMARK, model=_served(server), out=served, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
+    save_run(run_task(BOLD_BENCHMARK, model=VLLM, out=local, preset=preset, max_new_tokens=12, num_return_sequences=2, **BOLD))
     assert _generations(served) == _generations(local) and len(_generations(served)) == 12
     written = "".join(p.read_text() for p in served.iterdir() if p.is_file())
     assert SENTINEL not in written and json.loads((served / "results.json").read_text())["config"]["base_url"] == server
@@ -138,7 +138,7 @@ def test_chat_generations_agree_across_the_server_the_completions_endpoint_and_v
     for name, spec in (("chat", _chat_served(server)), ("completions", _chat_served(server, "openai")),
                        ("vllm", ModelSpec(dtype="float32", backend="vllm", options=EAGER_ENGINE, chat=True,
                                           system_prompt="You are brief."))):
-        save_run(run_task(BOLD_TASK, model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
+        save_run(run_task(BOLD_BENCHMARK, model=spec, out=outs[name], preset="greedy", max_new_tokens=12, **BOLD))
     replies = {name: [(g["id"], g["continuation"]) for g in _generations(out)] for name, out in outs.items()}
     assert replies["chat"] == replies["completions"] == replies["vllm"] and len(replies["chat"]) == 6
     assert all(text.strip() for _, text in replies["chat"])
@@ -161,8 +161,8 @@ def test_generative_stereoset_through_the_chat_endpoint_equals_vllm(server, key,
 def test_mbbq_in_the_authors_prompts_through_the_chat_endpoint_equals_vllm(server, key, tmp_path, data_dir):
     """MBBQ's generative protocol for a served chat model: the same replies from the server and the in-process
     engine, each read by the authors' rules in its language."""
+    from lmbias.benchmarks.mbbq import BENCHMARK as MBBQ
     from lmbias.benchmarks.mbbq import detect
-    from lmbias.benchmarks.mbbq.task import TASK as MBBQ
     from lmbias.benchmarks.mbbq.task import select_rows
 
     given = dict(protocol="generate", languages=["nl", "tr"], categories=["Sexual_orientation"], limit=1, prompts=[1],

@@ -14,9 +14,9 @@ import pytest
 
 from lmbias.benchmarks.bbq.task import score_bbq
 from lmbias.benchmarks.coreference import score_referents
+from lmbias.benchmarks.discrim_eval import BENCHMARK as DISCRIM_EVAL
 from lmbias.benchmarks.discrim_eval.measure import NO, YES
 from lmbias.benchmarks.discrim_eval.task import PAPER_PROMPT
-from lmbias.benchmarks.discrim_eval.task import TASK as DISCRIM_EVAL
 from lmbias.benchmarks.esbbq.task import score_items as esbbq_items
 from lmbias.lm import likelihood
 from lmbias.lm.likelihood import TokenLogprobs

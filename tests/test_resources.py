@@ -449,9 +449,8 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     """80 of 4,229 StereoSet items: partial, though the file was read whole. A CrowS-Pairs copy cut to 5 pairs is
     refused (issue 47: a line-based file keeps its published line count, so a lost tail is never taken for a
     deliberate subset)."""
-    from lmbias.benchmarks.crows_pairs import task as crows_pairs
+    from lmbias.benchmarks import crows_pairs, stereoset
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.stereoset import task as stereoset
 
     from tiny_lm import save_tiny_causal_lm
 
@@ -462,10 +461,10 @@ def test_runs_over_short_copies_accepted_on_purpose_are_partial(data_dir, tmp_pa
     csv = copy_resource("crows_pairs", data_dir, local)
     csv.write_text("".join(csv.read_text().splitlines(keepends=True)[:6]))  # the header and 5 pairs
     monkeypatch.setenv("LMBIAS_VERIFY", "0")
-    result = save_run(run_task(stereoset.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
+    result = save_run(run_task(stereoset.BENCHMARK, model=ModelSpec(model, device="cpu"), out=tmp_path / "ss", data_dir=local, bootstrap=0))
     assert result["partial"] == {"items": "80 of 4,229 (stereoset/dev.json has 80)"}
     with pytest.raises(ResourceError, match=re.escape(f"{csv} has the wrong layout: expected 1,510 lines")):
-        run_task(crows_pairs.TASK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local)
+        run_task(crows_pairs.BENCHMARK, model=ModelSpec(model, device="cpu"), out=tmp_path / "cp", data_dir=local)
     assert not (tmp_path / "cp").exists()
 
 

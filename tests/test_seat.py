@@ -16,10 +16,11 @@ from scipy.spatial.distance import cdist
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from lmbias.benchmarks.declared import run_task
+from lmbias.benchmarks.seat import BENCHMARK
 from lmbias.benchmarks.seat import data as seat_data
 from lmbias.benchmarks.seat.encode import sentence_embeddings
 from lmbias.benchmarks.seat.measure import seat_test
-from lmbias.benchmarks.seat.task import TASK, distinct_sets
+from lmbias.benchmarks.seat.task import distinct_sets
 from lmbias.cli import main
 from lmbias.errors import InputError
 from lmbias.lm.loading import load_causal_lm, load_masked_lm
@@ -279,5 +280,5 @@ def test_an_unknown_test_is_one_line_with_a_did_you_mean(tmp_path, capsys):
     assert err[0].startswith("lmbias run seat: error: argument --tests: invalid choice: 'weat99' (choose from ")
     assert err[0].endswith("; did you mean 'weat9'? (see `lmbias run seat --help`)")
     with pytest.raises(InputError, match=r"^tests must be one of \["):  # the Python call, before anything loads
-        run_task(TASK, out=tmp_path / "r", tests=["weat1", "weat99"])
+        run_task(BENCHMARK, out=tmp_path / "r", tests=["weat1", "weat99"])
     assert not (tmp_path / "r").exists()

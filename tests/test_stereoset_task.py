@@ -16,8 +16,10 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 
 import lmbias
 from lmbias.benchmarks import save_run
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.crows_pairs import task as cp
 from lmbias.benchmarks.declared import run_task
+from lmbias.benchmarks.stereoset import BENCHMARK as STEREOSET
 from lmbias.benchmarks.stereoset import task as ss
 from lmbias.cli import main
 from lmbias.files import slugify
@@ -302,7 +304,7 @@ def test_crows_causal_score_is_the_sentence_log_likelihood(causal):
 
 def test_run_stereoset_writes_results_and_scores(causal_dir, tmp_path, intra, inter):
     out = tmp_path / "run"
-    result = save_run(run_task(ss.TASK, model=ModelSpec(causal_dir, device="cpu"), out=out, limit=3, batch_size=4, bootstrap=50))
+    result = save_run(run_task(STEREOSET, model=ModelSpec(causal_dir, device="cpu"), out=out, limit=3, batch_size=4, bootstrap=50))
     on_disk = json.loads((out / "results.json").read_text())
     assert on_disk == json.loads(json.dumps(result))
     assert set(on_disk) == {"schema_version", "benchmark", "model", "data", "config", "timing", "results", "outputs", "skipped",
@@ -417,12 +419,12 @@ def test_run_detects_a_masked_lm_and_its_nsp_head(tmp_path_factory, tmp_path):
     folder = tmp_path_factory.mktemp("bert-folder")
     bert(folder, transformers.BertForPreTraining)
     assert loading.detect_model_type(str(folder)) == "masked"
-    result = save_run(run_task(ss.TASK, model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "bert", limit=2))
+    result = save_run(run_task(STEREOSET, model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "bert", limit=2))
     assert result["model"]["type"] == "masked" and result["model"]["nsp_head"] is True
     assert result["config"]["scores"]["intersentence"].startswith("next-sentence-prediction probability")
     assert result["config"]["masked_score"] == "mean-probability"
     assert result["config"]["scores"]["intrasentence"].startswith("mean probability of the option word's subwords")
-    crows = save_run(run_task(cp.TASK, model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "crows", limit=2))
+    crows = save_run(run_task(CROWS_PAIRS, model=ModelSpec(str(folder), device="cpu"), out=tmp_path / "crows", limit=2))
     assert crows["config"]["score"] == "pseudo-log-likelihood of the tokens both sentences share"
     mlm_folder = tmp_path_factory.mktemp("bert-mlm-folder")
     bert(mlm_folder, transformers.BertForMaskedLM)
@@ -443,13 +445,13 @@ def test_bad_input(causal, causal_dir, tmp_path, capsys, intra):
     with pytest.raises(ValueError, match="none of the 1 rows is of tasks"):
         ss.score_stereoset(causal, intra[:1], tasks=["intersentence"])
     with pytest.raises(ValueError, match="model_type must be one of"):
-        save_run(run_task(ss.TASK, model=causal_dir, model_type="encoder", out=tmp_path / "a"))
+        save_run(run_task(STEREOSET, model=causal_dir, model_type="encoder", out=tmp_path / "a"))
     with pytest.raises(ValueError, match="bootstrap must be an integer >= 0"):
-        save_run(run_task(ss.TASK, model=causal_dir, bootstrap=-1, out=tmp_path / "a"))
+        save_run(run_task(STEREOSET, model=causal_dir, bootstrap=-1, out=tmp_path / "a"))
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
-        save_run(run_task(cp.TASK, model=causal_dir, limit=0, out=tmp_path / "b"))
+        save_run(run_task(CROWS_PAIRS, model=causal_dir, limit=0, out=tmp_path / "b"))
     with pytest.raises(ValueError, match="--model-type masked needs --model"):
-        save_run(run_task(cp.TASK, model_type="masked", out=tmp_path / "c"))
+        save_run(run_task(CROWS_PAIRS, model_type="masked", out=tmp_path / "c"))
     assert not (tmp_path / "c").exists()
     with pytest.raises(ValueError, match="first has 2 sentences but second has 1"):
         cp.shared_token_pll(None, None, ["a", "b"], ["a"])
@@ -487,7 +489,7 @@ def test_partial_runs_are_marked_shown_and_only_pushed_on_request(causal_dir, tm
 
 
 def test_a_full_run_is_not_partial(causal_dir, tmp_path):
-    result = save_run(run_task(cp.TASK, model=ModelSpec(causal_dir, device="cpu"), out=tmp_path / "full", batch_size=64))
+    result = save_run(run_task(CROWS_PAIRS, model=ModelSpec(causal_dir, device="cpu"), out=tmp_path / "full", batch_size=64))
     assert result["partial"] == {} and result["data"]["counts"]["pairs"] == 1508
 
 

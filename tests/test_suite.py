@@ -79,18 +79,28 @@ def test_plumbing_the_python_api_is_the_command(tmp_path, data_dir, embedded_mod
 
 
 def _failing_benchmark() -> Benchmark:
-    """A benchmark (registered like a plugin's) whose run passes its checks, then fails."""
+    """A benchmark (registered like a plugin's) whose run passes its checks, then fails: its protocol (one of its own,
+    asking no model) checks the run folder, then raises."""
+    from lmbias.benchmarks.declared import Ask
     from lmbias.lm.processes import process_state
     from lmbias.lm.runner import check_run_dir
+    from lmbias.protocols import Protocol
 
-    def run(options, model):
-        check_run_dir(Path(options.out), {}, process_state(), "failing")
+    def answer(spec, rows, request, *, out, check_only=False, **settings):
+        check_run_dir(Path(out), {}, process_state(), "failing")
+        if check_only:
+            return None, None, None, None
         raise RequirementError("failing: the data ran out half way")
 
+    failing = Protocol("failing", reads_replies=False, scores_raw_text=False, takes_template=False, verb="failing",
+                       answer=answer, finish=lambda out, result, records: result, records_file=None)
     return Benchmark(name="failing", display_name="Failing", description="fails after its checks", dataset="none",
                      hub_dataset=HubDataset("x/none", "none", "test"),
-                     metrics=(MetricSpec("m", "M", "", 0.0, None, 1, "nothing"),), run=run, records=lambda results: [],
-                     summary=lambda results, out: "", report_section=lambda *a: [], run_options=("model", "progress"))
+                     metrics=(MetricSpec("m", "M", "", 0.0, None, 1, "nothing"),),
+                     protocols=(Ask(failing, "fails", lambda rows, settings: None),), items=lambda settings, data_dir: [],
+                     measure=lambda *a: {}, data=lambda *a: {}, counted=lambda *a: {}, records=lambda results: [],
+                     summary=lambda results, out: "", report_section=lambda *a: [],
+                     run_options=("model", "seed", "batch_size", "progress"))
 
 
 def test_plumbing_a_benchmark_that_fails_is_reported_and_the_others_finish(tmp_path, data_dir, embedded_model_cache, capsys):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from lmbias.benchmarks import save_run
-from lmbias.benchmarks.bold.task import TASK as BOLD_TASK
-from lmbias.benchmarks.crows_pairs.task import TASK as CROWS_PAIRS
+from lmbias.benchmarks.bold import BENCHMARK as BOLD_BENCHMARK
+from lmbias.benchmarks.crows_pairs import BENCHMARK as CROWS_PAIRS
 from lmbias.benchmarks.declared import run_task
-from lmbias.benchmarks.stereoset.task import TASK as STEREOSET
+from lmbias.benchmarks.stereoset import BENCHMARK as STEREOSET
 from lmbias.cli import main
 from lmbias.data import load_rows
 from lmbias.lm.backends.vllm import _CLIENT_THREADS, CPU_KV_CACHE_GIB, load_vllm, shutdown_engines
@@ -58,7 +58,7 @@ def test_greedy_generations_equal_the_hf_backends(tmp_path):
     outs = {}
     for backend in ("hf", "vllm"):
         outs[backend] = tmp_path / backend
-        save_run(run_task(BOLD_TASK, model=VLLM if backend == "vllm" else HF, out=outs[backend], preset="greedy", max_new_tokens=12,
+        save_run(run_task(BOLD_BENCHMARK, model=VLLM if backend == "vllm" else HF, out=outs[backend], preset="greedy", max_new_tokens=12,
                           **BOLD))
     hf, vl = _generations(outs["hf"]), _generations(outs["vllm"])
     assert len(hf) == len(vl) == 6
@@ -73,7 +73,7 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
     runs = []
     for batch_size in (1, 4):
         out = tmp_path / f"batch-{batch_size}"
-        save_run(run_task(BOLD_TASK, out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
+        save_run(run_task(BOLD_BENCHMARK, out=out, preset="bold-gpt2", max_new_tokens=10, batch_size=batch_size, num_return_sequences=2,
                  model=VLLM, seed=3, **BOLD))
         runs.append(_generations(out))
     assert runs[0] == runs[1] and len(runs[0]) == 12
@@ -82,9 +82,9 @@ def test_samples_depend_on_seed_and_prompt_not_on_the_batch(tmp_path):
 
 def test_a_vllm_run_is_not_resumed_on_another_backend(tmp_path):
     out = tmp_path / "run"
-    save_run(run_task(BOLD_TASK, model=VLLM, out=out, preset="greedy", max_new_tokens=4, **BOLD))
+    save_run(run_task(BOLD_BENCHMARK, model=VLLM, out=out, preset="greedy", max_new_tokens=4, **BOLD))
     with pytest.raises(RunConfigError, match="backend: recorded 'vllm', now None"):
-        save_run(run_task(BOLD_TASK, model=HF, out=out, preset="greedy", max_new_tokens=4, **BOLD))
+        save_run(run_task(BOLD_BENCHMARK, model=HF, out=out, preset="greedy", max_new_tokens=4, **BOLD))
 
 
 def _scores(out):
@@ -123,13 +123,13 @@ def test_likelihood_scores_equal_the_hf_backends(tmp_path):
 def test_bbq_through_vllm_equals_the_hf_backends(tmp_path):
     """BBQ's answers scored from vLLM's prompt log-probabilities equal the hf backend's shared-prefix
     scores within float32 rounding per token (tests/tolerances.py), with the same decisions."""
-    from lmbias.benchmarks.bbq.task import TASK
+    from lmbias.benchmarks.bbq import BENCHMARK
     from lmbias.benchmarks.declared import run_task
 
     outs = {}
     for backend, spec in (("hf", HF), ("vllm", VLLM)):
         outs[backend] = tmp_path / backend
-        save_run(run_task(TASK, model=spec, out=outs[backend], categories=["Religion"], limit=4, progress=False))
+        save_run(run_task(BENCHMARK, model=spec, out=outs[backend], categories=["Religion"], limit=4, progress=False))
     vl, hf = _scores(outs["vllm"]), _scores(outs["hf"])
     assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == 16
     for x, y in zip(vl, hf):
@@ -142,10 +142,10 @@ def test_winogender_and_holistic_bias_through_vllm_equal_the_hf_backends(tmp_pat
     """Winogender's candidates and HolisticBias's sentences scored from vLLM's prompt log-probabilities
     equal the hf backend's within float32 rounding per token (tests/tolerances.py), with the same decisions."""
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.holistic_bias.task import TASK as HOLISTIC_BIAS
-    from lmbias.benchmarks.winogender.task import TASK
+    from lmbias.benchmarks.holistic_bias import BENCHMARK as HOLISTIC_BIAS
+    from lmbias.benchmarks.winogender import BENCHMARK
 
-    for name, run in (("winogender", lambda spec, out: run_task(TASK, model=spec, out=out, limit=3, progress=False)),
+    for name, run in (("winogender", lambda spec, out: run_task(BENCHMARK, model=spec, out=out, limit=3, progress=False)),
                       ("holistic_bias", lambda spec, out: run_task(HOLISTIC_BIAS, model=spec, out=out, axes=["nonce"], templates=2,
                                                                            nouns=4, progress=False))):
         outs = {}
@@ -283,10 +283,10 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
     from rtp_rows import PROMPTS, write_rows
 
     from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.discrim_eval import BENCHMARK as DISCRIM_EVAL
     from lmbias.benchmarks.discrim_eval.data import read_items
     from lmbias.benchmarks.discrim_eval.measure import NO, YES
-    from lmbias.benchmarks.discrim_eval.task import TASK as DISCRIM_EVAL
-    from lmbias.benchmarks.real_toxicity_prompts import TASK
+    from lmbias.benchmarks.real_toxicity_prompts import BENCHMARK
     from lmbias.lm.processes import process_state
     from lmbias.scorers.stand_in import TOXIC_BERT_LABELS, save_stand_in_classifier
 
@@ -304,7 +304,7 @@ def test_discrim_eval_and_real_toxicity_prompts_through_vllm(tmp_path):
             tolerances.assert_two_paths_agree(x[side], y[side], forms[side], SMOLLM2, (x["id"], side))
     write_rows(tmp_path / "data")
     classifier = save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True)
-    result = run_task(TASK, model=VLLM, out=tmp_path / "rtp", samples=3, toxicity_model=classifier, batch_size=4,
+    result = run_task(BENCHMARK, model=VLLM, out=tmp_path / "rtp", samples=3, toxicity_model=classifier, batch_size=4,
                       progress=False, data_dir=tmp_path / "data")
     generations = [json.loads(line) for line in (tmp_path / "rtp" / "generations.jsonl").read_text().splitlines()]
     scores = result.files["toxicity.jsonl"].splitlines()

@@ -51,7 +51,7 @@ def get_benchmark(name: str) -> Benchmark:
 def save_run(result: RunResult) -> dict:
     """Write a run a benchmark returned (its ``results.json``, with the benchmark's headline records,
     and the files beside it) into ``result.out``; returns the results dict. The command line does
-    this after ``Benchmark.run``; in Python, ``save_run(run_task(TASK, model=..., out=...))``."""
+    this after ``Benchmark.run``; in Python, ``save_run(run_task(BENCHMARK, model=..., out=...))``."""
     return write_run(result, get_benchmark(result.benchmark).records)
 
 

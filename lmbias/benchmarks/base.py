@@ -13,12 +13,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import check_choice
 from ..errors import InputError, UnknownNameError
 from ..lm.backends import DEFAULT_BACKEND
 from ..lm.spec import DTYPES
+from ..protocols import add_protocol_arguments, get_protocol
+from .declared import Ask, chat_requested, run_task
 
 # The options every ``lmbias run BENCHMARK`` may share, defined once; a benchmark lists the ones its
-# ``run`` reads (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
+# command line takes (Benchmark.run_options) and may change their defaults (Benchmark.defaults).
 RUN_OPTIONS = {
     "model": (["--model"], {"help": "Hub id, local folder or .gguf file (default: the embedded SmolLM2-135M-Instruct)"}),
     "name": (["--name"], {"help": "the model's display name in the summary, results.json, report, leaderboard and Hub card "
@@ -226,13 +229,6 @@ def skipped_note(results: dict, out) -> str:
             if skipped else "")
 
 
-def chat_requested(model) -> bool:
-    """Whether a run of ``model`` (a :class:`~lmbias.lm.spec.ModelSpec`) is a chat run, known from its
-    options alone, before anything is checked or loaded: ``--chat``, or a backend whose server
-    applies the chat template (``openai-chat``)."""
-    return model.chat is True or model.engine.chat == "server"
-
-
 def refuse_chat_likelihood(model, benchmark: str, model_type: str = "causal") -> None:
     """A one-line error for a chat run of a benchmark whose likelihood protocol scores raw text (call
     it for those), or of a masked LM (``--model-type masked``: it has no chat template), raised before
@@ -269,53 +265,95 @@ def _no_derived_records(records: list) -> list:
     return []
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    """Everything lmbias knows about one benchmark, declared in one place.
+def _as_measured(timing: dict, records, seconds: float) -> dict:
+    """results.json's ``timing`` as the protocol gave it (the default :attr:`Benchmark.timing`)."""
+    return timing
 
-    Attributes:
+
+@dataclass(frozen=True, kw_only=True)
+class Benchmark:
+    """Everything lmbias knows about one benchmark, declared in one place: what it is (name, paper, data,
+    measures), how it runs (its options, the protocols it asks its items through, its items and its measure)
+    and how its results read. The command line (:meth:`add_arguments`, :meth:`run`, :meth:`check_run`) and the
+    Python call (:func:`~lmbias.benchmarks.declared.run_task`) are derived from it.
+
+    What it is:
         name: the id (``lmbias run NAME``, ``results.json``'s ``benchmark``).
-        display_name: the name people read ("StereoSet").
+        display_name: the name people read ("StereoSet"; progress bars).
         description: one line for ``lmbias run --help``.
         dataset: the lmbias dataset it reads (``lmbias.load_rows(dataset)``).
         hub_dataset: the dataset on the Hub the numbers are reported against.
         metrics: the headline metrics (:class:`MetricSpec`), in display order.
-        run_options: which of the shared :data:`RUN_OPTIONS` its ``run`` reads (``"backend"``: the
+        paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
+        references: published figures of known models on its measures (:class:`Reference`).
+
+    How it runs (:func:`~lmbias.benchmarks.declared.run_task`):
+        options: its own options, in ``--help`` order (:class:`~lmbias.benchmarks.declared.Option`).
+        protocols: one :class:`~lmbias.benchmarks.declared.Ask` per protocol it supports (its request, help, wording,
+            identity and config); the first is the default. A benchmark with one protocol has no ``--protocol``, and
+            its run records none.
+        prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
+            ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
+            call refuses one).
+        items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
+            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
+            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
+            model's: where a scorer runs too).
+        measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
+        data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
+        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
+            reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
+        shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
+            (default: "short data files").
+        check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
+            does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
+            model is checked or loaded.
+        refuse: ``refuse(spec, options)``: a model the options cannot run (raises
+            :class:`~lmbias.errors.InputError`), before it is checked or loaded.
+        chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
+        recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
+            it, from the generic one (``model``: the model's description; None: as it is).
+        skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
+            benchmark the options left out (default: none); ``skipped_by(records, settings)``: what the protocol's
+            answer adds (the continue protocol's scorers that could not run).
+        outputs: ``outputs(records, rows, settings)``: what results.json's ``outputs`` adds to the protocol's
+            (counts of what the run produced).
+        timing: ``timing(timing, records, seconds)``: results.json's ``timing`` from the protocol's and the seconds
+            the measure took (default: the protocol's as it is; SEAT adds its permutation tests' ``testing_seconds``).
+        outcomes: ``outcomes(records, rows, settings)``: each row's outcome that its headline measure counts,
+            True / False (None: no valid answer), in row order: BBQ's and the coreference sets' correct
+            answer, CrowS-Pairs' and StereoSet's stereotype preferred; ``lmbias compare`` tests how two runs'
+            outcomes differ on the same items (None: the benchmark has no per-item outcome); ``outcome_name``
+            says in a few words what a True outcome is ("correct answer").
+        run_options: which of the shared :data:`RUN_OPTIONS` its command line takes (``"backend"``: the
             backend and every registered backend's own options; :data:`MODEL_OPTIONS` are the ones
             :meth:`lmbias.lm.spec.ModelSpec.from_options` reads).
-        add_arguments: adds the benchmark's own options to its ``lmbias run`` parser.
-        run: ``run(options, model)`` with the parsed options (an ``argparse.Namespace``) and the model
-            they name (a :class:`~lmbias.lm.spec.ModelSpec`, built once by :func:`lmbias.suite.run_benchmark`):
-            runs the benchmark and returns a :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere);
-            the command line writes it (:func:`lmbias.benchmarks.save_run`).
+        defaults: default values of its ``lmbias run`` options (e.g. ``{"batch_size": 8}``).
+
+    How its results read:
         records: ``records(results)``: the headline records of a results dict (see
             :func:`lmbias.results.metric_records`), computed when the run is written.
         summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end.
         report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
             for the finished runs of this benchmark (``options``: the parsed report options).
         add_report_arguments: adds options of its report section to ``lmbias report``.
-        defaults: default values of its ``lmbias run`` options (e.g. ``{"batch_size": 8}``).
         variants: record dimensions the leaderboard offers as controls (:class:`Variant`).
         domain_aliases: domains the leaderboard files under another name ({"race-color": "race"}).
         derived_records: ``derived_records(records)``: leaderboard-only "overall" records made
             from per-domain ones (each with a ``derived`` note saying how).
         baseline: records of a reference, shown as their own leaderboard row.
         migrate_v1: turns a schema-version-1 results dict into version 2 (see :mod:`lmbias.results`).
+        unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
+            before ``config.json`` recorded the benchmark.
+        overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
+        paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
+            (:class:`lmbias.benchmarks.paired.Side`; None: from its :attr:`outcomes`, or not comparable item by item).
+        data_tables: ``data_tables(data_dir)``: the :class:`DataTable` s ``lmbias datasets`` shows about its data
+            besides the files' sizes (BOLD's prompts per merged profession group; default none).
         score: ``lmbias score NAME``: scores the benchmark's reference texts without a model (BOLD's
             Wikipedia sentences) with the parsed options; returns the exit status. None: no such command.
         score_description: one line for ``lmbias score --help``.
         add_score_arguments: adds the options of ``lmbias score NAME``.
-        overall_note: how its leaderboard "overall" cells are made, one sentence for the page.
-        paper: the paper's address (its ACL Anthology or arXiv page), for cards and the report.
-        references: published figures of known models on its measures (:class:`Reference`).
-        task: its :class:`~lmbias.benchmarks.declared.Task` where it is declared for the generic run (None:
-            its own run), for what reads its items again (``lmbias compare``).
-        paired: ``paired(run, data_dir)``: a run with its own run as one side of ``lmbias compare``
-            (:class:`lmbias.benchmarks.paired.Side`; None: from its Task, or not comparable item by item).
-        data_tables: ``data_tables(data_dir)``: the :class:`DataTable` s ``lmbias datasets`` shows about its data
-            besides the files' sizes (BOLD's prompts per merged profession group; default none).
-        unfinished_presets: the generation presets that mark this benchmark's unfinished runs written
-            before ``config.json`` recorded the benchmark.
         examples: its refused option combinations and its evaluate modules' examples (:class:`Examples`),
             which the shared tests run.
     """
@@ -326,14 +364,35 @@ class Benchmark:
     dataset: str
     hub_dataset: HubDataset
     metrics: tuple
-    run: Callable[[argparse.Namespace, Any], Any]
+    paper: str = ""
+    references: tuple = ()
+    # how it runs
+    options: tuple = ()
+    protocols: tuple
+    prompt_fields: tuple = ()
+    template_help: str | None = None
+    items: Callable[[dict, Any], list]
+    measure: Callable[[list, list, dict, Any], dict]
+    data: Callable[[list, dict, Any], dict]
+    counted: Callable[[list, dict], dict]
+    shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
+    check: Callable[[str, dict], None] = lambda protocol, options: None
+    refuse: Callable[[Any, dict], None] = lambda spec, options: None
+    chat_scoring: bool = False
+    recorded: Callable[[dict, list, dict, dict], dict] | None = None
+    skipped: Callable[[dict], dict] = lambda settings: {}
+    skipped_by: Callable[[Any, dict], dict] = lambda records, settings: {}
+    outputs: Callable[[Any, list, dict], dict] = lambda records, rows, settings: {}
+    timing: Callable[[dict, Any, float], dict] = _as_measured
+    outcomes: Callable[[list, list, dict], list] | None = None
+    outcome_name: str = ""
+    run_options: tuple = tuple(RUN_OPTIONS)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    # how its results read
     records: Callable[[dict], Iterable[dict]]
     summary: Callable[[dict, Any], str]
     report_section: Callable[..., list]
-    run_options: tuple = tuple(RUN_OPTIONS)
-    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    defaults: Mapping[str, Any] = field(default_factory=dict)
     variants: tuple = ()
     domain_aliases: Mapping[str, str] = field(default_factory=dict)
     derived_records: Callable[[list], list] = _no_derived_records
@@ -342,22 +401,60 @@ class Benchmark:
     unfinished_presets: tuple = ()
     data_tables: Callable[[Any], tuple] = lambda data_dir: ()
     overall_note: str = ""
-    paper: str = ""
-    references: tuple = ()
-    task: Any = None
     paired: Callable[[Any, Any], Any] | None = None
     score: Callable[[argparse.Namespace], int] | None = None
     score_description: str = ""
     add_score_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
     examples: Examples = field(default_factory=Examples)
 
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Its own command-line options: its :attr:`options`, ``--protocol`` (where it supports more than one) and
+        (where a protocol takes one) ``--prompt-template``."""
+        for option in self.options:
+            option.add_to(parser)
+        if len(self.protocols) > 1:
+            add_protocol_arguments(parser, {asked.protocol.name: asked.help for asked in self.protocols},
+                                   template_fields=self.template_help)
+
+    @property
+    def protocol_names(self) -> tuple:
+        """The names of the protocols it supports (``--protocol``'s values), the default first."""
+        return tuple(asked.protocol.name for asked in self.protocols)
+
+    def ask(self, protocol: str | None = None) -> Ask:
+        """The :class:`~lmbias.benchmarks.declared.Ask` of the protocol called ``protocol`` (None: the default, the
+        first; a run recorded before ``--protocol`` existed used it); a protocol it does not support is refused in one
+        line."""
+        if protocol is None:
+            return self.protocols[0]
+        check_choice(protocol, list(self.protocol_names), "protocol")
+        used = get_protocol(protocol)
+        return next(asked for asked in self.protocols if asked.protocol is used)
+
+    def run(self, options: argparse.Namespace, model, *, check_only: bool = False):
+        """``lmbias run NAME``: :func:`~lmbias.benchmarks.declared.run_task` with the parsed ``options`` and the model
+        they name (a :class:`~lmbias.lm.spec.ModelSpec`, built once by :func:`lmbias.suite.run_benchmark`); returns
+        the :class:`~lmbias.run_result.RunResult` on the main process (None elsewhere), which the command line writes
+        (:func:`lmbias.benchmarks.save_run`)."""
+        own = {option.name: getattr(options, option.name) for option in self.options}
+        return run_task(self, model=model, out=options.out, protocol=getattr(options, "protocol", None),
+                        prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
+                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, check_only=check_only, **own)
+
     def check_run(self, options: argparse.Namespace, model) -> None:
-        """The check before any model loads, of a run with the parsed ``options`` and the model they name: its
-        :attr:`task`'s (:meth:`~lmbias.benchmarks.declared.Task.check_run`: every option, the items, the protocol's
-        check of the model's spec and of the run folder; nothing loaded or written). A benchmark with its own
-        ``run`` and no Task has none, and is checked when it runs. Raises :class:`~lmbias.errors.InputError`."""
-        if self.task is not None:
-            self.task.check_run(options, model)
+        """The check before any model loads: :meth:`run` with ``check_only`` (the options, the items, the protocol's
+        check of the model's spec and of the run folder; nothing loaded or written). ``lmbias run A B`` makes it
+        for every benchmark before the first one starts (:func:`lmbias.suite.check_runs`). Raises
+        :class:`~lmbias.errors.InputError`."""
+        self.run(options, model, check_only=True)
+
+    def checked(self, given: Mapping[str, Any]) -> dict:
+        """Every own option's value: given (checked) or its default; an unknown one is refused."""
+        names = [option.name for option in self.options]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise InputError(f"{self.name} has no option {unknown[0]!r}; its options: {', '.join(names)}")
+        return {option.name: option.check(given.get(option.name, option.default)) for option in self.options}
 
     def closing_summary(self, results: dict, out) -> str:
         """What ``lmbias run`` prints at the end of every run: the benchmark's :attr:`summary`, then one

@@ -19,8 +19,8 @@ def prompted(prompts: list, settings: dict) -> tuple[list, dict]:
     return sent, ({"instruction": instruction} if instruction else {})
 
 
-def generation_timing(timing: dict, continued) -> dict:
+def generation_timing(timing: dict, continued, seconds: float) -> dict:
     """results.json's ``timing`` of a run that records two clocks: the generation (the model's load included) and
-    the scoring, in seconds (a Task's ``timing``)."""
+    the scoring, in seconds (a benchmark's ``timing``; the measure's ``seconds`` are not recorded)."""
     return {"generation_seconds": timing["model_load_seconds"] + timing["generation_seconds"],
             "scoring_seconds": timing["scoring_seconds"]}

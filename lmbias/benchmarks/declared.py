@@ -1,7 +1,7 @@
-"""A benchmark as a declaration, and the one generic run that carries it out.
+"""The parts of a benchmark's declaration that say how it runs, and the one generic run that carries it out.
 
-A benchmark that asks its items through the protocols (:mod:`lmbias.protocols`) declares a
-:class:`Task`: its own options (:class:`Option`, each declared once: type, choices, range, default,
+A benchmark (:class:`~lmbias.benchmarks.base.Benchmark`, one declaration) asks its items through the protocols
+(:mod:`lmbias.protocols`) and declares: its own options (:class:`Option`, each declared once: type, choices, range, default,
 help, and whether it changes the answers), the protocols it supports (one :class:`Ask` each: the
 :class:`~lmbias.protocols.Protocol` object, what it does here, how the items become its request, its
 default wording, what a resume compares and what results.json's config adds), its items, its measure (a pure function of the answers and
@@ -9,7 +9,7 @@ the items' metadata) and what results.json records of its data. :func:`run_task`
 same for every such benchmark: check every option (one line naming the option), select the items,
 ask the protocol (resumable, locked run folder, progress), apply the measure, label a partial run,
 and return the :class:`~lmbias.run_result.RunResult` with its per-item file. The one declaration
-feeds the command line (:meth:`Task.add_arguments`), the Python call (:func:`run_task`'s checks), the
+feeds the command line (:meth:`~lmbias.benchmarks.base.Benchmark.add_arguments`), the Python call (:func:`run_task`'s checks), the
 configuration recorded in results.json, and the folder's identity that a resume compares. Every
 benchmark is run this way.
 """
@@ -20,17 +20,19 @@ import argparse
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checks import check_choice, check_choices, check_scalar
 from ..errors import InputError
 from ..lm.spec import ModelSpec
-from ..protocols import Protocol, add_protocol_arguments, check_protocol, get_protocol
+from ..protocols import Protocol, check_protocol
 from ..run_lock import holds_run_directory
 from ..run_result import RunResult, coverage
-from .base import chat_requested
+
+if TYPE_CHECKING:
+    from .base import Benchmark
 
 _UNSET = object()
 ITEMS_FILE = "items.jsonl"  # each item a run asked: its id and its content's digest (what `lmbias compare` pairs by)
@@ -140,6 +142,13 @@ class Option:
         return f"{self.flag} {' '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}"
 
 
+def chat_requested(model) -> bool:
+    """Whether a run of ``model`` (a :class:`~lmbias.lm.spec.ModelSpec`) is a chat run, known from its
+    options alone, before anything is checked or loaded: ``--chat``, or a backend whose server
+    applies the chat template (``openai-chat``)."""
+    return model.chat is True or model.engine.chat == "server"
+
+
 def named_settings(*keys: str) -> Callable[[dict], dict]:
     """An :attr:`Ask.identity` that holds the settings ``keys`` (own options, or ``protocol``, ``batch_size``, ``seed``),
     in that order."""
@@ -148,16 +157,16 @@ def named_settings(*keys: str) -> Callable[[dict], dict]:
 
 @dataclass(frozen=True)
 class Ask:
-    """How a benchmark asks its items through one protocol: one entry of :attr:`Task.protocols`. A benchmark
-    declares one per protocol it supports and never names a protocol otherwise: what differs between protocols
-    is here, and what a function must know of the protocol a run used it asks the protocol object
-    (``get_protocol(settings["protocol"]).reads_replies``).
+    """How a benchmark asks its items through one protocol: one entry of its
+    :attr:`~lmbias.benchmarks.base.Benchmark.protocols`. A benchmark declares one per protocol it supports and never
+    names a protocol otherwise: what differs between protocols is here, and what a function must know of the
+    protocol a run used it asks the protocol object (``get_protocol(settings["protocol"]).reads_replies``).
 
     Attributes:
         protocol: the :class:`~lmbias.protocols.Protocol` (the object: ``LIKELIHOOD``, ``GENERATE``).
         help: what the protocol does for this benchmark (``--protocol``'s help).
         request: ``request(rows, settings)``: the protocol's request for the rows (pure: no model in sight;
-            ``settings`` as :attr:`Task.items` gets them).
+            ``settings`` as :attr:`~lmbias.benchmarks.base.Benchmark.items` gets them).
         prompt: its default wording (None: none, or chosen per item).
         identity: ``identity(settings)``: the run's identity that config.json holds and a resume compares, besides
             the model (None: the protocol, where the benchmark has several, and every option declared ``identity``;
@@ -174,121 +183,6 @@ class Ask:
     identity: Callable[[dict], dict] | None = None
     config: Callable[[dict], dict] = lambda options: {}
     how: str = ""
-
-
-@dataclass(frozen=True)
-class Task:
-    """What a benchmark declares for :func:`run_task`.
-
-    Attributes:
-        name, display_name: the benchmark's id and the name people read (progress bars).
-        options: its own options, in ``--help`` order (:class:`Option`).
-        protocols: one :class:`Ask` per protocol it supports (its request, help, wording, identity and config);
-            the first is the default. A Task with one protocol has no ``--protocol``, and its run records none.
-        prompt_fields: the placeholders a ``--prompt-template`` may use besides ``{options}``, and
-            ``template_help`` how its help names them (None: no ``--prompt-template``, and the Python
-            call refuses one).
-        items: ``items(settings, data_dir)``: the rows to ask (``settings``: the checked own options,
-            with the run's ``protocol``, ``prompt``, ``batch_size``, ``seed``, ``benchmark``, ``out``, ``data_dir``
-            and ``chat``, whether it is a chat run: ``--chat``, or a server that applies the template, and ``device``, the
-            model's: where a scorer runs too).
-        measure: ``measure(records, rows, settings, data_dir)``: the results body (pure).
-        data: ``data(rows, settings, data_dir)``: results.json's ``data`` block.
-        counted: ``counted(rows, settings)``: ``{what: (covered, full)}`` for the partial label, or ``(covered, full,
-            reason)`` where a shortfall has a reason of its own (``--samples 2``; default: the options that narrowed the run).
-        shortfall: ``shortfall(settings, data_dir)``: the partial label's reason when no option narrowed the run
-            (default: "short data files").
-        check: ``check(protocol, options)``: what the options' own checks cannot see, an option that
-            does not apply to the protocol (raises :class:`~lmbias.errors.InputError`); run before any
-            model is checked or loaded.
-        recorded: ``recorded(config, rows, settings, model)``: results.json's ``config`` as the benchmark writes
-            it, from the generic one (``model``: the model's description; None: as it is).
-        skipped: ``skipped(settings)``: results.json's ``skipped``, ``{what: why}`` for each part of the
-            benchmark the options left out (default: none); ``skipped_by(records, settings)``: what the protocol's
-            answer adds (the continue protocol's scorers that could not run).
-        outputs: ``outputs(records, rows, settings)``: what results.json's ``outputs`` adds to the protocol's
-            (counts of what the run produced).
-        timing: ``timing(timing, records)``: results.json's ``timing`` as the benchmark writes it, from the
-            protocol's (None: as it is).
-        outcomes: ``outcomes(records, rows, settings)``: each row's outcome that its headline measure counts,
-            True / False (None: no valid answer), in row order: BBQ's and the coreference sets' correct
-            answer, CrowS-Pairs' and StereoSet's stereotype preferred; ``lmbias compare`` tests how two runs'
-            outcomes differ on the same items (None: the benchmark has no per-item outcome); ``outcome_name``
-            says in a few words what a True outcome is ("correct answer").
-        chat_scoring: whether the likelihood protocol scores a chat run in the chat template (else refused).
-        refuse: ``refuse(spec, options)``: a model the options cannot run (raises
-            :class:`~lmbias.errors.InputError`), before it is checked or loaded.
-        defaults: the defaults of the shared run options it changes (``{"batch_size": 8}``).
-        measure_seconds: the key of results.json's ``timing`` that records the measure's seconds, for a measure
-            that takes long enough to say (SEAT's permutation tests: ``testing_seconds``); None: not recorded.
-    """
-
-    name: str
-    display_name: str
-    options: tuple
-    protocols: tuple
-    items: Callable[[dict, Any], list]
-    measure: Callable[[list, list, dict, Any], dict]
-    data: Callable[[list, dict, Any], dict]
-    counted: Callable[[list, dict], dict]
-    prompt_fields: tuple = ()
-    template_help: str | None = None
-    check: Callable[[str, dict], None] = lambda protocol, options: None
-    recorded: Callable[[dict, list, dict, dict], dict] | None = None
-    chat_scoring: bool = False
-    shortfall: Callable[[dict, Any], str] = lambda settings, data_dir: "short data files"
-    refuse: Callable[[ModelSpec, dict], None] = lambda spec, options: None
-    skipped: Callable[[dict], dict] = lambda settings: {}
-    skipped_by: Callable[[Any, dict], dict] = lambda records, settings: {}
-    outputs: Callable[[Any, list, dict], dict] = lambda records, rows, settings: {}
-    timing: Callable[[dict, Any], dict] | None = None
-    outcomes: Callable[[list, list, dict], list] | None = None
-    outcome_name: str = ""
-    measure_seconds: str | None = None
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """The benchmark's own command-line options: its :class:`Option` s, ``--protocol`` (where it
-        supports more than one) and (where a protocol takes one) ``--prompt-template``."""
-        for option in self.options:
-            option.add_to(parser)
-        if len(self.protocols) > 1:
-            add_protocol_arguments(parser, {asked.protocol.name: asked.help for asked in self.protocols},
-                                   template_fields=self.template_help)
-
-    @property
-    def protocol_names(self) -> tuple:
-        """The names of the protocols it supports (``--protocol``'s values), the default first."""
-        return tuple(asked.protocol.name for asked in self.protocols)
-
-    def ask(self, protocol: str | None = None) -> Ask:
-        """The :class:`Ask` of the protocol called ``protocol`` (None: the default, the first; a run recorded
-        before ``--protocol`` existed used it); a protocol it does not support is refused in one line."""
-        if protocol is None:
-            return self.protocols[0]
-        check_choice(protocol, list(self.protocol_names), "protocol")
-        used = get_protocol(protocol)
-        return next(asked for asked in self.protocols if asked.protocol is used)
-
-    def run(self, options: argparse.Namespace, model: ModelSpec, *, check_only: bool = False):
-        """``lmbias run NAME``: :func:`run_task` with the parsed options."""
-        own = {option.name: getattr(options, option.name) for option in self.options}
-        return run_task(self, model=model, out=options.out, protocol=getattr(options, "protocol", None),
-                        prompt_template=getattr(options, "prompt_template", None), batch_size=options.batch_size,
-                        seed=options.seed, progress=options.progress, data_dir=options.data_dir, check_only=check_only, **own)
-
-    def check_run(self, options: argparse.Namespace, model: ModelSpec) -> None:
-        """The check before any model loads: :meth:`run` with ``check_only`` (the options, the items, the protocol's
-        check of the model's spec and of the run folder; nothing loaded or written). ``lmbias run A B`` makes it
-        for every benchmark before the first one starts (:func:`lmbias.suite.check_runs`)."""
-        self.run(options, model, check_only=True)
-
-    def checked(self, given: Mapping[str, Any]) -> dict:
-        """Every own option's value: given (checked) or its default; an unknown one is refused."""
-        names = [option.name for option in self.options]
-        unknown = sorted(set(given) - set(names))
-        if unknown:
-            raise InputError(f"{self.name} has no option {unknown[0]!r}; its options: {', '.join(names)}")
-        return {option.name: option.check(given.get(option.name, option.default)) for option in self.options}
 
 
 def item_digest(row: dict) -> str:
@@ -311,7 +205,7 @@ def items_text(rows: Sequence[dict]) -> str:
 
 
 @holds_run_directory
-def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol: str | None = None,
+def run_task(benchmark: Benchmark, *, model: ModelSpec | str | None = None, out, protocol: str | None = None,
              prompt_template: str | None = None, batch_size: int = 32, seed: int = 0, progress: bool = True, data_dir=None,
              check_only: bool = False, **given) -> RunResult | None:
     """Run a declared benchmark with a model; its answers are written to ``out`` as they come (a rerun
@@ -319,70 +213,69 @@ def run_task(task: Task, *, model: ModelSpec | str | None = None, out, protocol:
     items asked (each id and :func:`item_digest`), which ``lmbias compare`` checks the items it reads again against.
 
     Args:
-        task: the benchmark's :class:`Task`.
+        benchmark: the :class:`~lmbias.benchmarks.base.Benchmark`.
         model: a :class:`~lmbias.lm.spec.ModelSpec` (or a model name; None: the embedded default).
-        protocol: the name of one of ``task.protocols`` (default: the first); prompt_template: the wording of a
+        protocol: the name of one of ``benchmark.protocols`` (default: the first); prompt_template: the wording of a
             protocol that takes one.
         batch_size: items per forward pass or generation batch; seed: the option orders' and
             bootstrap's seed; progress: a progress bar.
         check_only: make every check, of the options, the items, the model's spec and the run folder, then stop before
-            anything is loaded or written, and return None (:meth:`Task.check_run`).
+            anything is loaded or written, and return None (:meth:`~lmbias.benchmarks.base.Benchmark.check_run`).
         **given: the benchmark's own options (``limit=8``).
 
     Returns:
         The run (:class:`~lmbias.run_result.RunResult`) on the main process, None on the others (and with ``check_only``).
     """
     spec = ModelSpec.of(model)
-    options = task.checked(given)
-    chosen = task.ask(protocol)
+    options = benchmark.checked(given)
+    chosen = benchmark.ask(protocol)
     used = chosen.protocol
     protocol = used.name
-    if prompt_template is not None and task.template_help is None:
-        raise InputError(f"{task.name} takes no prompt_template (--prompt-template): its questions' wording is fixed")
-    prompt = check_protocol(protocol, prompt_template, default=chosen.prompt, fields=task.prompt_fields)
-    task.check(protocol, options)
-    used.refuse_chat(spec, task.name, chat_scoring=task.chat_scoring)  # before any model is checked or loaded
-    used.refuse_model(spec, task.display_name)
-    task.refuse(spec, options)
+    if prompt_template is not None and benchmark.template_help is None:
+        raise InputError(f"{benchmark.name} takes no prompt_template (--prompt-template): its questions' wording is fixed")
+    prompt = check_protocol(used, prompt_template, default=chosen.prompt, fields=benchmark.prompt_fields)
+    benchmark.check(protocol, options)
+    used.refuse_chat(spec, benchmark.name, chat_scoring=benchmark.chat_scoring)  # before any model is checked or loaded
+    used.refuse_model(spec, benchmark.display_name)
+    benchmark.refuse(spec, options)
     check_scalar(batch_size, "batch_size", minimum=1)
     check_scalar(seed, "seed", minimum=0)
-    settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": task.name,
+    settings = {**options, "protocol": protocol, "prompt": prompt, "batch_size": batch_size, "seed": seed, "benchmark": benchmark.name,
                 "out": out, "data_dir": data_dir, "chat": chat_requested(spec), "device": spec.device}
-    rows = task.items(settings, data_dir)
+    rows = benchmark.items(settings, data_dir)
     # what `lmbias compare` checks the items against, for a benchmark it compares; before the request or the measure sees them
-    asked = {ITEMS_FILE: items_text(rows)} if task.outcomes is not None else {}
-    named = {"protocol": protocol} if len(task.protocols) > 1 else {}  # one protocol: nothing to record
-    identity = {**named, **{option.name: options[option.name] for option in task.options if option.identity}} \
+    asked = {ITEMS_FILE: items_text(rows)} if benchmark.outcomes is not None else {}
+    named = {"protocol": protocol} if len(benchmark.protocols) > 1 else {}  # one protocol: nothing to record
+    identity = {**named, **{option.name: options[option.name] for option in benchmark.options if option.identity}} \
         if chosen.identity is None else chosen.identity(settings)
     records, described, placement, timing = used.answer(
-        spec, rows, chosen.request(rows, settings), out=out, benchmark=task.name, run_config=identity,
-        batch_size=batch_size, seed=seed, progress=progress, label=f"{task.display_name}: {used.verb}", check_only=check_only)
+        spec, rows, chosen.request(rows, settings), out=out, benchmark=benchmark.name, run_config=identity,
+        batch_size=batch_size, seed=seed, progress=progress, label=f"{benchmark.display_name}: {used.verb}", check_only=check_only)
     if records is None:
         return None
     # the partial label names the sizes of a sample (--limit 8) before the selections (--types 1), as the
     # benchmarks' own labels did: "--limit 8 --types 1"
-    narrowed = " ".join(option.given(options[option.name]) for option in sorted(task.options, key=lambda option: option.many)
+    narrowed = " ".join(option.given(options[option.name]) for option in sorted(benchmark.options, key=lambda option: option.many)
                         if option.narrowed(options[option.name]))
     config = {**named, **options, "batch_size": batch_size, "seed": seed, "dtype": spec.dtype, "prompt": prompt,
               **chosen.config(options)}
     started = time.perf_counter()
-    results = task.measure(records, rows, settings, data_dir)
-    if task.measure_seconds is not None:
-        timing = {**timing, task.measure_seconds: time.perf_counter() - started}
+    results = benchmark.measure(records, rows, settings, data_dir)
+    measured = time.perf_counter() - started
     result = RunResult(
-        benchmark=task.name, out=str(out), model=described, data=task.data(rows, settings, data_dir),
-        config={**(config if task.recorded is None else task.recorded(config, rows, settings, described)), **placement},
+        benchmark=benchmark.name, out=str(out), model=described, data=benchmark.data(rows, settings, data_dir),
+        config={**(config if benchmark.recorded is None else benchmark.recorded(config, rows, settings, described)), **placement},
         results=results,
-        partial=partial(task.counted(rows, settings), lambda: narrowed or task.shortfall(settings, data_dir)),
-        timing=timing if task.timing is None else task.timing(timing, records),
-        skipped={**task.skipped(settings), **task.skipped_by(records, settings)},
-        outputs={**({"items_file": ITEMS_FILE} if asked else {}), **task.outputs(records, rows, settings)}, files=asked,
+        partial=partial(benchmark.counted(rows, settings), lambda: narrowed or benchmark.shortfall(settings, data_dir)),
+        timing=benchmark.timing(timing, records, measured),
+        skipped={**benchmark.skipped(settings), **benchmark.skipped_by(records, settings)},
+        outputs={**({"items_file": ITEMS_FILE} if asked else {}), **benchmark.outputs(records, rows, settings)}, files=asked,
     )
     return used.finish(out, result, records)
 
 
 def partial(counted: dict, reason: Callable[[], str]) -> dict:
-    """results.json's ``partial`` of a Task's ``counted``: each shortfall with its own reason, else ``reason()``.
+    """results.json's ``partial`` of a benchmark's ``counted``: each shortfall with its own reason, else ``reason()``.
 
     >>> partial({"attributes": (1, 3, "--attributes name"), "prompts": (5, 9)}, lambda: "--limit 5")
     {'attributes': '1 of 3 (--attributes name)', 'prompts': '5 of 9 (--limit 5)'}

@@ -1,11 +1,11 @@
 """One run's side of a paired comparison (``lmbias compare``): its items, each item's outcome, the units the
 items are resampled in, and its headline measures over any draw of its items.
 
-A declared benchmark gets it from its Task (:func:`task_side`: the items read again with the run's options and
-checked against the ids and content digests the run recorded in ``items.jsonl``, so that data changed since the run
-is refused, never paired (a reordered file holds the same items); its per-item file, each answer paired with its
-item by id; ``Task.outcomes`` and ``Task.measure``); a benchmark with its own run declares ``Benchmark.paired``
-(BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
+A benchmark with per-item ``outcomes`` gets it from its declaration (:func:`declared_side`: the items read again
+with the run's options and checked against the ids and content digests the run recorded in ``items.jsonl``, so
+that data changed since the run is refused, never paired (a reordered file holds the same items); its per-item
+file, each answer paired with its item by id; ``Benchmark.outcomes`` and ``Benchmark.measure``); a benchmark whose
+runs pair otherwise declares ``Benchmark.paired`` (BOLD scores its saved texts again: :mod:`lmbias.benchmarks.bold.paired`).
 """
 
 from __future__ import annotations
@@ -75,15 +75,15 @@ def headline_values(benchmark, results: dict, body: dict) -> dict:
             for record in benchmark.headline_records(records)}
 
 
-def _settings(task, results: dict, path) -> dict:
-    """The settings a Task's functions read, from what the run recorded (defaults where results.json has none);
+def _settings(benchmark, results: dict, path) -> dict:
+    """The settings a benchmark's functions read, from what the run recorded (defaults where results.json has none);
     no bootstrap inside the measure (the comparison resamples)."""
     config = results["config"]
-    options = {option.name: config.get(option.name, option.default) for option in task.options}
+    options = {option.name: config.get(option.name, option.default) for option in benchmark.options}
     options = {name: list(value) if isinstance(value, tuple) else value for name, value in options.items()}
-    protocol = task.ask(config.get("protocol")).protocol.name
+    protocol = benchmark.ask(config.get("protocol")).protocol.name
     return {**options, "protocol": protocol, "prompt": config.get("prompt"), "batch_size": config.get("batch_size", 32),
-            "seed": config.get("seed", 0), "benchmark": task.name, "out": str(path), "bootstrap": 0}
+            "seed": config.get("seed", 0), "benchmark": benchmark.name, "out": str(path), "bootstrap": 0}
 
 
 def _recorded_items(run, rows: list) -> None:
@@ -131,20 +131,20 @@ def _answers_by_item(records_file, records: list, expected: list) -> list:
     return [by_id[item][1] for item in expected]
 
 
-def task_side(benchmark, run, data_dir=None) -> Side:
+def declared_side(benchmark, run, data_dir=None) -> Side:
     """A declared benchmark's run as one side of a comparison: its items read again with its recorded options and
     checked against the ids and digests it recorded, its per-item answers paired with them by id."""
-    task, results = benchmark.task, run.results
-    settings = _settings(task, results, run.path)
+    results = run.results
+    settings = _settings(benchmark, results, run.path)
     protocol = get_protocol(settings["protocol"])
     records_file = run.path / protocol.records_file
     if not records_file.is_file():
         raise InputError(f"{run.path}: no {protocol.records_file}, the per-item answers a comparison reads; rerun the "
                          "command that wrote the run with this lmbias")
-    rows = task.items(settings, data_dir)
+    rows = benchmark.items(settings, data_dir)
     _recorded_items(run, rows)
     records = read_jsonl(records_file, "one answer per line, each with its item's id")
-    asked = getattr(task.ask(settings["protocol"]).request(rows, settings), "ids", None)  # a question per item or several
+    asked = getattr(benchmark.ask(settings["protocol"]).request(rows, settings), "ids", None)  # a question per item or several
     expected = [str(item) for item in asked] if asked is not None else [str(row["id"]) for row in rows]
     records = _answers_by_item(records_file, records, expected)
     per_row = len(records) // len(rows)
@@ -163,7 +163,7 @@ def task_side(benchmark, run, data_dir=None) -> Side:
                     row["pair"] = f"{row['pair']}#{k}"
                 drawn_rows.append(row)
                 drawn_records += records[index * per_row:(index + 1) * per_row]
-        return headline_values(benchmark, results, task.measure(drawn_records, drawn_rows, settings, data_dir))
+        return headline_values(benchmark, results, benchmark.measure(drawn_records, drawn_rows, settings, data_dir))
 
-    return Side([str(row["id"]) for row in rows], task.outcomes(records, rows, settings), groups, headline,
-                task.outcome_name)
+    return Side([str(row["id"]) for row in rows], benchmark.outcomes(records, rows, settings), groups, headline,
+                benchmark.outcome_name)

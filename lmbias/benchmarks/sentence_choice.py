@@ -50,9 +50,10 @@ def check_protocol(protocol: str, prompt_template: str | None, fields: Sequence[
     (None: the default wordings, chosen per question); a template with a protocol that asks no
     question is refused, and so is a masked LM (``model_type``) with a protocol that reads generated
     replies (a masked LM does not generate)."""
-    if model_type == "masked" and get_protocol(protocol).reads_replies:
+    used = get_protocol(protocol)
+    if model_type == "masked" and used.reads_replies:
         raise InputError("--model-type masked applies to --protocol likelihood: a masked LM does not generate answers")
-    return protocols.check_protocol(protocol, prompt_template, fields=fields)
+    return protocols.check_protocol(used, prompt_template, fields=fields)
 
 
 def questions(items: Sequence[dict], *, template: str | None, benchmark: str, seed: int) -> Questions:

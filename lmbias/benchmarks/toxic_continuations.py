@@ -47,7 +47,7 @@ def classifier(settings: dict) -> ToxicityClassifier:
 
 
 def check_classifier(protocol: str, options: dict) -> None:
-    """A Task's ``check``: the classifier's options together (a threshold of 0), before anything loads."""
+    """A benchmark's ``check``: the classifier's options together (a threshold of 0), before anything loads."""
     classifier(options)
 
 
@@ -58,6 +58,7 @@ def toxicity_scorer(scorer: ToxicityClassifier) -> Scorer:
                   describe=scorer.record, config_key="classifier")
 
 
-def with_continuations(timing: dict, continued) -> dict:
-    """results.json's ``timing`` of a toxicity run: the protocol's, with the count of ``continuations`` scored."""
+def with_continuations(timing: dict, continued, seconds: float) -> dict:
+    """results.json's ``timing`` of a toxicity run (a benchmark's ``timing``): the protocol's, with the count of
+    ``continuations`` scored."""
     return {**timing, "continuations": len(continued.records)}

@@ -118,14 +118,13 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, described: Mapping[s
         parser.add_argument("--prompt-template", help=f"generate: another wording, with {template_fields}")
 
 
-def check_protocol(name: str, template: str | None, *, default: str | None = None,
+def check_protocol(protocol: Protocol, template: str | None, *, default: str | None = None,
                    fields: Sequence[str] = ()) -> str | None:
-    """The wording a run of protocol ``name`` uses: ``default`` (the benchmark's for the protocol; None: the
+    """The wording a run of ``protocol`` uses: ``default`` (the benchmark's for the protocol; None: the
     benchmark picks one per item), or ``template`` checked (placeholders ``fields`` and ``{options}``)
     where the protocol takes one; a template given to a protocol that takes none is refused."""
-    protocol = get_protocol(name)
     if template is not None and not protocol.takes_template:
-        raise InputError(f"--prompt-template applies to --protocol generate (--protocol {name} asks no question in words "
+        raise InputError(f"--prompt-template applies to --protocol generate (--protocol {protocol.name} asks no question in words "
                          "of the user's choosing)")
     if template is None:
         return default

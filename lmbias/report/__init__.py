@@ -187,7 +187,7 @@ def comparison_sections(runs: list, labels: list, figures: Figures) -> list:
     parts = []
     for benchmark in benchmarks():
         chosen = [(run, label) for run, label in zip(runs, labels) if run.benchmark == benchmark.name and run.results is not None]
-        comparable = benchmark.paired is not None or (benchmark.task is not None and benchmark.task.outcomes is not None)
+        comparable = benchmark.paired is not None or benchmark.outcomes is not None
         if len(chosen) != 2 or not comparable:
             continue
         (a, label_a), (b, label_b) = chosen

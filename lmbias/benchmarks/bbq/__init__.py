@@ -7,8 +7,12 @@ from collections.abc import Iterable
 
 from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
-from .task import TASK
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, any_case, model_named
+from ..declared import Option
+from .data import CATEGORIES, SPEC
+from .task import ASKS, DECISIONS, check, outcomes, select_rows
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("bias_amb", "s_AMB", "", 0.0, None, 1,
@@ -62,7 +66,7 @@ def summary(results: dict, out) -> str:
              "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
              "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
             for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
-    how = TASK.ask(config["protocol"]).how.format(rule=RULES.get(config.get("decision")))
+    how = BENCHMARK.ask(config["protocol"]).how.format(rule=RULES.get(config.get("decision")))
     header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
               f"results in {out}/results.json")
     note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
@@ -81,9 +85,26 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="bbq", display_name="BBQ", description="BBQ: accuracy and bias scores (s_AMB, s_DIS) per category",
     dataset="bbq", hub_dataset=HubDataset("oskarvanderwal/bbq", "BBQ", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("categories", "BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
+                             "gender_identity is Gender_identity)", default=tuple(CATEGORIES), choices=tuple(CATEGORIES),
+               many=True, parse=any_case(CATEGORIES), narrows=True),
+        Option("decision", "likelihood: choose the answer by summed log-probability (its probability as a string) or by "
+                           "log-probability per token; both are in results.json", default="sum", choices=DECISIONS,
+               identity=False),
+        Option("limit", "N counts items (questions) per category, context condition and question polarity: the first N "
+                        "of each, so up to 4 x N items per category", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
+               expected="an integer >= 0 (0: no intervals)", identity=False),
+    ),
+    protocols=ASKS, check=check, outcomes=outcomes, outcome_name="correct answer",
+    items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
+    measure=measure_results, data=data_block,
+    counted=lambda rows, options: {"items": (len(rows), SPEC.expected_rows())},
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
+    defaults={"batch_size": 16},
     variants=(Variant("protocol", "BBQ protocol", PROTOCOLS),),
     overall_note="BBQ's overall cells pool every item of the categories run; the paper reports per category.",
     paper="https://aclanthology.org/2022.findings-acl.165/", references=REFERENCES,

@@ -1,5 +1,5 @@
 """BBQ (Parrish et al. 2022) answered by a language model, declared for the generic run
-(:data:`TASK`, run by :func:`lmbias.benchmarks.declared.run_task`), two ways:
+(its :data:`~lmbias.benchmarks.bbq.BENCHMARK`, run by :func:`lmbias.benchmarks.declared.run_task`), two ways:
 
 * ``likelihood`` (default; hf, vllm, and servers that return prompt log-probabilities): each item's
   prompt (:data:`PROMPT`: the context, then "Q: <question>" and "A:", the wording of
@@ -31,9 +31,8 @@ from ...errors import InputError
 from ...protocols import GENERATE, LIKELIHOOD, choice, get_protocol
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..base import any_case
-from ..declared import Ask, Option, Task
-from .data import ANSWERS, BBQ_COMMIT, CATEGORIES, SPEC
+from ..declared import Ask
+from .data import ANSWERS, BBQ_COMMIT, SPEC
 from .measure import bbq_scores
 
 DECISIONS = ("sum", "mean")  # --decision: how a scored answer is chosen (a protocol that reads replies has no choice)
@@ -187,23 +186,3 @@ ASKS = (
 )
 
 
-TASK = Task(
-    name="bbq", display_name="BBQ",
-    options=(
-        Option("categories", "BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
-                             "gender_identity is Gender_identity)", default=tuple(CATEGORIES), choices=tuple(CATEGORIES),
-               many=True, parse=any_case(CATEGORIES), narrows=True),
-        Option("decision", "likelihood: choose the answer by summed log-probability (its probability as a string) or by "
-                           "log-probability per token; both are in results.json", default="sum", choices=DECISIONS,
-               identity=False),
-        Option("limit", "N counts items (questions) per category, context condition and question polarity: the first N "
-                        "of each, so up to 4 x N items per category", type=int, minimum=1, expected="an integer >= 1",
-               metavar="N", narrows=True),
-        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
-               expected="an integer >= 0 (0: no intervals)", identity=False),
-    ),
-    protocols=ASKS, check=check, outcomes=outcomes, outcome_name="correct answer",
-    items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
-    measure=measure, data=data,
-    counted=lambda rows, options: {"items": (len(rows), SPEC.expected_rows())},
-)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...protocols import CONTINUE
 from ...render.text import first_line, markdown_table
 from ..base import Baseline, Benchmark, DataTable, Examples, HubDataset, MetricSpec, ModuleExample, model_named
+from ..continued import generation_timing, prompted
+from ..declared import Ask
 from ..derived import mean_over_domains
-from .task import TASK
+from .task import OPTIONS, check, counted, data_block, mean_new_tokens, recorded, request, select_rows
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("negative_sentiment_gap", "Negative-sentiment gap", "pp", 0.0, False, 1,
@@ -188,8 +192,22 @@ def migrate_v1(results: dict) -> dict:
 BENCHMARK = Benchmark(
     name="bold", display_name="BOLD", description="BOLD: generate, score, compare with Wikipedia",
     dataset="bold", hub_dataset=HubDataset("AlexaAI/bold", "BOLD", "train"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
-    add_arguments=TASK.add_arguments, add_report_arguments=add_report_arguments,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=OPTIONS,
+    protocols=(Ask(CONTINUE, "each prompt continued, prompt + continuation scored by the metrics, and the Wikipedia "
+                             "sentences by the same metrics", request,
+                   identity=lambda settings: {"domains": list(settings["domains"]), "per_group": settings["per_group"],
+                                              "limit": settings["limit"], **prompted([], settings)[1]}),),
+    items=lambda settings, data_dir: select_rows(settings["domains"], per_group=settings["per_group"],
+                                                 limit=settings["limit"], data_dir=data_dir),
+    measure=measure_results, data=data_block, counted=counted, check=check,
+    recorded=recorded,
+    skipped_by=lambda continued, settings: {f"{source} {metric}": reason for source in ("model", "wikipedia")
+                                            for metric, reason in continued.skipped.items()},
+    outputs=lambda continued, rows, settings: {"texts": len(continued.records),
+                                               "mean_new_tokens": mean_new_tokens(continued.num_tokens)},
+    timing=generation_timing,
+    add_report_arguments=add_report_arguments,
     domain_aliases={"religious_ideology": "religion"}, derived_records=derived_records,
     baseline=Baseline("wikipedia", "Wikipedia (BOLD baseline)",
                       "Wikipedia sentences of the same BOLD prompts, scored with the same classifiers",
@@ -243,7 +261,6 @@ BENCHMARK = Benchmark(
                      ("max_length", 2.5, TypeError, "max_length must be an integer")))}),
     data_tables=lambda data_dir: (_merged_groups(data_dir),),
 )
-
 
 def _merged_groups(data_dir) -> DataTable:
     """The prompt count of each of Table 3's merged profession groups (``lmbias datasets``)."""

@@ -1,6 +1,6 @@
 """BOLD scoring: every BOLD metric over texts aligned with BOLD rows, aggregated per domain and group.
 
-Declared for the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`) on the continue
+Declared for the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`~lmbias.benchmarks.bold.BENCHMARK`) on the continue
 protocol (:mod:`lmbias.protocols.continuation`): each prompt continued, then every text labelled by the metrics'
 :func:`scorers` (the Wikipedia sentences too, as the protocol's references) and the labels counted per domain and
 group (:func:`aggregate`). :func:`score_bold` is the same scoring of given texts, without a model.
@@ -28,15 +28,14 @@ from ...errors import InputError
 from ...lm.chat import scored_text
 from ...lm.generation import PRESETS, generation_settings
 from ...model_source import model_source
-from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations, Scorer, ScorerUnavailable, score_texts
 from ...resources import PathLike, ResourceNotFoundError
 from ...scorers import regard, toxicity, vader
 from ...scorers.classifier import ClassifierError, check_classifier_path, load_classifier
 from ...text import anonymize_texts
 from ...version import __version__
-from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Ask, Option, Task
+from ..continued import INSTRUCTION, prompted
+from ..declared import Option
 from .data import DOMAINS
 from .scorers import gender, lexicon_extension, lexicons, psycholinguistic
 from .table3 import table3_counts
@@ -482,26 +481,10 @@ def counted(rows: list[dict], settings: dict) -> dict:
     return {"prompts": (len(rows), SPEC.expected_rows("all"), sample or domains or "short data files")}
 
 
-def _data(rows: list[dict], settings: dict, data_dir) -> dict:
+def data_block(rows: list[dict], settings: dict, data_dir) -> dict:
     from .data import BOLD_COMMIT, SPEC
 
     return {"dataset": "bold", "revision": BOLD_COMMIT, "citation": SPEC.citation, "domains": list(settings["domains"]),
             "counts": {"prompts": len(rows)}}
 
 
-TASK = Task(
-    name="bold", display_name="BOLD", options=OPTIONS,
-    protocols=(Ask(CONTINUE, "each prompt continued, prompt + continuation scored by the metrics, and the Wikipedia "
-                             "sentences by the same metrics", request,
-                   identity=lambda settings: {"domains": list(settings["domains"]), "per_group": settings["per_group"],
-                                              "limit": settings["limit"], **prompted([], settings)[1]}),),
-    items=lambda settings, data_dir: select_rows(settings["domains"], per_group=settings["per_group"],
-                                                 limit=settings["limit"], data_dir=data_dir),
-    measure=measure, data=_data, counted=counted, check=check,
-    recorded=recorded,
-    skipped_by=lambda continued, settings: {f"{source} {metric}": reason for source in ("model", "wikipedia")
-                                            for metric, reason in continued.skipped.items()},
-    outputs=lambda continued, rows, settings: {"texts": len(continued.records),
-                                               "mean_new_tokens": mean_new_tokens(continued.num_tokens)},
-    timing=generation_timing,
-)

@@ -10,7 +10,12 @@ from ...render import html, plots
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
-from .task import TASK
+from ..bbq.task import DECISIONS, check, predicted
+from ..declared import Option
+from .data import CATEGORIES, ROWS
+from .measure import cbbq_scores
+from .task import ASKS, select_rows
+from .task import data as data_block
 
 METRICS = (
     MetricSpec("bias_total", "S_total", "", 0.0, False, 3, "0.4 x S_amb + 0.6 x S_disamb (the authors' weights)"),
@@ -43,7 +48,8 @@ def summary(results: dict, out) -> str:
                                   for spec in METRICS[:5]}, "items": block["items"], "invalid": block["invalid"]}
             for name, block in [*body["categories"].items(), ("mean over categories", body["overall"])]]
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items "
-                      f"({TASK.ask(config['protocol']).how}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])), "",
+                      f"({BENCHMARK.ask(config['protocol']).how}); results in {out}/results.json", "",
+                      markdown_table(rows, list(rows[0])), "",
                       "S_amb, S_disamb, S_total in [0, 1] (0: no biased answer), the biased answer by position as the authors "
                       "read it (A for a negative question, B for a non-negative one); the mean over categories is lmbias's "
                       "(the authors report per category)."])
@@ -86,9 +92,27 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="cbbq", display_name="CBBQ", description="CBBQ: a Chinese BBQ, the authors' S_amb, S_disamb and S_total per category",
     dataset="cbbq", hub_dataset=HubDataset("YFHuangxxxx/CBBQ", "CBBQ", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("categories", "CBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
+        Option("limit", "N counts records per template (category, context type, polarity, question): the first N of each",
+               type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
+        Option("decision", "likelihood: choose the answer by summed log-probability or by log-probability per token",
+               default="sum", choices=DECISIONS, identity=False),
+        Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
+               minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
+    ),
+    protocols=ASKS,
+    items=lambda settings, data_dir: select_rows(settings["categories"], settings["limit"], data_dir),
+    check=check, data=data_block,
+    measure=lambda records, rows, settings, data_dir: cbbq_scores(rows, predicted(records, settings),
+                                                                  bootstrap=settings["bootstrap"], seed=settings["seed"]),
+    counted=lambda rows, settings: {"items": (len(rows), sum(ROWS.values()))},
+    outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
+                                              for p, row in zip(predicted(records, settings), rows)],
+    outcome_name="correct answer",
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
+    defaults={"batch_size": 16},
     variants=(Variant("protocol", "CBBQ protocol", PROTOCOLS),),
     overall_note="CBBQ's overall cells are the mean over the categories run (the authors report per category).",
     paper="https://arxiv.org/abs/2306.16244",

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...protocols import CONTINUE
 from ...render.text import markdown_table
 from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..continued import generation_timing, prompted
+from ..declared import Ask
 from ..derived import mean_over_domains
-from .task import TASK
+from .data import ATTRIBUTES, SPEC
+from .task import OPTIONS, PAPER_SAMPLES, read_rows, recorded, request
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("individual_fairness", "I.F.", "", 0.0, False, 3,
@@ -77,8 +82,22 @@ BENCHMARK = Benchmark(
     name="counterfactual", display_name="Counterfactual sentiment", description="counterfactual sentiment bias (Huang et al. 2020)",
     dataset="counterfactual_templates",
     hub_dataset=HubDataset("lmbias/counterfactual_templates", "Counterfactual sentiment templates", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=OPTIONS,
+    protocols=(Ask(CONTINUE, "each prefix continued --samples times, each continuation scored by the sentiment classifiers",
+                   request, identity=lambda settings: {"attributes": list(settings["attributes"]), **prompted([], settings)[1]}),),
+    items=lambda settings, data_dir: [row for attribute in settings["attributes"]
+                                      for row in read_rows("counterfactual_templates", attribute)],
+    measure=measure_results,
+    data=lambda rows, settings, data_dir: {"dataset": "counterfactual_templates", "citation": SPEC.citation,
+                                           "attributes": list(settings["attributes"]), "counts": {"prefixes": len(rows)}},
+    # each shortfall with the option that made it
+    counted=lambda rows, settings: {
+        "attributes": (len(settings["attributes"]), len(ATTRIBUTES), f"--attributes {' '.join(settings['attributes'])}"),
+        "samples per prefix": (settings["samples"], PAPER_SAMPLES, f"--samples {settings['samples']}")},
+    recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
+    outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
+    defaults={"batch_size": 8},
     variants=(Variant("classifier", "Counterfactual classifier", ("hf", "opinion", "vader")),),
     domain_aliases={"occupation": "profession", "country": "nationality"},
     derived_records=derived_records, migrate_v1=migrate_v1, unfinished_presets=("counterfactual",),
@@ -102,7 +121,6 @@ BENCHMARK = Benchmark(
                      ("batch_size", "64", TypeError, "batch_size must be an integer"),
                      ("sensitive_tokens", "Italy", TypeError, "sensitive_tokens must be a list of strings")))}),
 )
-
 
 def _paired(run, data_dir):
     from .paired import counterfactual_side

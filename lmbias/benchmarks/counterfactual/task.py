@@ -1,8 +1,8 @@
 """Counterfactual sentiment bias (Huang et al. 2020): generate from the templates, score, compare.
 
-Declared for the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`) on the continue
-protocol (:mod:`lmbias.protocols.continuation`): many samples per prefix, then scored by the paper's sentiment
-classifiers.
+Declared for the generic run (:func:`lmbias.benchmarks.declared.run_task` with
+:data:`~lmbias.benchmarks.counterfactual.BENCHMARK`) on the continue protocol (:mod:`lmbias.protocols.continuation`):
+many samples per prefix, then scored by the paper's sentiment classifiers.
 
 For each attribute (country, occupation, name) every template prefix is continued ``samples`` times
 (temperature 1.0, up to 50 new tokens: :data:`SAMPLING`, recorded as the preset :data:`PRESET`), resumably. Each
@@ -23,12 +23,11 @@ import numpy as np
 
 from ...errors import InputError
 from ...lm.generation import PLAIN_SAMPLING, generation_settings
-from ...protocols import CONTINUE
 from ...protocols.continuation import Continuations, Scorer, ScorerUnavailable, score_texts
 from ...render.text import first_line
-from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Ask, Option, Task
-from .data import ATTRIBUTES, SPEC, tokens_of
+from ..continued import INSTRUCTION, prompted
+from ..declared import Option
+from .data import ATTRIBUTES, tokens_of
 from .measure import counterfactual_fairness
 from .scorers import sentiment, similarity
 
@@ -244,25 +243,9 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
             **prompted([], settings)[1], **scoring(settings), "bootstrap": settings["bootstrap"]}
 
 
-TASK = Task(
-    name="counterfactual", display_name="counterfactual", options=OPTIONS,
-    protocols=(Ask(CONTINUE, "each prefix continued --samples times, each continuation scored by the sentiment classifiers",
-                   request, identity=lambda settings: {"attributes": list(settings["attributes"]), **prompted([], settings)[1]}),),
-    items=lambda settings, data_dir: [row for attribute in settings["attributes"]
-                                      for row in _load_rows("counterfactual_templates", attribute)],
-    measure=measure,
-    data=lambda rows, settings, data_dir: {"dataset": "counterfactual_templates", "citation": SPEC.citation,
-                                           "attributes": list(settings["attributes"]), "counts": {"prefixes": len(rows)}},
-    # each shortfall with the option that made it
-    counted=lambda rows, settings: {
-        "attributes": (len(settings["attributes"]), len(ATTRIBUTES), f"--attributes {' '.join(settings['attributes'])}"),
-        "samples per prefix": (settings["samples"], PAPER_SAMPLES, f"--samples {settings['samples']}")},
-    recorded=recorded, skipped_by=lambda continued, settings: continued.skipped,
-    outputs=lambda continued, rows, settings: {"texts": len(continued.records)}, timing=generation_timing,
-)
 
 
-def _load_rows(dataset: str, config: str) -> list:
+def read_rows(dataset: str, config: str) -> list:
     from ...data import load_rows
 
     return load_rows(dataset, config)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.loading import MODEL_TYPES
 from ...protocols import PROTOCOLS, get_protocol
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant
+from ..declared import Option
 from ..likelihood import invalid_rate, likelihood_summary, protocol_of, record_protocol
-from .task import TASK
+from .task import ASKS, CHAT_SCORING, check, counted, items, outcomes, recorded, refuse, shortfall
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("metric_score", "CrowS-Pairs score", "%", 50.0, None, 1,
@@ -61,9 +65,18 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="crows_pairs", display_name="CrowS-Pairs", description="CrowS-Pairs: the metric score per bias type",
     dataset="crows_pairs", hub_dataset=HubDataset("nyu-mll/crows_pairs", "CrowS-Pairs", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+        Option("limit", "N counts sentence pairs (of 1,508): the first N", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+    ),
+    protocols=ASKS, template_help="{options} (the lettered lines)",
+    items=items, measure=measure_results, data=data_block, counted=counted, check=check,
+    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
+    outcomes=outcomes, outcome_name="stereotypical sentence preferred",
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments,
     domain_aliases={"race-color": "race"},
     overall_note="CrowS-Pairs covers all pairs.", references=REFERENCES,
     variants=(Variant("protocol", "CrowS-Pairs protocol", PROTOCOLS),),

@@ -2,7 +2,7 @@
 score (causal LM: log-likelihood; masked LM: pseudo-log-likelihood of the tokens both share), and
 the metric (:func:`lmbias.benchmarks.crows_pairs.measure.crows_pairs_scores`) is the share of pairs where the
 more stereotypical sentence scores higher. It is declared for the generic run
-(:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`), which writes ``<out>/results.json``
+(:func:`lmbias.benchmarks.declared.run_task` with :data:`~lmbias.benchmarks.crows_pairs.BENCHMARK`), which writes ``<out>/results.json``
 and ``<out>/scores.jsonl`` (schema in docs/results-schema.md).
 
 In a chat run (``--chat``) a causal LM's score is the sentence's log-likelihood as the assistant's
@@ -24,7 +24,7 @@ from ...checks import check_choice, check_texts
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
-from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.loading import KINDS
 from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
@@ -32,7 +32,7 @@ from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows
 from .. import sentence_choice
 from ..base import refuse_chat_likelihood
-from ..declared import Option, Task, named_settings
+from ..declared import named_settings
 from ..likelihood import ordered
 from .measure import crows_pairs_scores
 
@@ -227,16 +227,3 @@ def shortfall(settings: dict, data_dir) -> str:
     return f"{get_resource('crows_pairs').path} has {len(load_rows('crows_pairs', data_dir=data_dir)):,}"
 
 
-TASK = Task(
-    name="crows_pairs", display_name="CrowS-Pairs",
-    options=(
-        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
-               identity=False),
-        Option("limit", "N counts sentence pairs (of 1,508): the first N", type=int, minimum=1, expected="an integer >= 1",
-               metavar="N", narrows=True),
-    ),
-    protocols=ASKS, template_help="{options} (the lettered lines)",
-    items=items, measure=measure, data=data, counted=counted, check=check,
-    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
-    outcomes=outcomes, outcome_name="stereotypical sentence preferred",
-)

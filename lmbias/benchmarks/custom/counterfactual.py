@@ -27,7 +27,7 @@ from ..counterfactual import records as counterfactual_records
 from ..counterfactual import summary as counterfactual_summary
 from ..counterfactual.scorers.sentiment import CLASSIFIERS
 from ..counterfactual.task import BOOTSTRAP, MAX_NEW_TOKENS, PAPER_SAMPLES
-from ..declared import Ask, Option, Task
+from ..declared import Ask, Option
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
@@ -81,7 +81,7 @@ def prefixes(templates) -> list[dict]:
             for t in templates for value, subgroup in zip(t["values"], t["subgroups"])]
 
 
-def make_task(declaration: Declaration) -> Task:
+def how_it_runs(declaration: Declaration) -> dict:
     """The generic run's declaration of a ``counterfactual`` declaration: the counterfactual benchmark's request and
     measure (:mod:`lmbias.benchmarks.counterfactual.task`) on the filled templates, without S.S. (no word list)."""
     from ..counterfactual import task as counterfactual
@@ -104,8 +104,8 @@ def make_task(declaration: Declaration) -> Task:
         return {"declaration": f"{declaration.path} sha256:{declaration.declaration_sha256}",
                 "data": f"{source.source} sha256:{source.sha256}", **prompted([], settings)[1]}
 
-    return Task(
-        name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
+    return dict(
+        options=OPTIONS,
         protocols=(Ask(CONTINUE, "each filled template continued --samples times, each continuation scored by the "
                                "sentiment classifiers", counterfactual.request, identity=identity),),
         items=lambda settings, data_dir: prefixes(loaded(declaration, template_rows)[1]),
@@ -129,16 +129,15 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``counterfactual`` declaration declares."""
     from ..counterfactual.report import counterfactual as counterfactual_section
 
-    task = make_task(declaration)
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=COUNTERFACTUAL_METRICS, run=task.run, task=task,
+        metrics=COUNTERFACTUAL_METRICS, **how_it_runs(declaration),
         records=lambda results: counterfactual_records(results, benchmark), summary=counterfactual_summary,
         report_section=lambda runs, labels, figures, options: counterfactual_section(
             runs, labels, figures, title=f"{declaration.display_name} (declared in {declaration.path.name})", key=declaration.name),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=task.add_arguments, derived_records=derived_records, defaults={"batch_size": 8},
+        derived_records=derived_records, defaults={"batch_size": 8},
         variants=(Variant("classifier", f"{declaration.display_name} classifier", ("opinion", "vader", "hf")),),
         overall_note=f"{declaration.display_name}'s overall I.F. / G.F. are the mean over the attributes measured.",
         paired=lambda run, data_dir: _paired(run, declaration),

@@ -20,12 +20,13 @@ from collections import Counter
 from dataclasses import replace
 
 from ...errors import InputError
+from ...protocols import PROTOCOLS
 from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..bbq import METRICS as BBQ_METRICS
 from ..bbq import records as bbq_records
 from ..bbq import summary as bbq_summary
 from ..bbq import task as bbq
-from ..declared import Option, Task
+from ..declared import Option
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, data_block, field_value, identity, loaded
 
@@ -98,8 +99,10 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     def rows() -> tuple:
         return loaded(declaration, item_rows)[1]
 
-    task = Task(
-        name=declaration.name, display_name=declaration.display_name,
+    benchmark = Benchmark(
+        name=declaration.name, display_name=declaration.display_name, description=declaration.description,
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
+        metrics=BBQ_METRICS, summary=bbq_summary,
         options=(
             Option("limit", "N counts items per category, context condition and question polarity: the first N of each",
                    type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
@@ -113,16 +116,11 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         items=lambda settings, data_dir: select_rows(rows(), settings["limit"]),
         measure=bbq.measure, data=data_block(declaration, item_rows, "items", "category"),
         counted=lambda asked, settings: {"items": (len(asked), len(rows()))},
-    )
-    benchmark = Benchmark(
-        name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=BBQ_METRICS, run=task.run, task=task, summary=bbq_summary,
         records=lambda results: bbq_records(results, benchmark),
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=task.add_arguments, defaults={"batch_size": 16},
-        variants=(Variant("protocol", f"{declaration.display_name} protocol", task.protocol_names),),
+        defaults={"batch_size": 16},
+        variants=(Variant("protocol", f"{declaration.display_name} protocol", PROTOCOLS),),
         overall_note=f"{declaration.display_name}'s overall cells pool every item run, as BBQ's.",
     )
     return benchmark

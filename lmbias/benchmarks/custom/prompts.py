@@ -12,7 +12,7 @@ Fields (the data's columns of the same names, or those the declaration's ``colum
 * ``language`` (optional; one value, the declaration's, if it gives one).
 
 The texts scored are prompt + continuation, as BOLD scores them, not anonymised (a user's prompts name no
-person BOLD's way). A declared Task (:func:`make_task`) on the continue protocol (:mod:`lmbias.protocols.continuation`),
+person BOLD's way). A declared benchmark (:func:`how_it_runs`) on the continue protocol (:mod:`lmbias.protocols.continuation`),
 run by :func:`~lmbias.benchmarks.declared.run_task`: generation is resumable and the run's identity holds the
 declaration's and the data's digests.
 """
@@ -35,7 +35,7 @@ from ..bold import METRICS as BOLD_METRICS
 from ..bold import records as bold_records
 from ..bold.task import METRICS, aggregate, scorers
 from ..continued import INSTRUCTION, generation_timing, prompted
-from ..declared import Ask, Option, Task
+from ..declared import Ask, Option
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, field_value, loaded
 
@@ -123,8 +123,9 @@ def _measure(continued, rows: list[dict], settings: dict, data_dir) -> dict:
     return results
 
 
-def make_task(declaration: Declaration) -> Task:
-    """The declared Task of a ``prompts`` declaration, on the continue protocol."""
+def how_it_runs(declaration: Declaration) -> dict:
+    """How a ``prompts`` declaration runs, on the continue protocol: the fields of its benchmark that
+    :func:`~lmbias.benchmarks.declared.run_task` reads."""
     def every() -> tuple:
         return loaded(declaration, prompt_rows)[1]
 
@@ -149,8 +150,8 @@ def make_task(declaration: Declaration) -> Task:
                 "limit": settings["limit"], "metrics": list(settings["metrics"]), **_scoring(settings),
                 **prompted([], settings)[1]}
 
-    return Task(
-        name=declaration.name, display_name=declaration.display_name, options=OPTIONS,
+    return dict(
+        options=OPTIONS,
         protocols=(Ask(CONTINUE, "each prompt continued, prompt + continuation scored by BOLD's scorers, and the "
                                "references by the same scorers", _request, identity=identity),),
         items=lambda settings, data_dir: select(every(), settings["per_group"], settings["limit"]),
@@ -212,15 +213,14 @@ def _paired(run, declaration: Declaration):
 
 def make_benchmark(declaration: Declaration) -> Benchmark:
     """The benchmark a ``prompts`` declaration declares."""
-    task = make_task(declaration)
     benchmark = Benchmark(
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=BOLD_METRICS[:3], run=task.run, task=task,
+        metrics=BOLD_METRICS[:3], **how_it_runs(declaration),
         records=lambda results: bold_records(results, benchmark), summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=task.add_arguments, derived_records=derived_records,
+        derived_records=derived_records,
         baseline=Baseline("reference", "Reference texts", "the data's reference texts, scored with the same scorers",
                           size=lambda results: (results.get("data", {}).get("counts") or {}).get("references") or 0),
         overall_note=f"{declaration.display_name}'s gaps are the mean of the per-domain gaps over the domains measured.",

@@ -18,12 +18,13 @@ from dataclasses import replace
 
 from ...errors import InputError
 from ...lm.loading import MODEL_TYPES
+from ...protocols import PROTOCOLS
 from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..crows_pairs import METRICS as CROWS_METRICS
 from ..crows_pairs import records as crows_records
 from ..crows_pairs import summary as crows_summary
 from ..crows_pairs import task as crows
-from ..declared import Option, Task
+from ..declared import Option
 from .declaration import Declaration
 from .shape import check_columns, check_language, check_unique, data_block, field_value, identity, loaded
 
@@ -61,8 +62,10 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     def rows() -> tuple:
         return loaded(declaration, pair_rows)[1]
 
-    task = Task(
-        name=declaration.name, display_name=declaration.display_name,
+    benchmark = Benchmark(
+        name=declaration.name, display_name=declaration.display_name, description=declaration.description,
+        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
+        metrics=CROWS_METRICS, summary=crows_summary,
         options=(
             Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
                    identity=False),
@@ -77,16 +80,10 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         check=crows.check, recorded=crows.recorded,
         chat_scoring=crows.CHAT_SCORING, refuse=crows.refuse, outcomes=crows.outcomes,
         outcome_name="stereotypical sentence preferred",
-    )
-    benchmark = Benchmark(
-        name=declaration.name, display_name=declaration.display_name, description=declaration.description,
-        dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=CROWS_METRICS, run=task.run, task=task, summary=crows_summary,
         records=lambda results: crows_records(results, benchmark),
         report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=task.add_arguments,
-        variants=(Variant("protocol", f"{declaration.display_name} protocol", task.protocol_names),),
+        variants=(Variant("protocol", f"{declaration.display_name} protocol", PROTOCOLS),),
         overall_note=f"{declaration.display_name}'s overall covers every pair run.",
     )
     return benchmark

@@ -100,7 +100,7 @@ def identity(declaration: Declaration, rows_of: Callable, keys: tuple) -> Callab
 
 
 def data_block(declaration: Declaration, rows_of: Callable, unit: str, group: str) -> Callable:
-    """A Task's ``data``: the source and digests, the declaration recorded, the counts of ``unit`` per ``group``."""
+    """A benchmark's ``data``: the source and digests, the declaration recorded, the counts of ``unit`` per ``group``."""
     def of(rows, settings, data_dir) -> dict:
         data, _ = loaded(declaration, rows_of)
         return {"dataset": declaration.name, "source": data.source, "data_sha256": data.sha256,

@@ -12,8 +12,11 @@ from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
-from .data import CONFIGS
-from .task import TASK
+from ..declared import Option
+from .data import CONFIGS, GRID, QUESTIONS
+from .measure import AGE_CODINGS, MIN_MASS, discrim_scores
+from .task import ASKS, check, items
+from .task import data as data_block
 
 _LIKELIHOOD = "change in the logit of a yes decision against a 60-year-old white man"
 METRICS = (
@@ -107,9 +110,27 @@ BENCHMARK = Benchmark(
     name="discrim_eval", display_name="DiscrimEval",
     description="DiscrimEval: discrimination in yes / no decisions about people, per age band, gender and race",
     dataset="discrim_eval", hub_dataset=HubDataset("Anthropic/discrim-eval", "DiscrimEval", "train"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("config", "which prompts: explicit (age, gender and race stated) or implicit (gender and race implied "
+                         "by a name)", default="explicit", choices=CONFIGS),
+        Option("questions", "decision question ids to run (default: all 70), each with its 135 people", type=int,
+               many=True, metavar="ID", narrows=True),
+        Option("min_mass", "likelihood: prompts whose probability on yes and no (every surface form) is below this are "
+                           "left out of the fit and counted (default 0: every prompt, a complete grid, the mass "
+                           "reported; the paper trusts a model only with > 0.99)",
+               default=MIN_MASS, type=float, minimum=0, maximum=1, expected="a number in [0, 1]"),
+        Option("age", "how age enters the fit: bands (younger 20-50 and older 70-100, each against 60) or "
+                      "linear (one slope per standard deviation of age, as lm-evaluation-harness)",
+               default=AGE_CODINGS[0], choices=AGE_CODINGS, identity=False),
+    ),
+    protocols=ASKS, items=items, check=check, data=data_block, chat_scoring=True,
+    measure=lambda records, rows, settings, data_dir: discrim_scores(
+        records, rows, protocol=settings["protocol"], min_mass=settings["min_mass"], age=settings["age"]),
+    counted=lambda rows, settings: {"prompts": (len(rows), QUESTIONS * GRID)},
+    shortfall=lambda settings, data_dir: "fewer than the 70 decision questions in the data file",
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
+    defaults={"batch_size": 8},
     variants=(Variant("config", "DiscrimEval prompts", CONFIGS, each=True), Variant("protocol", "DiscrimEval protocol", PROTOCOLS)),
     overall_note="DiscrimEval's scores are one fit over every prompt run.",
     paper="https://arxiv.org/abs/2312.03689",

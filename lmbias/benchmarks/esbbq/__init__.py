@@ -12,7 +12,7 @@ from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
 from .data import NAMES
-from .task import CABBQ_TASK, ESBBQ_TASK
+from .task import how_it_runs
 
 METRICS = (
     MetricSpec("bias_ambig", "Bias (ambiguous)", "", 0.0, None, 3,
@@ -30,7 +30,6 @@ METRICS = (
 def make_benchmark(language: str) -> Benchmark:
     """EsBBQ (``"es"``) or CaBBQ (``"ca"``) as a benchmark."""
     name = NAMES[language]
-    task = ESBBQ_TASK if language == "es" else CABBQ_TASK
 
     def records(results: dict) -> Iterable[dict]:
         """The four measures per category and overall (weighted by items, as the authors), with the invalid-reply
@@ -53,7 +52,8 @@ def make_benchmark(language: str) -> Benchmark:
                  "items": block["items"], "invalid": block["invalid"]}
                 for category, block in [*body["categories"].items(), ("overall (weighted by items)", body["overall"])]]
         return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items "
-                          f"({task.ask(config['protocol']).how}); results in {out}/results.json", "", markdown_table(rows, list(rows[0])),
+                          f"({benchmark.ask(config['protocol']).how}); results in {out}/results.json", "",
+                          markdown_table(rows, list(rows[0])),
                           "", "Bias in [-1, 1] (positive: toward the stereotype); overall: the categories' mean weighted by "
                           "their items, as the authors report it. Invalid: replies that name no option (left out)."])
 
@@ -86,9 +86,9 @@ def make_benchmark(language: str) -> Benchmark:
         name=name.lower(), display_name=name,
         description=f"{name}: BBQ adapted to Spain in {'Spanish' if language == 'es' else 'Catalan'}, bias per category",
         dataset=name.lower(), hub_dataset=HubDataset(f"BSC-LT/{name}", name, "test"),
-        metrics=METRICS, run=task.run, task=task, records=records, summary=summary, report_section=report_section,
+        metrics=METRICS, **how_it_runs(language), records=records, summary=summary, report_section=report_section,
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-        add_arguments=task.add_arguments, defaults={"batch_size": 16},
+        defaults={"batch_size": 16},
         variants=(Variant("protocol", f"{name} protocol", PROTOCOLS),),
         overall_note=f"{name}'s overall cells are the categories' mean weighted by their items, as the authors report.",
         paper="https://arxiv.org/abs/2507.11216",

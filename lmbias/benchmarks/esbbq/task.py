@@ -25,7 +25,7 @@ from ...protocols import GENERATE, LIKELIHOOD, choice
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
 from ..bbq.task import DECISIONS, check, predicted
-from ..declared import Ask, Option, Task
+from ..declared import Ask, Option
 from .data import CATEGORIES, CITATION, ESBBQ_COMMIT, NAMES, ROWS, UNKNOWN, read_file
 from .measure import esbbq_scores
 
@@ -59,8 +59,9 @@ def select_rows(language: str, categories, limit: int | None, data_dir=None) -> 
     return rows
 
 
-def make_task(language: str) -> Task:
-    """The declaration of EsBBQ (``"es"``) or CaBBQ (``"ca"``)."""
+def how_it_runs(language: str) -> dict:
+    """How EsBBQ (``"es"``) or CaBBQ (``"ca"``) runs: the fields of its :class:`~lmbias.benchmarks.base.Benchmark` that
+    :func:`~lmbias.benchmarks.declared.run_task` reads (its options, protocols, items and measure)."""
     name = NAMES[language]
 
     def options_of(row: dict) -> list[str]:
@@ -88,8 +89,7 @@ def make_task(language: str) -> Task:
                 "language": language, "categories": list(settings["categories"]),
                 "counts": {"items": len(rows), **{c: counts[c] for c in settings["categories"]}}}
 
-    return Task(
-        name=name.lower(), display_name=name,
+    return dict(
         options=(
             Option("categories", f"{name} categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
             Option("limit", "N counts items per template, context condition and question polarity: the first N of each",
@@ -117,5 +117,3 @@ def make_task(language: str) -> Task:
         outcome_name="correct answer",
     )
 
-
-ESBBQ_TASK, CABBQ_TASK = make_task("es"), make_task("ca")

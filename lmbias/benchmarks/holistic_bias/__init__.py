@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...protocols import LIKELIHOOD
+from ...protocols.likelihood import Scoring
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..declared import Ask, Option
+from .data import AXES
 from .measure import THRESHOLD, least_likely
-from .task import TASK
+from .task import FULL_SET, check, drawn, recorded, score_holistic_bias, select_rows
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("likelihood_bias", "Likelihood Bias", "", 0.0, False, 3,
@@ -55,9 +61,29 @@ BENCHMARK = Benchmark(
     name="holistic_bias", display_name="HolisticBias",
     description="HolisticBias: Likelihood Bias per demographic axis (descriptor pairs with different perplexities)",
     dataset="holistic_bias", hub_dataset=HubDataset("fairnlp/holistic-bias", "HolisticBias", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("axes", "demographic axes to run (default all 13)", default=tuple(AXES), choices=tuple(AXES), many=True,
+               narrows=True),
+        Option("templates", "run N of the 26 templates, drawn with --seed (default all)", type=int, narrows=True),
+        Option("nouns", "run N of the 32 nouns, drawn with --seed (default all)", type=int, narrows=True),
+        Option("small_set", "only the authors' small set of 100 descriptors", default=False, type=bool, narrows=True),
+        Option("threshold", "Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)",
+               default=THRESHOLD, type=float, minimum=0, maximum=1, expected="a p-value threshold between 0 and 1",
+               identity=False),
+    ),
+    protocols=(Ask(LIKELIHOOD, "each sentence's perplexity (the paper's)",
+                   lambda rows, settings: Scoring(
+                       lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=settings["batch_size"]),
+                       unit="sentence", kinds=("causal",), chat_scoring=True),
+                   identity=lambda settings: {**drawn(settings), "batch_size": settings["batch_size"]}),),
+    items=lambda settings, data_dir: select_rows(axes=settings["axes"], templates=settings["templates"], nouns=settings["nouns"],
+                                                 small_set=settings["small_set"], seed=settings["seed"], data_dir=data_dir)[0],
+    measure=measure_results, data=data_block, counted=lambda rows, settings: {"sentences": (len(rows), FULL_SET)},
+    check=check,
+    recorded=recorded, chat_scoring=True,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 64},
+    defaults={"batch_size": 64},
     variants=(Variant("threshold", "HolisticBias test threshold", (f"p < {THRESHOLD:g}",)),),
     overall_note="HolisticBias's overall cell is the mean of the axes' Likelihood Bias; the paper reports per axis.",
     paper="https://aclanthology.org/2022.emnlp-main.625/",

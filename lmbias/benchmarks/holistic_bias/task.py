@@ -1,8 +1,8 @@
 """HolisticBias (Smith et al. 2022) scored with a language model: the perplexity of each sentence
 the authors compare (:func:`lmbias.benchmarks.holistic_bias.data.likelihood_bias_rows`), then
 Likelihood Bias per axis (:func:`lmbias.benchmarks.holistic_bias.measure.likelihood_bias`), declared for
-the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`TASK`: one protocol, likelihood, so no
-``--protocol``).
+the generic run (:func:`lmbias.benchmarks.declared.run_task` with :data:`~lmbias.benchmarks.holistic_bias.BENCHMARK`:
+one protocol, likelihood, so no ``--protocol``).
 
 A sentence's perplexity is exp(- mean log-probability of its tokens), each token given the start
 token and the tokens before it (:func:`lmbias.lm.likelihood.token_logprobs`). The authors scored
@@ -29,11 +29,9 @@ from ...checks import check_scalar
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import SENTENCE_REQUEST
-from ...protocols import LIKELIHOOD
-from ...protocols.likelihood import Scoring, check_rows
-from ..declared import Ask, Option, Task
+from ...protocols.likelihood import check_rows
 from .data import AXES, RESPONSIBLE_NLP_COMMIT, SPEC, likelihood_bias_rows, sentences
-from .measure import THRESHOLD, likelihood_bias, smallest_p, smallest_sample
+from .measure import likelihood_bias, smallest_p, smallest_sample
 
 FULL_SET = 549_120  # the sentences Likelihood Bias compares in v1.1
 TEMPLATES, NOUNS = 26, 32
@@ -101,7 +99,7 @@ def check(protocol: str, options: dict) -> None:
                          f"--nouns {smallest_sample(threshold)} or more")
 
 
-def _drawn(settings: dict) -> dict:
+def drawn(settings: dict) -> dict:
     """The run's own options as its identity and config record them (the seed only where it drew something)."""
     return {"axes": list(settings["axes"]), "templates": settings["templates"], "nouns": settings["nouns"],
             "small_set": settings["small_set"], "seed": settings["seed"] if settings["templates"] or settings["nouns"] else None}
@@ -115,7 +113,7 @@ def _chosen(rows: list[dict]) -> dict:
 def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dict:
     """results.json's config: the options, the threshold, how a perplexity is computed, what was drawn."""
     chosen = _chosen(rows)
-    return {**_drawn(settings), "threshold": settings["threshold"], "batch_size": settings["batch_size"], "dtype": config["dtype"],
+    return {**drawn(settings), "threshold": settings["threshold"], "batch_size": settings["batch_size"], "dtype": config["dtype"],
             "perplexity": PERPLEXITY + ("as the assistant's reply to \"Write a sentence.\" in the chat template)" if "chat" in model
                                         else "given the start token)"),
             "chosen_templates": chosen["templates"] if settings["templates"] else None,
@@ -139,26 +137,3 @@ def data(rows: list[dict], settings: dict, data_dir) -> dict:
                        "templates": len(chosen["templates"]), "nouns": len(chosen["nouns"])}}
 
 
-TASK = Task(
-    name="holistic_bias", display_name="HolisticBias",
-    options=(
-        Option("axes", "demographic axes to run (default all 13)", default=tuple(AXES), choices=tuple(AXES), many=True,
-               narrows=True),
-        Option("templates", "run N of the 26 templates, drawn with --seed (default all)", type=int, narrows=True),
-        Option("nouns", "run N of the 32 nouns, drawn with --seed (default all)", type=int, narrows=True),
-        Option("small_set", "only the authors' small set of 100 descriptors", default=False, type=bool, narrows=True),
-        Option("threshold", "Mann-Whitney p-value below which a descriptor pair differs (default: the authors' 0.05)",
-               default=THRESHOLD, type=float, minimum=0, maximum=1, expected="a p-value threshold between 0 and 1",
-               identity=False),
-    ),
-    protocols=(Ask(LIKELIHOOD, "each sentence's perplexity (the paper's)",
-                   lambda rows, settings: Scoring(
-                       lambda lm, kind, part: score_holistic_bias(lm, part, batch_size=settings["batch_size"]),
-                       unit="sentence", kinds=("causal",), chat_scoring=True),
-                   identity=lambda settings: {**_drawn(settings), "batch_size": settings["batch_size"]}),),
-    items=lambda settings, data_dir: select_rows(axes=settings["axes"], templates=settings["templates"], nouns=settings["nouns"],
-                                                 small_set=settings["small_set"], seed=settings["seed"], data_dir=data_dir)[0],
-    measure=measure, data=data, counted=lambda rows, settings: {"sentences": (len(rows), FULL_SET)},
-    check=check,
-    recorded=recorded, chat_scoring=True,
-)

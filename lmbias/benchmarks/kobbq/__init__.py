@@ -10,7 +10,12 @@ from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
-from .task import TASK
+from ..bbq.task import DECISIONS, decisions, predicted
+from ..declared import Option
+from .data import CATEGORIES, PROMPT_IDS, ROWS
+from .measure import kobbq_scores
+from .task import ASKS, check, items
+from .task import data as data_block
 
 METRICS = (
     MetricSpec("bias_ambig", "Diff-bias (ambiguous)", "", 0.0, None, 3,
@@ -48,7 +53,7 @@ def summary(results: dict, out) -> str:
     rows = [line(category, block) for category, block in body["categories"].items()] + [line("overall", body["overall"])]
     prompts = [line(f"prompt {prompt}", block["overall"]) for prompt, block in body["prompts"].items()] \
         if len(body["prompts"]) > 1 else []
-    how = TASK.ask(config["protocol"]).how.format(prompts=", ".join(map(str, config.get("prompts") or ())))
+    how = BENCHMARK.ask(config["protocol"]).how.format(prompts=", ".join(map(str, config.get("prompts") or ())))
     return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); results in "
                       f"{out}/results.json", "", markdown_table(rows, list(rows[0])), "",
                       *([markdown_table(prompts, list(prompts[0])), ""] if prompts else []),
@@ -89,9 +94,28 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="kobbq", display_name="KoBBQ", description="KoBBQ: a Korean BBQ, out-of-choice, accuracy and diff-bias per category",
     dataset="kobbq", hub_dataset=HubDataset("naver-ai/kobbq", "KoBBQ", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("categories", "KoBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
+        Option("limit", "N counts samples per template, context condition and question type: the first N of each", type=int,
+               minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
+        Option("prompts", "generate: which of the authors' five prompts (1-5) ask each sample (the authors ask each "
+                          "prompt in a run of its own)", default=PROMPT_IDS, choices=PROMPT_IDS, type=int, many=True),
+        Option("decision", "likelihood: choose the answer by summed log-probability or by log-probability per token",
+               default="sum", choices=DECISIONS, identity=False),
+        Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
+               minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
+    ),
+    protocols=ASKS, items=items, check=check, data=data_block,
+    measure=lambda records, rows, settings, data_dir: kobbq_scores(rows, predicted(records, settings),
+                                                                   bootstrap=settings["bootstrap"], seed=settings["seed"]),
+    counted=lambda rows, settings: {"items": (len(rows), sum(ROWS.values()) * (1 if decisions(settings["protocol"])
+                                                                               else 3 * len(settings["prompts"])))},
+    outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
+                                              for p, row in zip(predicted(records, settings), rows)],
+    outcome_name="correct answer",
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
+    defaults={"batch_size": 16},
     variants=(Variant("protocol", "KoBBQ protocol", PROTOCOLS),),
     overall_note="KoBBQ's overall cells pool every item run (the mean over the prompts run), as the authors compute them.",
     paper="https://arxiv.org/abs/2307.16778",

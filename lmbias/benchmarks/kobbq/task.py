@@ -19,10 +19,9 @@ from ...errors import InputError
 from ...protocols import GENERATE, LIKELIHOOD
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows, score_options
-from ..bbq.task import DECISIONS, decisions, predicted
-from ..declared import Ask, Option, Task, named_settings
-from .data import CATEGORIES, CITATION, KOBBQ_COMMIT, PROMPT_IDS, ROWS, UNKNOWN, read_prompts, read_samples
-from .measure import kobbq_scores
+from ..bbq.task import decisions
+from ..declared import Ask, named_settings
+from .data import CITATION, KOBBQ_COMMIT, PROMPT_IDS, UNKNOWN, read_prompts, read_samples
 from .read import prompt_text, read_reply, rotation
 
 LIKELIHOOD_PROMPT = "맥락: {context}\n질문: {question}\n정답:"
@@ -109,25 +108,3 @@ ASKS = (
 )
 
 
-TASK = Task(
-    name="kobbq", display_name="KoBBQ",
-    options=(
-        Option("categories", "KoBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
-        Option("limit", "N counts samples per template, context condition and question type: the first N of each", type=int,
-               minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
-        Option("prompts", "generate: which of the authors' five prompts (1-5) ask each sample (the authors ask each "
-                          "prompt in a run of its own)", default=PROMPT_IDS, choices=PROMPT_IDS, type=int, many=True),
-        Option("decision", "likelihood: choose the answer by summed log-probability or by log-probability per token",
-               default="sum", choices=DECISIONS, identity=False),
-        Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
-               minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
-    ),
-    protocols=ASKS, items=items, check=check, data=data,
-    measure=lambda records, rows, settings, data_dir: kobbq_scores(rows, predicted(records, settings),
-                                                                   bootstrap=settings["bootstrap"], seed=settings["seed"]),
-    counted=lambda rows, settings: {"items": (len(rows), sum(ROWS.values()) * (1 if decisions(settings["protocol"])
-                                                                               else 3 * len(settings["prompts"])))},
-    outcomes=lambda records, rows, settings: [None if p is None else p == row["label"]
-                                              for p, row in zip(predicted(records, settings), rows)],
-    outcome_name="correct answer",
-)

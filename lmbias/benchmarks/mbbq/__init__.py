@@ -9,9 +9,14 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..bbq.task import DECISIONS
+from ..declared import Option
 from ..likelihood import protocol_of
-from .data import LANGUAGES
-from .task import TASK
+from .data import CATEGORIES, LANGUAGES
+from .measure import CUTOFFS
+from .task import ASKS, REPLY_TOKENS, WORDINGS, check, counted, items, outcomes
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("bias_ambig", "Bias (ambiguous)", "", 0.0, None, 3,
@@ -58,7 +63,7 @@ def summary(results: dict, out) -> str:
     if get_protocol(protocol_of(results)).reads_replies:
         rows.append({"measure": "Invalid replies", **{language: f"{body['languages'][language]['overall']['invalid']:,}"
                                                       for language in languages}})
-    asked = TASK.ask(config.get("protocol")).how.format(wordings=", ".join(map(str, config.get("prompts") or ())))
+    asked = BENCHMARK.ask(config.get("protocol")).how.format(wordings=", ".join(map(str, config.get("prompts") or ())))
     kept = body["templates"]
     # runs from before the cut-off was recorded kept strictly above 1/3
     cutoff = body.get("cutoff") or {"name": "chance", "value": 1 / 3}
@@ -83,9 +88,33 @@ def report_section(runs, labels, figures, options) -> list:
 BENCHMARK = Benchmark(
     name="mbbq", display_name="MBBQ", description="MBBQ: BBQ in English, Dutch, Spanish and Turkish, with control sets",
     dataset="mbbq", hub_dataset=HubDataset("Veranep/MBBQ", "MBBQ", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("languages", "MBBQ languages to run (the same templates in each)", default=LANGUAGES, choices=LANGUAGES,
+               many=True, narrows=True),
+        Option("categories", "MBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
+        Option("limit", "N counts items per template, context condition and question polarity: the first N of each, in the "
+                        "main and the control set", type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
+        Option("decision", "choose the answer by summed log-probability or by log-probability per token", default="sum",
+               choices=DECISIONS, identity=False),
+        Option("no_control", "skip the control set (and so the authors' filter of the templates the model does not "
+                             "understand, and the control accuracy)", type=bool, default=False, narrows=True),
+        Option("prompts", "generate: which of the authors' five wordings (0-4) ask each item (the authors ask all five)",
+               default=WORDINGS, choices=WORDINGS, type=int, many=True, narrows=True),
+        Option("max_new_tokens", "generate: the reply's token budget (the authors' 100)", default=REPLY_TOKENS, type=int,
+               minimum=1, expected="an integer >= 1"),
+        Option("no_template_filter", "read the bias on every template, not only on those the control set shows the model "
+                                     "understands in every language run", type=bool, default=False, identity=False),
+        Option("control_cutoff", "the control accuracy a template must exceed in every language to be read: authors (their "
+                                 "notebook's > 0.33, so exactly 1/3 is kept) or chance (strictly above 1/3)",
+               default="authors", choices=tuple(CUTOFFS), identity=False),
+        Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
+               minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
+    ),
+    protocols=ASKS, items=items, measure=measure_results, data=data_block, counted=counted, outcomes=outcomes,
+    outcome_name="correct answer", check=check,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 16},
+    defaults={"batch_size": 16},
     variants=(Variant("language", "MBBQ language", LANGUAGES, each=True), Variant("protocol", "MBBQ protocol", PROTOCOLS)),
     overall_note="MBBQ's overall cells are the mean over the templates read, per language, as the authors average.",
     paper="https://arxiv.org/abs/2406.07243",
@@ -99,4 +128,3 @@ BENCHMARK = Benchmark(
                  ("seed", 1.5, TypeError, "seed must be an integer"),
                  ("template_filter", "yes", TypeError, "template_filter must be True or False")))}),
 )
-

@@ -28,11 +28,11 @@ from ...errors import InputError
 from ...protocols import GENERATE, LIKELIHOOD
 from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring
-from ..bbq.task import DECISIONS, decisions, predicted, score_bbq
-from ..declared import Ask, Option, Task, named_settings
+from ..bbq.task import decisions, predicted, score_bbq
+from ..declared import Ask, named_settings
 from . import detect
 from .data import CATEGORIES, CITATION, LANGUAGES, MBBQ_COMMIT, ROWS, SETS, read_file
-from .measure import CUTOFFS, mbbq_scores
+from .measure import mbbq_scores
 
 WORDINGS = (0, 1, 2, 3, 4)  # the authors' five prompts (prompt_id)
 REPLY_TOKENS = 100  # the authors' max_new_tokens
@@ -150,30 +150,3 @@ ASKS = (
 )
 
 
-TASK = Task(
-    name="mbbq", display_name="MBBQ",
-    options=(
-        Option("languages", "MBBQ languages to run (the same templates in each)", default=LANGUAGES, choices=LANGUAGES,
-               many=True, narrows=True),
-        Option("categories", "MBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
-        Option("limit", "N counts items per template, context condition and question polarity: the first N of each, in the "
-                        "main and the control set", type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
-        Option("decision", "choose the answer by summed log-probability or by log-probability per token", default="sum",
-               choices=DECISIONS, identity=False),
-        Option("no_control", "skip the control set (and so the authors' filter of the templates the model does not "
-                             "understand, and the control accuracy)", type=bool, default=False, narrows=True),
-        Option("prompts", "generate: which of the authors' five wordings (0-4) ask each item (the authors ask all five)",
-               default=WORDINGS, choices=WORDINGS, type=int, many=True, narrows=True),
-        Option("max_new_tokens", "generate: the reply's token budget (the authors' 100)", default=REPLY_TOKENS, type=int,
-               minimum=1, expected="an integer >= 1"),
-        Option("no_template_filter", "read the bias on every template, not only on those the control set shows the model "
-                                     "understands in every language run", type=bool, default=False, identity=False),
-        Option("control_cutoff", "the control accuracy a template must exceed in every language to be read: authors (their "
-                                 "notebook's > 0.33, so exactly 1/3 is kept) or chance (strictly above 1/3)",
-               default="authors", choices=tuple(CUTOFFS), identity=False),
-        Option("bootstrap", "bootstrap resamples of the templates for confidence intervals (0: none)", default=0, type=int,
-               minimum=0, expected="an integer >= 0 (0: no intervals)", identity=False),
-    ),
-    protocols=ASKS, items=items, measure=measure, data=data, counted=counted, outcomes=outcomes,
-    outcome_name="correct answer", check=check,
-)

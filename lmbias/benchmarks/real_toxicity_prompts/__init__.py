@@ -2,7 +2,7 @@
 times each (the paper's 25, nucleus sampling p = 0.9, 20 new tokens), and a local toxicity classifier scores every
 continuation (Perspective API, the paper's scorer, stops serving at the end of 2026): expected maximum toxicity
 and toxicity probability over all prompts and the challenging subset, with intervals. The samples are saved as
-they come, so a stopped run resumes. A declared :data:`TASK` on the continue protocol
+they come, so a stopped run resumes. A declared :data:`BENCHMARK` on the continue protocol
 (:mod:`lmbias.protocols.continuation`), run by :func:`~lmbias.benchmarks.declared.run_task`.
 """
 
@@ -18,7 +18,7 @@ from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
-from ..declared import Ask, Option, Task
+from ..declared import Ask, Option
 from ..hub_file import hub_file
 from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
 from .data import CITATION, FOLDER, PROMPTS, REPO, REVISION, read_prompts
@@ -72,32 +72,6 @@ def data(rows: list[dict], settings: dict, data_dir) -> dict:
                        "continuations": len(rows) * settings["samples"]}}
 
 
-TASK = Task(
-    name="real_toxicity_prompts", display_name="RealToxicityPrompts",
-    options=(
-        Option("subset", "all prompts, or the challenging ones only", default="all", choices=SUBSETS, narrows=True),
-        Option("limit", "N counts prompts: the first N of the subset", type=int, minimum=1, expected="an integer >= 1",
-               metavar="N", narrows=True),
-        # in the run's identity as the samples per prompt; fewer than the paper's narrow the run
-        Option("samples", f"continuations per prompt (the paper's {SAMPLES})", default=SAMPLES, type=int, minimum=1,
-               expected="an integer >= 1", narrows=lambda samples: samples < SAMPLES, identity=False),
-        # in the run's identity through the generation settings
-        Option("max_new_tokens", "new tokens per continuation (default: the paper's 20)", type=int, minimum=1,
-               expected="an integer >= 1", identity=False),
-        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
-    ),
-    protocols=(Ask(CONTINUE, "sampled continuations scored by the toxicity classifier", request),),
-    items=items, measure=measure, data=data,
-    counted=lambda rows, settings: {"prompts": (len(rows), PROMPTS), **({"samples": (settings["samples"], SAMPLES)}
-                                                                        if settings["samples"] < SAMPLES else {})},
-    shortfall=lambda settings, data_dir: "a short prompts file",
-    check=check_classifier,
-    recorded=lambda config, rows, settings, model: {
-        "preset": "rtp", "settings": generation_settings("rtp", max_new_tokens=settings["max_new_tokens"]),
-        "samples": settings["samples"], "seed": settings["seed"], "batch_size": settings["batch_size"],
-        "subset": settings["subset"], "limit": settings["limit"]},
-    timing=with_continuations,
-)
 
 
 def records(results: dict) -> list[dict]:
@@ -149,9 +123,32 @@ BENCHMARK = Benchmark(
     name="real_toxicity_prompts", display_name="RealToxicityPrompts",
     description="RealToxicityPrompts: expected maximum toxicity and toxicity probability of sampled continuations",
     dataset="real_toxicity_prompts", hub_dataset=HubDataset(REPO, "RealToxicityPrompts", "train"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("subset", "all prompts, or the challenging ones only", default="all", choices=SUBSETS, narrows=True),
+        Option("limit", "N counts prompts: the first N of the subset", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+        # in the run's identity as the samples per prompt; fewer than the paper's narrow the run
+        Option("samples", f"continuations per prompt (the paper's {SAMPLES})", default=SAMPLES, type=int, minimum=1,
+               expected="an integer >= 1", narrows=lambda samples: samples < SAMPLES, identity=False),
+        # in the run's identity through the generation settings
+        Option("max_new_tokens", "new tokens per continuation (default: the paper's 20)", type=int, minimum=1,
+               expected="an integer >= 1", identity=False),
+        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
+    ),
+    protocols=(Ask(CONTINUE, "sampled continuations scored by the toxicity classifier", request),),
+    items=items, measure=measure, data=data,
+    counted=lambda rows, settings: {"prompts": (len(rows), PROMPTS), **({"samples": (settings["samples"], SAMPLES)}
+                                                                        if settings["samples"] < SAMPLES else {})},
+    shortfall=lambda settings, data_dir: "a short prompts file",
+    check=check_classifier,
+    recorded=lambda config, rows, settings, model: {
+        "preset": "rtp", "settings": generation_settings("rtp", max_new_tokens=settings["max_new_tokens"]),
+        "samples": settings["samples"], "seed": settings["seed"], "batch_size": settings["batch_size"],
+        "subset": settings["subset"], "limit": settings["limit"]},
+    timing=with_continuations,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
+    defaults={"batch_size": 8},
     overall_note="RealToxicityPrompts' figures are over the prompts of the subset named.",
     paper="https://aclanthology.org/2020.findings-emnlp.301",
     examples=Examples(

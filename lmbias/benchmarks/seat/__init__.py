@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.loading import MODEL_TYPES
+from ...protocols import EMBED
 from ...render.text import cell, markdown_table
 from ..base import Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, model_named
-from .task import TASK
+from ..declared import Ask, Option
+from .data import DEFAULT_TESTS, TESTS
+from .task import counted, items, recorded, request
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("mean_abs_effect_size", "Mean |effect size|", "", 0.0, False, 3,
@@ -63,11 +69,24 @@ BENCHMARK = Benchmark(
     name="seat", display_name="SEAT",
     description="SEAT: effect size and permutation p-value of target-attribute associations in sentence embeddings",
     dataset="seat", hub_dataset=HubDataset("lmbias/seat", "SEAT", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("tests", f"SEAT tests (the data files' names) to run, any of {len(TESTS)}: " + ", ".join(TESTS)
+               + " (default: the 17 bias-bench reports, gender, race and religion)", default=DEFAULT_TESTS, choices=TESTS,
+               many=True, metavar="TEST", narrows=True),
+        Option("n_samples", "permutation test: exact when there are at most this many partitions, else this many sampled",
+               default=100_000, type=int, minimum=1),
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+    ),
+    # config.json's identity, as SEAT's own run recorded it (the protocol adds the model, --model-type and the batch size)
+    protocols=(Ask(EMBED, "the mean last hidden state of each text, unit length", request,
+                   identity=lambda settings: {key: settings[key] for key in ("tests", "n_samples", "seed")}),),
+    items=items, measure=measure_results, data=data_block, counted=counted, recorded=recorded,
+    timing=lambda timing, records, seconds: {**timing, "testing_seconds": seconds},  # the permutation tests
     # hidden states come from transformers in this process (--backend hf); no chat template, one process
     run_options=("model", "revision", "dtype", "device", "device_map", "max_memory", "backend", "seed", "batch_size", "progress",
                  "threads"),
-    add_arguments=TASK.add_arguments,
     overall_note="SEAT's overall cell is the mean |effect size| over the tests run (by default bias-bench's 17).",
     paper="https://aclanthology.org/N19-1063/",
     examples=Examples(

@@ -17,12 +17,9 @@ and writes ``results.json`` at the end.
 
 from __future__ import annotations
 
-from ...lm.loading import MODEL_TYPES
-from ...protocols import EMBED
 from ...protocols.embedding import Embeddings
 from ...resources import ResourceError, locate
-from ..declared import Ask, Option, Task
-from .data import BIAS_BENCH_COMMIT, BIAS_TYPES, DEFAULT_TESTS, SETS, SPEC, TESTS, bias_type, load_test
+from .data import BIAS_BENCH_COMMIT, BIAS_TYPES, DEFAULT_TESTS, SETS, SPEC, bias_type, load_test
 from .measure import seat_test, summarize
 
 ENCODING = ("mean over all token positions of the base model's last hidden state (each text alone, the tokenizer's "
@@ -88,20 +85,3 @@ def recorded(config: dict, rows: list[dict], settings: dict, model: dict) -> dic
             "encoding": ENCODING}
 
 
-TASK = Task(
-    name="seat", display_name="SEAT",
-    options=(
-        Option("tests", f"SEAT tests (the data files' names) to run, any of {len(TESTS)}: " + ", ".join(TESTS)
-               + " (default: the 17 bias-bench reports, gender, race and religion)", default=DEFAULT_TESTS, choices=TESTS,
-               many=True, metavar="TEST", narrows=True),
-        Option("n_samples", "permutation test: exact when there are at most this many partitions, else this many sampled",
-               default=100_000, type=int, minimum=1),
-        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
-               identity=False),
-    ),
-    # config.json's identity, as SEAT's own run recorded it (the protocol adds the model, --model-type and the batch size)
-    protocols=(Ask(EMBED, "the mean last hidden state of each text, unit length", request,
-                   identity=lambda settings: {key: settings[key] for key in ("tests", "n_samples", "seed")}),),
-    items=items, measure=measure, data=data, counted=counted, recorded=recorded,
-    measure_seconds="testing_seconds",
-)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...lm.loading import MODEL_TYPES
 from ...protocols import GENERATE, PROTOCOLS, get_protocol
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant
+from ..declared import Option
 from ..likelihood import invalid_rate, likelihood_summary, no_result, protocol_of, record_protocol
-from .measure import TASKS
-from .task import TASK
+from .measure import MASKED_SCORES, TASKS
+from .task import ASKS, CAUSAL_PREFIXES, CHAT_SCORING, check, counted, items, outcomes, recorded, refuse, shortfall
+from .task import data as data_block
+from .task import measure as measure_results
 
 METRICS = (
     MetricSpec("lms", "LMS", "%", 100.0, True, 1, "language modeling score: how often a meaningful option beats the unrelated one"),
@@ -84,9 +88,33 @@ def migrate_v1(results: dict) -> dict:
 BENCHMARK = Benchmark(
     name="stereoset", display_name="StereoSet", description="StereoSet dev set: LMS, SS and ICAT",
     dataset="stereoset", hub_dataset=HubDataset("McGill-NLP/stereoset", "StereoSet", "validation"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
+               identity=False),
+        Option("limit", "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task: "
+                        "the first N of each --tasks task", type=int, minimum=1, expected="an integer >= 1", metavar="N",
+               narrows=True),
+        Option("tasks", "StereoSet tasks to score", default=TASKS, choices=TASKS, many=True, narrows=True),
+        Option("masked_score", "a masked LM's intrasentence score: the mean subword probability (the authors' code) or "
+                               "the mean log-probability (the paper's §7.1 wording)", default="mean-probability",
+               choices=MASKED_SCORES),
+        Option("causal_prefix", "a causal LM's intrasentence score: bos-first (the authors' code: the first subword "
+                                "given the start token, the others given the sentence alone) or bos (every subword "
+                                "given the start token and the subwords before it, in one pass: lm-evaluation-harness's)",
+               default=CAUSAL_PREFIXES[0], choices=CAUSAL_PREFIXES),
+        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
+               expected="an integer >= 0 (0: no intervals)"),
+        Option("confidence", "the intervals' confidence level", default=0.95, type=float, minimum=0, maximum=1,
+               expected="a number between 0 and 1"),
+    ),
+    protocols=ASKS, prompt_fields=("context",),
+    template_help="{options} (the lettered lines) and {context} (the item's context)",
+    items=items, measure=measure_results, data=data_block, counted=counted, check=check,
+    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
+    skipped=lambda settings: {task: "not run" for task in TASKS if task not in settings["tasks"]},
+    outcomes=outcomes, outcome_name="stereotype preferred to the anti-stereotype",
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments,
     variants=(Variant("task", "StereoSet task", ("both", "intrasentence", "intersentence"), in_domains="intrasentence"),
               Variant("protocol", "StereoSet protocol", PROTOCOLS)),
     migrate_v1=migrate_v1, references=REFERENCES,

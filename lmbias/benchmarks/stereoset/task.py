@@ -29,7 +29,7 @@ remains for the intersentence CAT: the authors trained an NSP head on GPT-2, not
 log-probability used here gave GPT-2 an intersentence LMS of 61.5 (footnote 3).
 
 The option word of an intrasentence item is derived from its context and option sentence with
-:func:`blank_fillers`. The benchmark is declared (:data:`TASK`) for the generic run
+:func:`blank_fillers`. The benchmark is declared (:data:`~lmbias.benchmarks.stereoset.BENCHMARK`) for the generic run
 (:func:`lmbias.benchmarks.declared.run_task`), which loads a model, scores the dataset (split across
 processes when launched with ``torchrun``: rank ``r`` of ``N`` scores items ``r, r + N, ...``; rank 0
 gathers and writes), and writes ``<out>/results.json`` and ``<out>/scores.jsonl`` (schema in
@@ -56,7 +56,7 @@ from ...checks import check_choice, check_choices
 from ...errors import InputError
 from ...lm import likelihood
 from ...lm.chat import DEFAULT_INSTRUCTION, SENTENCE_REQUEST, instructed
-from ...lm.loading import KINDS, MODEL_TYPES
+from ...lm.loading import KINDS
 from ...lm.processes import process_state
 from ...lm.spec import ModelSpec
 from ...protocols import get_protocol
@@ -64,7 +64,6 @@ from ...protocols.choice import Questions
 from ...protocols.likelihood import Scoring, check_rows
 from .. import sentence_choice
 from ..base import chat_requested, refuse_chat_likelihood
-from ..declared import Option, Task
 from ..likelihood import ordered
 from .measure import MASKED_SCORES, TASKS, stereoset_comparison_scores, stereoset_scores
 
@@ -448,31 +447,3 @@ def shortfall(settings: dict, data_dir) -> str:
     return f"{_resource(data_dir).path} has {len(load_rows('stereoset', data_dir=data_dir)):,}"
 
 
-TASK = Task(
-    name="stereoset", display_name="StereoSet",
-    options=(
-        Option("model_type", "default: from the config's architectures", default="auto", choices=tuple(MODEL_TYPES),
-               identity=False),
-        Option("limit", "N counts items (a context with its stereotype, anti-stereotype and unrelated options) per task: "
-                        "the first N of each --tasks task", type=int, minimum=1, expected="an integer >= 1", metavar="N",
-               narrows=True),
-        Option("tasks", "StereoSet tasks to score", default=TASKS, choices=TASKS, many=True, narrows=True),
-        Option("masked_score", "a masked LM's intrasentence score: the mean subword probability (the authors' code) or "
-                               "the mean log-probability (the paper's §7.1 wording)", default="mean-probability",
-               choices=MASKED_SCORES),
-        Option("causal_prefix", "a causal LM's intrasentence score: bos-first (the authors' code: the first subword "
-                                "given the start token, the others given the sentence alone) or bos (every subword "
-                                "given the start token and the subwords before it, in one pass: lm-evaluation-harness's)",
-               default=CAUSAL_PREFIXES[0], choices=CAUSAL_PREFIXES),
-        Option("bootstrap", "bootstrap resamples for confidence intervals (0: none)", default=0, type=int, minimum=0,
-               expected="an integer >= 0 (0: no intervals)"),
-        Option("confidence", "the intervals' confidence level", default=0.95, type=float, minimum=0, maximum=1,
-               expected="a number between 0 and 1"),
-    ),
-    protocols=ASKS, prompt_fields=("context",),
-    template_help="{options} (the lettered lines) and {context} (the item's context)",
-    items=items, measure=measure, data=data, counted=counted, check=check,
-    recorded=recorded, chat_scoring=CHAT_SCORING, refuse=refuse, shortfall=shortfall,
-    skipped=lambda settings: {task: "not run" for task in TASKS if task not in settings["tasks"]},
-    outcomes=outcomes, outcome_name="stereotype preferred to the anti-stereotype",
-)

@@ -8,7 +8,7 @@ evaluation does (one generator seeded once, 42 by default, shuffling each file i
 each; :func:`lmbias.benchmarks.toxigen.data.sample_lines`; a base model's continuation kept up to
 its first newline: the next statement; a chat model asked "Complete the following: " + the prompt). Llama 2's
 own prompts (a filtered set of single annotated sentences, Hosseini et al. 2023) are not these, so its table is
-not reproduced to the digit. A declared :data:`TASK` on the continue protocol (:mod:`lmbias.protocols.continuation`),
+not reproduced to the digit. A declared :data:`BENCHMARK` on the continue protocol (:mod:`lmbias.protocols.continuation`),
 run by :func:`~lmbias.benchmarks.declared.run_task`.
 """
 
@@ -21,7 +21,7 @@ from ...render import html
 from ...render.common import number, with_ci
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
-from ..declared import Ask, Option, Task
+from ..declared import Ask, Option
 from ..toxic_continuations import TOXICITY_FILE, check_classifier, classifier, classifier_options, toxicity_scorer, with_continuations
 from .data import CITATION, EXTRA_GROUPS, FILES, GROUPS, PROMPTS_PER_FILE, SETS, TOXIGEN_COMMIT, read_prompts
 from .measure import toxic_shares
@@ -71,36 +71,6 @@ def _full(settings: dict) -> int:
         * PROMPTS_PER_FILE
 
 
-TASK = Task(
-    name="toxigen", display_name="ToxiGen",
-    options=(
-        Option("sets", "statement sets: hate, neutral", default=SETS, choices=SETS, many=True),
-        Option("groups", "target groups (default: the paper's and Llama 2's 13)", default=GROUPS,
-               choices=GROUPS + EXTRA_GROUPS, many=True),
-        Option("per_group", "K prompts per set and group, drawn as open-instruct draws its 500 (one generator seeded with "
-                            "--seed, 42 by default as there, shuffling each file in turn; default all 1,000 in file order)",
-               type=int, minimum=1, maximum=PROMPTS_PER_FILE, metavar="K", narrows=True),
-        # in the run's identity through the generation settings
-        Option("max_new_tokens", f"new tokens per continuation (default {MAX_NEW_TOKENS}; greedy, a base model's cut at "
-                                 "its first newline)", type=int, minimum=1, expected="an integer >= 1", identity=False),
-        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
-    ),
-    protocols=(Ask(CONTINUE, "greedy continuations scored by the toxicity classifier", request),),
-    items=lambda settings, data_dir: read_prompts(settings["sets"], settings["groups"], settings["per_group"],
-                                                  settings["seed"], data_dir),
-    measure=measure,
-    data=lambda rows, settings, data_dir: {
-        "dataset": "microsoft/TOXIGEN", "revision": TOXIGEN_COMMIT, "citation": CITATION, "sets": list(settings["sets"]),
-        "groups": list(settings["groups"]), "counts": {"prompts": len(rows)}},
-    counted=lambda rows, settings: {"prompts": (sum(1 for row in rows if row["group"] in GROUPS), _full(settings))},
-    shortfall=lambda settings, data_dir: "--groups " + " ".join(settings["groups"]),
-    check=check_classifier,
-    recorded=lambda config, rows, settings, model: {
-        "settings": _settings(settings), "seed": settings["seed"], "batch_size": settings["batch_size"],
-        "per_group": settings["per_group"], "first_line": not settings["chat"],
-        **({"chat_request": CHAT_REQUEST} if settings["chat"] else {})},
-    timing=with_continuations,
-)
 
 
 def records(results: dict) -> list[dict]:
@@ -159,9 +129,36 @@ BENCHMARK = Benchmark(
     name="toxigen", display_name="ToxiGen",
     description="ToxiGen generation: share of toxic continuations per target group, hate and neutral prompts",
     dataset="toxigen", hub_dataset=HubDataset("lmbias/toxigen", "ToxiGen prompts", "train"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("sets", "statement sets: hate, neutral", default=SETS, choices=SETS, many=True),
+        Option("groups", "target groups (default: the paper's and Llama 2's 13)", default=GROUPS,
+               choices=GROUPS + EXTRA_GROUPS, many=True),
+        Option("per_group", "K prompts per set and group, drawn as open-instruct draws its 500 (one generator seeded with "
+                            "--seed, 42 by default as there, shuffling each file in turn; default all 1,000 in file order)",
+               type=int, minimum=1, maximum=PROMPTS_PER_FILE, metavar="K", narrows=True),
+        # in the run's identity through the generation settings
+        Option("max_new_tokens", f"new tokens per continuation (default {MAX_NEW_TOKENS}; greedy, a base model's cut at "
+                                 "its first newline)", type=int, minimum=1, expected="an integer >= 1", identity=False),
+        *classifier_options(DEFAULT_CLASSIFIER, DEFAULT_LABELS),
+    ),
+    protocols=(Ask(CONTINUE, "greedy continuations scored by the toxicity classifier", request),),
+    items=lambda settings, data_dir: read_prompts(settings["sets"], settings["groups"], settings["per_group"],
+                                                  settings["seed"], data_dir),
+    measure=measure,
+    data=lambda rows, settings, data_dir: {
+        "dataset": "microsoft/TOXIGEN", "revision": TOXIGEN_COMMIT, "citation": CITATION, "sets": list(settings["sets"]),
+        "groups": list(settings["groups"]), "counts": {"prompts": len(rows)}},
+    counted=lambda rows, settings: {"prompts": (sum(1 for row in rows if row["group"] in GROUPS), _full(settings))},
+    shortfall=lambda settings, data_dir: "--groups " + " ".join(settings["groups"]),
+    check=check_classifier,
+    recorded=lambda config, rows, settings, model: {
+        "settings": _settings(settings), "seed": settings["seed"], "batch_size": settings["batch_size"],
+        "per_group": settings["per_group"], "first_line": not settings["chat"],
+        **({"chat_request": CHAT_REQUEST} if settings["chat"] else {})},
+    timing=with_continuations,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 16, "seed": 42},  # open-instruct's seed
+    defaults={"batch_size": 16, "seed": 42},  # open-instruct's seed
     variants=(Variant("set", "ToxiGen statements", SETS, each=True),),
     overall_note="ToxiGen's overall share pools every continuation of the set.",
     paper="https://aclanthology.org/2022.acl-long.234",

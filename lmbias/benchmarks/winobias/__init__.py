@@ -8,9 +8,14 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
+from ..declared import Option
 from ..likelihood import protocol_of
-from .data import SPLITS
-from .task import TASK
+from .data import FILE_ROWS, SPLITS, TYPES
+from .measure import MAX_BOOTSTRAP
+from .task import data as data_block
+from .task import measure as measure_results
+from .task import select_rows
 
 METRICS = (
     MetricSpec("gap", "Pro - anti gap", "pp", 0.0, None, 1,
@@ -52,7 +57,7 @@ def summary(results: dict, out) -> str:
              "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
              "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
             for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
-    how = TASK.ask(config.get("protocol")).how
+    how = BENCHMARK.ask(config.get("protocol")).how
     header = (f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
               f"({how}); results in {out}/results.json")
     note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
@@ -74,9 +79,23 @@ BENCHMARK = Benchmark(
     name="winobias", display_name="WinoBias",
     description="WinoBias: coreference accuracy on pro- and anti-stereotypical sentences and their gap",
     dataset="winobias", hub_dataset=HubDataset("uclanlp/wino_bias", "WinoBias", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("split", "the test half (default) or the dev half", default="test", choices=tuple(SPLITS)),
+        Option("types", "sentence types to run (1: semantic cues only; 2: syntactic cues too)", default=tuple(TYPES),
+               type=int, choices=tuple(TYPES), many=True, narrows=True),
+        Option("limit", "N counts pro / anti sentence pairs per type (of 396): the first N of each type, so 2 x N "
+                        "sentences per type", type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
+        Option("bootstrap", "bootstrap resamples of the pairs for the intervals (default 1000; 0: none)", default=1000,
+               type=int, minimum=0, maximum=MAX_BOOTSTRAP, expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}",
+               identity=False),
+    ),
+    protocols=protocols("likelihood of each occupation after \"‘He’ refers to the\""),
+    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
+    items=lambda options, data_dir: select_rows(options["split"], options["types"], options["limit"], data_dir),
+    measure=measure_results, data=data_block, outcomes=outcomes, outcome_name="pronoun resolved correctly",
+    counted=lambda rows, options: {"sentences": (len(rows), 4 * FILE_ROWS)},
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments,
     variants=(Variant("split", "WinoBias split", SPLITS), Variant("protocol", "WinoBias protocol", PROTOCOLS)),
     overall_note="WinoBias's overall cells pool type 1 and type 2 sentences; the paper reports each type.",
     paper="https://aclanthology.org/N18-2003/",

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
-from ..declared import Option, Task
-from .data import COREFBIAS_COMMIT, FILE_ROWS, SPEC, SPLITS, TYPES
-from .measure import MAX_BOOTSTRAP, winobias_scores
+from .data import COREFBIAS_COMMIT, SPEC
+from .measure import winobias_scores
 
 
 def select_rows(split: str, types: Sequence[int], limit: int | None, data_dir=None) -> list[dict]:
@@ -38,21 +36,3 @@ def data(rows: list[dict], options: dict, data_dir) -> dict:
             "counts": {"sentences": len(rows), **{f"type{t}": sum(r["type"] == t for r in rows) for t in options["types"]}}}
 
 
-TASK = Task(
-    name="winobias", display_name="WinoBias",
-    options=(
-        Option("split", "the test half (default) or the dev half", default="test", choices=tuple(SPLITS)),
-        Option("types", "sentence types to run (1: semantic cues only; 2: syntactic cues too)", default=tuple(TYPES),
-               type=int, choices=tuple(TYPES), many=True, narrows=True),
-        Option("limit", "N counts pro / anti sentence pairs per type (of 396): the first N of each type, so 2 x N "
-                        "sentences per type", type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
-        Option("bootstrap", "bootstrap resamples of the pairs for the intervals (default 1000; 0: none)", default=1000,
-               type=int, minimum=0, maximum=MAX_BOOTSTRAP, expected=f"an integer from 0 (no intervals) to {MAX_BOOTSTRAP:,}",
-               identity=False),
-    ),
-    protocols=protocols("likelihood of each occupation after \"‘He’ refers to the\""),
-    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
-    items=lambda options, data_dir: select_rows(options["split"], options["types"], options["limit"], data_dir),
-    measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
-    counted=lambda rows, options: {"sentences": (len(rows), 4 * FILE_ROWS)},
-)

@@ -9,8 +9,13 @@ from collections.abc import Iterable
 from ...protocols import PROTOCOLS, get_protocol
 from ...render.text import cell, markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
+from ..declared import Option
 from ..likelihood import protocol_of
-from .task import TASK
+from .data import GENDERS, SPEC
+from .task import data as data_block
+from .task import measure as measure_results
+from .task import select_rows
 
 METRICS = (
     MetricSpec("accuracy", "Accuracy", "%", 100.0, True, 1,
@@ -67,7 +72,7 @@ def summary(results: dict, out) -> str:
              cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
-    how = TASK.ask(results["config"].get("protocol")).how
+    how = BENCHMARK.ask(results["config"].get("protocol")).how
     lines = [f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} sentences ({how}); "
              f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
@@ -95,9 +100,20 @@ BENCHMARK = Benchmark(
     name="winogender", display_name="Winogender",
     description="Winogender: pronoun resolution by gender and gotchas; occupation correlation with the share of women",
     dataset="winogender", hub_dataset=HubDataset("oskarvanderwal/winogender", "Winogender", "test"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, records=records, summary=summary, report_section=report_section,
+    options=(
+        Option("genders", "pronoun genders to run (default all three)", default=tuple(GENDERS), choices=tuple(GENDERS),
+               many=True, narrows=True),
+        Option("limit", "N counts sentence frames (an occupation, a participant and an answer; of 240): the first N, each "
+                        "with its --genders pronouns (up to 3 x N sentences)", type=int, minimum=1, expected="an integer >= 1",
+               metavar="N", narrows=True),
+    ),
+    protocols=protocols("likelihood of the occupation vs the participant after \"‘He’ refers to the\""),
+    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
+    items=lambda options, data_dir: select_rows(options["genders"], options["limit"], data_dir),
+    measure=measure_results, data=data_block, outcomes=outcomes, outcome_name="pronoun resolved correctly",
+    counted=lambda rows, options: {"sentences": (len(rows), SPEC.expected_rows())},
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
-    add_arguments=TASK.add_arguments,
     variants=(Variant("protocol", "Winogender protocol", PROTOCOLS),),
     overall_note="Winogender's overall cells cover the sentences of every pronoun gender run.",
     paper="https://aclanthology.org/N18-2002/",

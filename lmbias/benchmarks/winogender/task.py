@@ -6,16 +6,14 @@ lm-evaluation-harness's ``winogender`` tasks) or by a generated answer to letter
 :func:`lmbias.benchmarks.winogender.measure.winogender_scores`.
 
 >>> from lmbias.benchmarks.declared import run_task
->>> # run_task(TASK, model="gpt2", out="runs/wg", limit=8)   # Python; `lmbias run winogender --limit 8` on the command line
+>>> # run_task(BENCHMARK, model="gpt2", out="runs/wg", limit=8)   # Python; `lmbias run winogender --limit 8` on the command line
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
-from ..declared import Option, Task
-from .data import GENDERS, SPEC, WINOGENDER_COMMIT, occupation_statistics
+from .data import SPEC, WINOGENDER_COMMIT, occupation_statistics
 from .measure import winogender_scores
 
 
@@ -46,18 +44,3 @@ def data(rows: list[dict], options: dict, data_dir) -> dict:
                        **{g: sum(r["gender"] == g for r in rows) for g in options["genders"]}}}
 
 
-TASK = Task(
-    name="winogender", display_name="Winogender",
-    options=(
-        Option("genders", "pronoun genders to run (default all three)", default=tuple(GENDERS), choices=tuple(GENDERS),
-               many=True, narrows=True),
-        Option("limit", "N counts sentence frames (an occupation, a participant and an answer; of 240): the first N, each "
-                        "with its --genders pronouns (up to 3 x N sentences)", type=int, minimum=1, expected="an integer >= 1",
-               metavar="N", narrows=True),
-    ),
-    protocols=protocols("likelihood of the occupation vs the participant after \"‘He’ refers to the\""),
-    prompt_fields=PROMPT_FIELDS, template_help=TEMPLATE_HELP,
-    items=lambda options, data_dir: select_rows(options["genders"], options["limit"], data_dir),
-    measure=measure, data=data, outcomes=outcomes, outcome_name="pronoun resolved correctly",
-    counted=lambda rows, options: {"sentences": (len(rows), SPEC.expected_rows())},
-)
