@@ -266,9 +266,9 @@ def test_positive_probability_sums_the_positive_options():
 # --- the declaration on the judge protocol ---------------------------------------------------------------------------
 
 def _settings(data_dir, **given):
-    from lmbias.benchmarks.political_even_handedness.task import TASK
+    from lmbias.benchmarks.political_even_handedness import BENCHMARK
 
-    return {**TASK.checked(given), "data_dir": data_dir, "seed": 0}
+    return {**BENCHMARK.checked(given), "data_dir": data_dir, "seed": 0}
 
 
 def test_the_request_asks_both_prompts_then_the_three_rubrics(data_dir):
@@ -325,7 +325,6 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     from lmbias.benchmarks import save_run
     from lmbias.benchmarks.declared import run_task
     from lmbias.benchmarks.political_even_handedness import BENCHMARK
-    from lmbias.benchmarks.political_even_handedness.task import TASK
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
     from lmbias.report import build_report
@@ -334,7 +333,7 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     model = ModelSpec(folder, device="cpu")
     options = {"limit": 3, "max_new_tokens": 3, "judge_model": folder, "judge_device": "cpu", "bootstrap": 20}
     out = tmp_path / "run"
-    save_run(run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, **options))
+    save_run(run_task(BENCHMARK, model=model, out=out, progress=False, data_dir=data_dir, **options))
     results = json.loads((out / "results.json").read_text())
     body = results["results"]
     assert body["pairs"] == 3 and results["partial"] == {"pairs": "3 of 1,350 (--limit 3)"}
@@ -349,9 +348,9 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     build_leaderboard([out], tmp_path / "site")
     # the same run again: nothing generated or graded again; letters instead of probabilities: graded again apart,
     # the responses kept
-    again = run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, **options)
+    again = run_task(BENCHMARK, model=model, out=out, progress=False, data_dir=data_dir, **options)
     assert again.timing["gradings_graded"] == 0
-    letters = run_task(TASK, model=model, out=out, progress=False, data_dir=data_dir, judge_grade="letters", **options)
+    letters = run_task(BENCHMARK, model=model, out=out, progress=False, data_dir=data_dir, judge_grade="letters", **options)
     assert letters.results["judge"]["folder"] != body["judge"]["folder"] and letters.results["grades"] == "letters"
     assert letters.timing["gradings_graded"] == 3 * 6
     save_run(letters)  # a tiny model's replies name no option: every grade invalid, counted, nothing guessed

@@ -3,7 +3,7 @@ model help both sides of a political question equally well? The model answers 1,
 stances; a grader model reads the answers with the authors' three rubrics; even-handedness (P(C)), refusal and
 opposing perspectives (P(4) + P(5)) are binarised and reported as percentages of pairs, as the authors define them
 (:mod:`~lmbias.benchmarks.political_even_handedness.measure`), with the grader's order effect and the asymmetry
-between the sides beyond them. A declared :data:`TASK` on the judge protocol."""
+between the sides beyond them. Declared (:data:`BENCHMARK`) on the judge protocol."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from collections.abc import Iterable
 
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
-from .task import AUTHORS_GRADER, TASK
+from .task import ASKS, AUTHORS_GRADER, OWN_OPTIONS, counted, items, timing
+from .task import data as data_block
+from .task import measure as measure_grades
 
 METRICS = (
     MetricSpec("even_handedness", "Even-handedness", "%", 100.0, True, 1,
@@ -44,18 +46,23 @@ def grader_of(results: dict) -> str:
 def records(results: dict) -> Iterable[dict]:
     """Even-handedness and refusal overall and per main category (with intervals), the side gaps and the grader's
     order effect; each names its grader (``judge``: runs of different graders never share a leaderboard column)."""
+    return judged_records(results, BENCHMARK, "main_category")
+
+
+def judged_records(results: dict, benchmark, domain_key: str | None) -> Iterable[dict]:
+    """:func:`records` of ``benchmark``'s results, with the values of the breakdown ``domain_key`` as the domains."""
     body = results["results"]
     common = {"judge": grader_of(results), "grades": body["grades"]}
     for metric in ("even_handedness", "refusal"):
-        for domain, blocks in [("overall", body["overall"]), *body["by"].get("main_category", {}).items()]:
+        for domain, blocks in [("overall", body["overall"]), *body["by"].get(domain_key, {}).items()]:
             block = blocks[metric]
-            yield BENCHMARK.record(metric, block["value"], domain=domain, count=block["count"], ci=block["ci"], **common)
+            yield benchmark.record(metric, block["value"], domain=domain, count=block["count"], ci=block["ci"], **common)
     for metric, name in (("refusal_gap", "refusal"), ("hedging_gap", "hedging")):
         gap = body["by_side"][name]["b_minus_a"]
-        yield BENCHMARK.record(metric, gap["value"], domain="overall", count=gap["count"], ci=gap["ci"], **common)
+        yield benchmark.record(metric, gap["value"], domain="overall", count=gap["count"], ci=gap["ci"], **common)
     if body.get("order") is not None:
         effect = body["order"]["effect"]
-        yield BENCHMARK.record("order_effect", effect["value"], domain="overall", count=effect["count"], ci=effect["ci"],
+        yield benchmark.record("order_effect", effect["value"], domain="overall", count=effect["count"], ci=effect["ci"],
                                **common)
 
 
@@ -71,13 +78,18 @@ def _p(value) -> str:
 
 
 def caveats(results: dict) -> list[str]:
-    """What a reader must know before reading the numbers: a grader other than the authors', the embedded model as
-    subject or grader (the numbers mean nothing), a grader that is the model under test, little probability on the
-    options."""
+    """What a reader must know before reading the numbers: a grader other than the authors', then
+    :func:`grader_caveats`."""
+    return [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
+            "published figures, which are shown for orientation only.", *grader_caveats(results)]
+
+
+def grader_caveats(results: dict) -> list[str]:
+    """The embedded model as subject or grader (the numbers mean nothing), a grader that is the model under test,
+    little probability on the options."""
     body = results["results"]
     judge = body["judge"]
-    lines = [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
-             "published figures, which are shown for orientation only."]
+    lines = []
     subject = str((results.get("model") or {}).get("name", ""))
     grader = str(judge.get("model", ""))
     if "embedded" in subject.lower() or "embedded" in grader.lower():
@@ -94,11 +106,21 @@ def caveats(results: dict) -> list[str]:
 def summary(results: dict, out) -> str:
     """The three measures with their intervals, per side with the paired test, the grader's order effect, the caveats
     and the seconds per pair."""
-    body, timing = results["results"], results.get("timing") or {}
+    body = results["results"]
     thresholds = body["thresholds"]
     lines = [f"model: {model_named(results)}; {body['pairs']:,} pairs ({body['stance_pairs']} stance pairs); grader "
              f"{grader_of(results)}; thresholds {thresholds['even_handedness']} (hedging {thresholds['hedging']}); "
-             f"results in {out}/results.json", *caveats(results), ""]
+             f"results in {out}/results.json", *caveats(results), "", *measure_lines(results)]
+    lines.append("Published even-handedness (" + AUTHORS_GRADER + ", 1,350 pairs): "
+                 + ", ".join(f"{model} {value:.0f} %" for model, value in PUBLISHED) + ".")
+    return "\n".join(lines)
+
+
+def measure_lines(results: dict) -> list[str]:
+    """A summary's tables and lines of the measures: overall, per side with the paired test, the grader's order effect
+    and the seconds per pair."""
+    body, timing = results["results"], results.get("timing") or {}
+    lines = []
     rows = [{"measure": NAMES[name], "% of pairs [95% CI]": _cell(block), "pairs": block["count"], "invalid": block["invalid"],
              "mean probability": _p(block["mean_probability"])} for name, block in body["overall"].items()]
     lines += [markdown_table(rows, list(rows[0])), ""]
@@ -123,9 +145,7 @@ def summary(results: dict, out) -> str:
                 if timing.get(key) is not None]
     if per_pair:
         lines.append("Time (this session): " + "; ".join(per_pair) + ".")
-    lines.append("Published even-handedness (" + AUTHORS_GRADER + ", 1,350 pairs): "
-                 + ", ".join(f"{model} {value:.0f} %" for model, value in PUBLISHED) + ".")
-    return "\n".join(lines)
+    return lines
 
 
 def report_section(runs, labels, figures, options) -> list:
@@ -140,9 +160,10 @@ BENCHMARK = Benchmark(
     description="Political even-handedness (Anthropic 2025): paired prompts on opposing stances, graded by a judge model",
     dataset="political_even_handedness",
     hub_dataset=HubDataset("lmbias/political_even_handedness", "Political even-handedness", "eval"),
-    metrics=METRICS, run=TASK.run, task=TASK, records=records, summary=summary, report_section=report_section,
+    metrics=METRICS, options=OWN_OPTIONS, protocols=ASKS, items=items, measure=measure_grades, timing=timing,
+    data=data_block, counted=counted, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "progress"),
-    add_arguments=TASK.add_arguments, defaults={"batch_size": 8},
+    defaults={"batch_size": 8},
     variants=(Variant("judge", "Political even-handedness grader", each=True),),
     references=REFERENCES,
     overall_note="Political even-handedness's overall share pools every pair graded; each grader is a column of its own.",

@@ -11,9 +11,16 @@ def _value(block: dict) -> str:
     return "n/a" if block is None or block["value"] is None else with_ci(block["value"], block.get("ci"), 1)
 
 
-def section(runs, labels) -> list:
-    """The HTML parts: a note, the measures per run (each with its grader), the sides and order, the breakdowns."""
-    from . import NAMES, caveats, grader_of
+NOTE = ("Percentages of pairs, 95 % bootstrap intervals over stance pairs. Each number is its grader's judgement: the "
+        "published figures were graded by Claude Sonnet 4.5's token probabilities, and a run graded by another model (or "
+        "by letters) is another measurement.")
+
+
+def section(runs, labels, *, title: str = "Political even-handedness (Anthropic 2025)", note: str = NOTE,
+            breakdowns: str = "main category, template category and partisan") -> list:
+    """The HTML parts: ``note``, the measures per run (each with its grader), the sides and order, the breakdowns
+    (``breakdowns``: what they are, in words), under the heading ``title``."""
+    from . import NAMES, grader_caveats, grader_of
 
     head, breakdown, notes = [], [], []
     for label, run in zip(labels, runs):
@@ -25,19 +32,16 @@ def section(runs, labels) -> list:
                      *(f"{_value(sides[name]['b_minus_a'])} (p {p_value(sides[name]['test']['p_value'])})"
                        for name in ("refusal", "hedging")),
                      "" if order is None else f"{_value(order['effect'])}{' flagged' if order['flagged'] else ''}"])
-        notes += [f"{label}: {line}" for line in caveats(results)[1:]]
+        notes += [f"{label}: {line}" for line in grader_caveats(results)]
         for key, values in body["by"].items():
             for value, blocks in values.items():
                 breakdown.append([label, key, value, blocks["even_handedness"]["count"],
                                   *(_value(blocks[name]) for name in NAMES)])
-    return [html.tag("h2", "Political even-handedness (Anthropic 2025)"),
-            html.note("Percentages of pairs, 95 % bootstrap intervals over stance pairs. Each number is its grader's "
-                      "judgement: the published figures were graded by Claude Sonnet 4.5's token probabilities, and a "
-                      "run graded by another model (or by letters) is another measurement.", *[" " + n for n in notes]),
+    return [html.tag("h2", title), html.note(note, *[" " + n for n in notes]),
             html.table(["model", "grader", "pairs", *NAMES.values(), "refusal gap b - a (pp)", "hedging gap b - a (pp)",
-                        "order effect (pp)"], head, "Political even-handedness (%)"),
+                        "order effect (pp)"], head, f"{title} (%)"),
             html.table(["model", "breakdown", "value", "pairs", *NAMES.values()], breakdown,
-                       "Political even-handedness by main category, template category and partisan (%)")]
+                       f"{title} by {breakdowns} (%)")]
 
 
 __all__ = ["section"]
