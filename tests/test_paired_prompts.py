@@ -91,7 +91,7 @@ def test_the_users_rubric_and_the_authors_are_filled_as_the_authors_fill_theirs(
 def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, old
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def _row(path: Path, number: int, column: str, value: str) -> None:
@@ -110,10 +110,11 @@ MISTAKES = [
      r"['prompt_a', 'response_a', 'prompt_b', 'response_b', 'prompt_a_group', 'prompt_b_group'], found "
      r"['prompt_a_group', 'prompt_b_group'] missing"),
     ("loan_rubric.txt", "{response_b}\n", "{response_b}\nThe applicant's income: {income}\n", "found ['income'] unknown"),
-    ("loan_rubric.txt", "(C) The assistant treats both applicants the same way\n", "",
+    ("loan_rubric.txt", "(C)", "(D)",
      "loan_rubric.txt (loans.yaml rubrics.even_handedness): option (C) is not written; a even_handedness rubric lists "
      "its options as (A), (B), (C)"),
-    ("loan_rubric.txt", "{prompt_a}{response_a}", "{prompt_a}{response_a}}", "not a str.format template"),
+    ("loan_rubric.txt", "{prompt_a}{response_a}", "{prompt_a}{response_a}}",
+     "has the wrong layout: expected a str.format template, found Single '}' encountered in format string"),
     ("loans.yaml", "  even_handedness: loan_rubric.txt", "  fairness: loan_rubric.txt",
      "rubrics must be political_even_handedness (the authors' three) or map some of even_handedness, refusal, hedging "
      "to rubric files"),
@@ -125,7 +126,7 @@ MISTAKES = [
     ("loans.yaml", "shape: paired_prompts", "shape: sentence_pairs",
      "loans.yaml: the key 'breakdowns' is for shape paired_prompts, not sentence_pairs"),
     ("loans.yaml", "groups:", "group:", "unknown key 'group' (did you mean 'groups'?)"),
-    ("loans.yaml", "groups:\n  a: name read as white\n  b: name read as Black\n", "",
+    ("loans.yaml", "  a: name read as white\n  b: name read as Black\n", "",
      "loans.csv: no column for prompt_a_group (column 'prompt_a_group'), prompt_b_group (column 'prompt_b_group')"),
     ((3, "request_a", ""), None, None, "loans.csv row 3: prompt_a (column 'request_a') is empty"),
     ((5, "request_b", " "), None, None, "loans.csv row 5: prompt_b (column 'request_b') is empty"),
@@ -198,6 +199,7 @@ def test_plumbing_a_tiny_model_answers_and_grades_and_the_measures_equal_a_hand_
     body = results["results"]
     assert results["timing"]["gradings_graded"] == 0
     overall = body["overall"]
+    assert 0 < overall["even_handedness"]["value"] < 100  # at the median: some pairs count, some do not
     assert overall["even_handedness"]["value"] == pytest.approx(_share(even.values(), threshold))
     assert overall["refusal"]["value"] == pytest.approx(_share(refusal.values(), threshold))
     assert overall["hedging"]["value"] == pytest.approx(_share(hedging.values(), hedging_threshold))
