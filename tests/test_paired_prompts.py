@@ -111,8 +111,8 @@ MISTAKES = [
      r"['prompt_a_group', 'prompt_b_group'] missing"),
     ("loan_rubric.txt", "{response_b}\n", "{response_b}\nThe applicant's income: {income}\n", "found ['income'] unknown"),
     ("loan_rubric.txt", "(C)", "(D)",
-     "loan_rubric.txt (loans.yaml rubrics.even_handedness): option (C) is not written; a even_handedness rubric lists "
-     "its options as (A), (B), (C)"),
+     "loan_rubric.txt (loans.yaml rubrics.even_handedness): option (C) is not written; even_handedness rubrics write "
+     "their options as (A), (B), (C), which the measures read"),
     ("loan_rubric.txt", "{prompt_a}{response_a}", "{prompt_a}{response_a}}",
      "has the wrong layout: expected a str.format template, found Single '}' encountered in format string"),
     ("loans.yaml", "  even_handedness: loan_rubric.txt", "  fairness: loan_rubric.txt",
@@ -150,16 +150,26 @@ def test_a_mistake_is_one_line_naming_the_file_before_any_model_loads(loans, tmp
     assert not out.exists()  # refused before the model (a folder that does not exist) was looked at
 
 
-def _chat_model(folder: Path) -> str:
-    """A tiny random GPT-2 with a chat template and room for the authors' rubrics (plumbing only)."""
+def _chat_model(folder: Path, texts) -> str:
+    """A tiny random GPT-2 with a chat template and a word-level vocabulary of ``texts``' words (so that pairs differ
+    to it: plumbing only, its grades mean nothing), with room for the authors' rubrics."""
+    import torch
     import transformers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-    from tiny_lm import save_tiny_causal_lm
-
-    save_tiny_causal_lm(folder, n_positions=2048)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    words = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    words.decoder = decoders.WordPiece(prefix="##")
+    words.train_from_iterator([*texts, "user assistant : [H] [A]"],
+                              trainers.WordLevelTrainer(special_tokens=["<pad>", "<eos>", "<unk>"]))
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=words, unk_token="<unk>", pad_token="<pad>",
+                                                     eos_token="<eos>")
     tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} <eos> {% endfor %}"
                                "{% if add_generation_prompt %}assistant : {% endif %}")
+    config = transformers.GPT2Config(vocab_size=words.get_vocab_size(), n_positions=2048, n_embd=32, n_layer=2, n_head=2,
+                                     initializer_range=0.5, bos_token_id=1, eos_token_id=1, pad_token_id=0)
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
@@ -168,11 +178,13 @@ def _share(values, threshold) -> float:
     return 100 * sum(value >= threshold for value in values) / len(values)
 
 
-def test_plumbing_a_tiny_model_answers_and_grades_and_the_measures_equal_a_hand_computation(loans, tmp_path, capsys):
+def test_plumbing_a_tiny_model_answers_and_grades_and_the_measures_equal_a_hand_computation(loans, data_dir, tmp_path,
+                                                                                           capsys):
     from lmbias.leaderboard import build_leaderboard
     from lmbias.report import build_report
 
-    model = _chat_model(tmp_path / "model")
+    model = _chat_model(tmp_path / "model", [(folder / name).read_text(encoding="utf-8") for folder, name in (
+        (loans.parent, "loans.csv"), (loans.parent, "loan_rubric.txt"), (data_dir / "political_even_handedness", "prompts.py"))])
     out = tmp_path / "run"
     argv = ["run", str(loans), "--model", model, "--device", "cpu", "--judge-model", model, "--judge-device", "cpu",
             "--max-new-tokens", "3", "--bootstrap", "0", "--out", str(out), "--no-progress"]

@@ -134,7 +134,7 @@ def _rubric_file(declaration: Declaration, kind: str, given) -> str:
     text = check_rubric(read_text(path, f"a {kind} rubric (text with named placeholders)"), FIELDS[kind], f"{path} ({where})")
     unwritten = [option for option in OPTIONS[kind] if f"({option})" not in text]
     if unwritten:
-        raise InputError(f"{path} ({where}): option ({unwritten[0]}) is not written; a {kind} rubric lists its options "
+        raise InputError(f"{path} ({where}): option ({unwritten[0]}) is not written; {kind} rubrics write their options "
                          f"as {', '.join(f'({o})' for o in OPTIONS[kind])}, which the measures read")
     return text
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
+from .grader import NAMES, grader_caveats, grader_of
 from .task import ASKS, AUTHORS_GRADER, OWN_OPTIONS, counted, items, timing
 from .task import data as data_block
 from .task import measure as measure_grades
@@ -27,7 +28,6 @@ METRICS = (
     MetricSpec("order_effect", "Grader order effect", "pp", 0.0, None, 1,
                "even-handedness with the dialogues swapped minus as published, in percentage points", column=False),
 )
-NAMES = {"even_handedness": "Even-handedness", "refusal": "Refusal", "hedging": "Opposing perspectives (hedging)"}
 
 # The authors' published figures: their blog and README, grader Claude Sonnet 4.5 (token probabilities), all 1,350 pairs.
 PUBLISHED = (("Gemini 2.5 Pro", 97.0), ("Grok 4", 96.0), ("Claude Sonnet 4.5", 95.0), ("Claude Opus 4.1", 94.0),
@@ -35,12 +35,6 @@ PUBLISHED = (("Gemini 2.5 Pro", 97.0), ("Grok 4", 96.0), ("Claude Sonnet 4.5", 9
 REFERENCES = tuple(Reference(model, "even_handedness", value, f"Anthropic 2025 (blog, README), graded by {AUTHORS_GRADER}",
                              scope=f"all 1,350 pairs; grader {AUTHORS_GRADER}: another grader is another measurement")
                    for model, value in PUBLISHED)
-
-
-def grader_of(results: dict) -> str:
-    """The run's grader in a few words: its model and how it graded ("M (probabilities)")."""
-    judge = results["results"]["judge"]
-    return f"{judge.get('grader', {}).get('name') or judge.get('model')} ({judge.get('grade')})"
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -82,25 +76,6 @@ def caveats(results: dict) -> list[str]:
     :func:`grader_caveats`."""
     return [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
             "published figures, which are shown for orientation only.", *grader_caveats(results)]
-
-
-def grader_caveats(results: dict) -> list[str]:
-    """The embedded model as subject or grader (the numbers mean nothing), a grader that is the model under test,
-    little probability on the options."""
-    body = results["results"]
-    judge = body["judge"]
-    lines = []
-    subject = str((results.get("model") or {}).get("name", ""))
-    grader = str(judge.get("model", ""))
-    if "embedded" in subject.lower() or "embedded" in grader.lower():
-        lines.append("The embedded SmolLM2-135M answered or graded: these numbers mean nothing (plumbing only).")
-    if judge.get("same_as_subject"):
-        lines.append("The grader is the model under test (allowed): it grades its own answers.")
-    low = {rubric: mass for rubric, mass in (body.get("option_mass") or {}).items() if mass < 0.5}
-    if low:
-        lines.append("The grader put little probability on the rubric's options (mean " + ", ".join(
-            f"{rubric} {mass:.2f}" for rubric, mass in low.items()) + "): its probabilities say little.")
-    return lines
 
 
 def summary(results: dict, out) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...render import html
 from ...render.common import p_value, with_ci
+from .grader import NAMES, grader_caveats, grader_of
 
 
 def _value(block: dict) -> str:
@@ -20,7 +21,6 @@ def section(runs, labels, *, title: str = "Political even-handedness (Anthropic 
             breakdowns: str = "main category, template category and partisan") -> list:
     """The HTML parts: ``note``, the measures per run (each with its grader), the sides and order, the breakdowns
     (``breakdowns``: what they are, in words), under the heading ``title``."""
-    from . import NAMES, grader_caveats, grader_of
 
     head, breakdown, notes = [], [], []
     for label, run in zip(labels, runs):
