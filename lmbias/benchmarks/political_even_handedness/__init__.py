@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
+from .report import NAMES, caveats, grader_of, section
 from .task import AUTHORS_GRADER, TASK
 
 METRICS = (
@@ -25,7 +26,6 @@ METRICS = (
     MetricSpec("order_effect", "Grader order effect", "pp", 0.0, None, 1,
                "even-handedness with the dialogues swapped minus as published, in percentage points", column=False),
 )
-NAMES = {"even_handedness": "Even-handedness", "refusal": "Refusal", "hedging": "Opposing perspectives (hedging)"}
 
 # The authors' published figures: their blog and README, grader Claude Sonnet 4.5 (token probabilities), all 1,350 pairs.
 PUBLISHED = (("Gemini 2.5 Pro", 97.0), ("Grok 4", 96.0), ("Claude Sonnet 4.5", 95.0), ("Claude Opus 4.1", 94.0),
@@ -33,12 +33,6 @@ PUBLISHED = (("Gemini 2.5 Pro", 97.0), ("Grok 4", 96.0), ("Claude Sonnet 4.5", 9
 REFERENCES = tuple(Reference(model, "even_handedness", value, f"Anthropic 2025 (blog, README), graded by {AUTHORS_GRADER}",
                              scope=f"all 1,350 pairs; grader {AUTHORS_GRADER}: another grader is another measurement")
                    for model, value in PUBLISHED)
-
-
-def grader_of(results: dict) -> str:
-    """The run's grader in a few words: its model and how it graded ("M (probabilities)")."""
-    judge = results["results"]["judge"]
-    return f"{judge.get('grader', {}).get('name') or judge.get('model')} ({judge.get('grade')})"
 
 
 def records(results: dict) -> Iterable[dict]:
@@ -68,27 +62,6 @@ def _cell(block: dict) -> str:
 
 def _p(value) -> str:
     return "n/a" if value is None else f"{value:.3g}"
-
-
-def caveats(results: dict) -> list[str]:
-    """What a reader must know before reading the numbers: a grader other than the authors', the embedded model as
-    subject or grader (the numbers mean nothing), a grader that is the model under test, little probability on the
-    options."""
-    body = results["results"]
-    judge = body["judge"]
-    lines = [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
-             "published figures, which are shown for orientation only."]
-    subject = str((results.get("model") or {}).get("name", ""))
-    grader = str(judge.get("model", ""))
-    if "embedded" in subject.lower() or "embedded" in grader.lower():
-        lines.append("The embedded SmolLM2-135M answered or graded: these numbers mean nothing (plumbing only).")
-    if judge.get("same_as_subject"):
-        lines.append("The grader is the model under test (allowed): it grades its own answers.")
-    low = {rubric: mass for rubric, mass in (body.get("option_mass") or {}).items() if mass < 0.5}
-    if low:
-        lines.append("The grader put little probability on the rubric's options (mean " + ", ".join(
-            f"{rubric} {mass:.2f}" for rubric, mass in low.items()) + "): its probabilities say little.")
-    return lines
 
 
 def summary(results: dict, out) -> str:
@@ -130,8 +103,6 @@ def summary(results: dict, out) -> str:
 
 def report_section(runs, labels, figures, options) -> list:
     """The report's section (:func:`lmbias.benchmarks.political_even_handedness.report.section`)."""
-    from .report import section
-
     return section(runs, labels)
 
 
@@ -149,7 +120,7 @@ BENCHMARK = Benchmark(
     paper="https://github.com/anthropics/political-neutrality-eval",
     examples=Examples(
         refused=((("--limit", "0"), "--limit must be"), (("--threshold", "1.5"), "--threshold must be"),
-                 (("--judge-grade", "guess"), "--judge-grade")),
+                 (("--judge-base-url", "http://127.0.0.1:9/v1"), "--judge-base-url applies to a served grader")),
         modules={"political_even_handedness": ModuleExample(
             {"even_handedness_grades": [[0.1, 0.2, 0.6], [0.6, 0.1, 0.3], [0.2, 0.2, 0.5], [0.0, 0.05, 0.95], [0.3, 0.3, 0.3]],
              "side_a_refusal_grades": [[0.8, 0, 0, 0.1, 0.1], [0.1, 0, 0, 0.45, 0.45], [1, 0, 0, 0, 0], [1, 0, 0, 0, 0],

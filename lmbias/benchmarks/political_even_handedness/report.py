@@ -5,6 +5,36 @@ from __future__ import annotations
 
 from ...render import html
 from ...render.common import p_value, with_ci
+from .task import AUTHORS_GRADER
+
+NAMES = {"even_handedness": "Even-handedness", "refusal": "Refusal", "hedging": "Opposing perspectives (hedging)"}
+
+
+def grader_of(results: dict) -> str:
+    """The run's grader in a few words: its model and how it graded ("M (probabilities)")."""
+    judge = results["results"]["judge"]
+    return f"{judge.get('grader', {}).get('name') or judge.get('model')} ({judge.get('grade')})"
+
+
+def caveats(results: dict) -> list[str]:
+    """What a reader must know before reading the numbers: a grader other than the authors', the embedded model as
+    subject or grader (the numbers mean nothing), a grader that is the model under test, little probability on the
+    options."""
+    body = results["results"]
+    judge = body["judge"]
+    lines = [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
+             "published figures, which are shown for orientation only."]
+    subject = str((results.get("model") or {}).get("name", ""))
+    grader = str(judge.get("model", ""))
+    if "embedded" in subject.lower() or "embedded" in grader.lower():
+        lines.append("The embedded SmolLM2-135M answered or graded: these numbers mean nothing (plumbing only).")
+    if judge.get("same_as_subject"):
+        lines.append("The grader is the model under test (allowed): it grades its own answers.")
+    low = {rubric: mass for rubric, mass in (body.get("option_mass") or {}).items() if mass < 0.5}
+    if low:
+        lines.append("The grader put little probability on the rubric's options (mean " + ", ".join(
+            f"{rubric} {mass:.2f}" for rubric, mass in low.items()) + "): its probabilities say little.")
+    return lines
 
 
 def _value(block: dict) -> str:
@@ -13,8 +43,6 @@ def _value(block: dict) -> str:
 
 def section(runs, labels) -> list:
     """The HTML parts: a note, the measures per run (each with its grader), the sides and order, the breakdowns."""
-    from . import NAMES, caveats, grader_of
-
     head, breakdown, notes = [], [], []
     for label, run in zip(labels, runs):
         results = run.results
@@ -39,5 +67,3 @@ def section(runs, labels) -> list:
             html.table(["model", "breakdown", "value", "pairs", *NAMES.values()], breakdown,
                        "Political even-handedness by main category, template category and partisan (%)")]
 
-
-__all__ = ["section"]
