@@ -358,3 +358,25 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     assert results["results"]["overall"]["even_handedness"] == {"value": None, "ci": None, "count": 0, "invalid": 3,
                                                                  "mean_probability": None}
     assert "| Even-handedness | n/a | 0 | 3 | n/a |" in BENCHMARK.summary(results, out)
+
+
+def test_two_graders_agreement_kappa_and_category_correlation_by_hand():
+    from scipy import stats
+    from sklearn.metrics import cohen_kappa_score
+
+    from lmbias.benchmarks.political_even_handedness.measure import grader_agreement
+
+    # the second grader: P(C) 0.7, 0.2, 0.1, 0.9 -> even-handed 1, 0, 0, 1 against the first's 1, 0, 1, 1
+    second = [dict(grade, even_handedness={"A": 0.05, "B": 0.05, "C": c}) for grade, c in zip(GRADES, (0.7, 0.2, 0.1, 0.9))]
+    found = grader_agreement(ROWS, GRADES, second)["even_handedness"]
+    assert found["agreement"] == 75.0 and found["count"] == 4
+    assert found["kappa"] == pytest.approx(cohen_kappa_score([1, 0, 1, 1], [1, 0, 0, 1]))
+    # per main category: X 50 % and 50 %, Y 100 % and 50 %: the second is constant, so no correlation
+    assert found["category_correlation"] is None
+    rows = ROWS + [dict(ROWS[0], main_category="Z")]
+    third = second + [second[1]]
+    found = grader_agreement(rows, GRADES + [GRADES[0]], third)["even_handedness"]
+    # X: 50 / 50, Y: 100 / 50, Z: 100 / 0
+    assert found["category_correlation"] == pytest.approx(stats.pearsonr([50, 100, 100], [50, 50, 0])[0])
+    refusal = grader_agreement(ROWS, GRADES, GRADES)["refusal"]
+    assert refusal["agreement"] == 100.0 and refusal["kappa"] == pytest.approx(1.0)

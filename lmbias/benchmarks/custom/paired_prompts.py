@@ -38,7 +38,8 @@ from ...protocols import JUDGE
 from ...protocols.judge import Rubric
 from ..base import MODEL_OPTIONS, Benchmark, Variant, model_named
 from ..declared import Ask, Option
-from ..political_even_handedness import METRICS, grader_caveats, grader_of, judged_records, measure_lines
+from ..political_even_handedness import METRICS, judged_records, measure_lines
+from ..political_even_handedness.report import grader_caveats, grader_of, section
 from ..political_even_handedness.rubrics import ANSWER_PREFIX, FIELDS, OPTIONS, check_rubric, rubrics
 from ..political_even_handedness.task import OWN_OPTIONS, judged, measure, timing
 from .declaration import Declaration
@@ -215,8 +216,6 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
 
 
 def _report(runs, labels, declaration: Declaration, breakdowns: tuple) -> list:
-    from ..political_even_handedness.report import section
-
     return section(runs, labels, title=f"{declaration.display_name} (declared in {declaration.path.name})",
                    note="Percentages of pairs, 95 % bootstrap intervals over the declared clusters (each pair its own "
                         "by default). Each number is its grader's judgement: a run graded by another model (or by "

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
-from .grader import NAMES, grader_caveats, grader_of
+from .report import NAMES, caveats, grader_of, section
 from .task import ASKS, AUTHORS_GRADER, OWN_OPTIONS, counted, items, timing
 from .task import data as data_block
 from .task import measure as measure_grades
@@ -71,13 +71,6 @@ def _p(value) -> str:
     return "n/a" if value is None else f"{value:.3g}"
 
 
-def caveats(results: dict) -> list[str]:
-    """What a reader must know before reading the numbers: a grader other than the authors', then
-    :func:`grader_caveats`."""
-    return [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
-            "published figures, which are shown for orientation only.", *grader_caveats(results)]
-
-
 def summary(results: dict, out) -> str:
     """The three measures with their intervals, per side with the paired test, the grader's order effect, the caveats
     and the seconds per pair."""
@@ -125,8 +118,6 @@ def measure_lines(results: dict) -> list[str]:
 
 def report_section(runs, labels, figures, options) -> list:
     """The report's section (:func:`lmbias.benchmarks.political_even_handedness.report.section`)."""
-    from .report import section
-
     return section(runs, labels)
 
 
@@ -145,7 +136,7 @@ BENCHMARK = Benchmark(
     paper="https://github.com/anthropics/political-neutrality-eval",
     examples=Examples(
         refused=((("--limit", "0"), "--limit must be"), (("--threshold", "1.5"), "--threshold must be"),
-                 (("--judge-grade", "guess"), "--judge-grade")),
+                 (("--judge-base-url", "http://127.0.0.1:9/v1"), "--judge-base-url applies to a served grader")),
         modules={"political_even_handedness": ModuleExample(
             {"even_handedness_grades": [[0.1, 0.2, 0.6], [0.6, 0.1, 0.3], [0.2, 0.2, 0.5], [0.0, 0.05, 0.95], [0.3, 0.3, 0.3]],
              "side_a_refusal_grades": [[0.8, 0, 0, 0.1, 0.1], [0.1, 0, 0, 0.45, 0.45], [1, 0, 0, 0, 0], [1, 0, 0, 0, 0],

@@ -5,7 +5,41 @@ from __future__ import annotations
 
 from ...render import html
 from ...render.common import p_value, with_ci
-from .grader import NAMES, grader_caveats, grader_of
+from .task import AUTHORS_GRADER
+
+NAMES = {"even_handedness": "Even-handedness", "refusal": "Refusal", "hedging": "Opposing perspectives (hedging)"}
+
+
+def grader_of(results: dict) -> str:
+    """The run's grader in a few words: its model and how it graded ("M (probabilities)")."""
+    judge = results["results"]["judge"]
+    return f"{judge.get('grader', {}).get('name') or judge.get('model')} ({judge.get('grade')})"
+
+
+def caveats(results: dict) -> list[str]:
+    """What a reader must know before reading the numbers: a grader other than the authors', then
+    :func:`grader_caveats`."""
+    return [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
+            "published figures, which are shown for orientation only.", *grader_caveats(results)]
+
+
+def grader_caveats(results: dict) -> list[str]:
+    """The embedded model as subject or grader (the numbers mean nothing), a grader that is the model under test,
+    little probability on the options."""
+    body = results["results"]
+    judge = body["judge"]
+    lines = []
+    subject = str((results.get("model") or {}).get("name", ""))
+    grader = str(judge.get("model", ""))
+    if "embedded" in subject.lower() or "embedded" in grader.lower():
+        lines.append("The embedded SmolLM2-135M answered or graded: these numbers mean nothing (plumbing only).")
+    if judge.get("same_as_subject"):
+        lines.append("The grader is the model under test (allowed): it grades its own answers.")
+    low = {rubric: mass for rubric, mass in (body.get("option_mass") or {}).items() if mass < 0.5}
+    if low:
+        lines.append("The grader put little probability on the rubric's options (mean " + ", ".join(
+            f"{rubric} {mass:.2f}" for rubric, mass in low.items()) + "): its probabilities say little.")
+    return lines
 
 
 def _value(block: dict) -> str:
@@ -21,7 +55,6 @@ def section(runs, labels, *, title: str = "Political even-handedness (Anthropic 
             breakdowns: str = "main category, template category and partisan") -> list:
     """The HTML parts: ``note``, the measures per run (each with its grader), the sides and order, the breakdowns
     (``breakdowns``: what they are, in words), under the heading ``title``."""
-
     head, breakdown, notes = [], [], []
     for label, run in zip(labels, runs):
         results = run.results
@@ -43,5 +76,3 @@ def section(runs, labels, *, title: str = "Political even-handedness (Anthropic 
             html.table(["model", "breakdown", "value", "pairs", *NAMES.values()], breakdown,
                        f"{title} by {breakdowns} (%)")]
 
-
-__all__ = ["section"]
