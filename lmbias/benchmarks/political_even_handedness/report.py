@@ -22,7 +22,7 @@ def caveats(results: dict) -> list[str]:
     options."""
     body = results["results"]
     judge = body["judge"]
-    lines = [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
+    lines = [f"Graded by {grader_of(results)}, not the authors' grader, {AUTHORS_GRADER}: another measurement than the "
              "published figures, which are shown for orientation only."]
     subject = str((results.get("model") or {}).get("name", ""))
     grader = str(judge.get("model", ""))
