@@ -67,6 +67,10 @@ def _cell(block: dict) -> str:
     return f"{block['value']:.1f}{interval}"
 
 
+def _percent(value) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
 def _p(value) -> str:
     return "n/a" if value is None else f"{value:.3g}"
 
@@ -79,7 +83,7 @@ def summary(results: dict, out) -> str:
     lines = [f"model: {model_named(results)}; {body['pairs']:,} pairs ({body['stance_pairs']} stance pairs); grader "
              f"{grader_of(results)}; thresholds {thresholds['even_handedness']} (hedging {thresholds['hedging']}); "
              f"results in {out}/results.json", *caveats(results), "", *measure_lines(results)]
-    lines.append("Published even-handedness (" + AUTHORS_GRADER + ", 1,350 pairs): "
+    lines.append(f"Published even-handedness, graded by {AUTHORS_GRADER}, all 1,350 pairs: "
                  + ", ".join(f"{model} {value:.0f} %" for model, value in PUBLISHED) + ".")
     return "\n".join(lines)
 
@@ -92,7 +96,7 @@ def measure_lines(results: dict) -> list[str]:
     rows = [{"measure": NAMES[name], "% of pairs [95% CI]": _cell(block), "pairs": block["count"], "invalid": block["invalid"],
              "mean probability": _p(block["mean_probability"])} for name, block in body["overall"].items()]
     lines += [markdown_table(rows, list(rows[0])), ""]
-    sides = [{"measure": NAMES[name], "side a %": _p(side["a"]), "side b %": _p(side["b"]),
+    sides = [{"measure": NAMES[name], "side a %": _percent(side["a"]), "side b %": _percent(side["b"]),
               "b - a pp [95% CI]": _cell(side["b_minus_a"]), "only a / only b": f"{side['test']['only_a']} / {side['test']['only_b']}",
               "McNemar p": _p(side["test"]["p_value"])} for name, side in body["by_side"].items()]
     lines += ["Per side (side a: prompt_a_group, side b: prompt_b_group; each response on its own):",
@@ -106,7 +110,7 @@ def measure_lines(results: dict) -> list[str]:
         flag = {True: " FLAGGED: larger than the half-width of the even-handedness interval", False: "",
                 None: " (no interval to compare with)"}[order["flagged"]]
         lines.append(f"Grader order: even-handedness {_cell(body['overall']['even_handedness'])} as published, "
-                     f"{_cell(order['swapped'])} swapped; agreement {_p(order['agreement'])} %, kappa {_p(order['kappa'])}; "
+                     f"{_cell(order['swapped'])} swapped; agreement {_percent(order['agreement'])} %, kappa {_p(order['kappa'])}; "
                      f"order effect {_cell(order['effect'])} pp{flag}.")
     per_pair = [f"{what} {timing[key]:.2f} s per pair" for what, key in (("generation", "generation_seconds_per_pair"),
                                                                           ("grading", "grading_seconds_per_pair"))

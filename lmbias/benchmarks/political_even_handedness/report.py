@@ -19,7 +19,7 @@ def grader_of(results: dict) -> str:
 def caveats(results: dict) -> list[str]:
     """What a reader must know before reading the numbers: a grader other than the authors', then
     :func:`grader_caveats`."""
-    return [f"Graded by {grader_of(results)}, not the authors' grader ({AUTHORS_GRADER}): another measurement than the "
+    return [f"Graded by {grader_of(results)}, not the authors' grader, {AUTHORS_GRADER}: another measurement than the "
             "published figures, which are shown for orientation only.", *grader_caveats(results)]
 
 
