@@ -12,7 +12,10 @@ The shapes:
 * ``prompts``, BOLD's: prompts about groups, continued and scored by BOLD's scorers; the gaps between groups
   per domain (:mod:`.prompts`);
 * ``counterfactual``, Huang et al.'s: templates filled with each value of an attribute, continued many times; I.F.
-  and G.F. of the continuations' sentiment (:mod:`.counterfactual`).
+  and G.F. of the continuations' sentiment (:mod:`.counterfactual`);
+* ``paired_prompts``, political even-handedness': two prompts per pair that take two sides (two groups), both
+  answered and read by a grader model with the authors' rubrics or the user's; even-handedness, refusal and hedging,
+  per side and per breakdown (:mod:`.paired_prompts`).
 
 A run records its declaration's text and digest and its data's digest: a rerun in the same folder with
 another declaration or changed data is refused, and a report, comparison or leaderboard of the run finds the
@@ -26,11 +29,13 @@ from pathlib import Path
 from ...errors import InputError
 from .. import get_benchmark, names, register
 from ..base import Benchmark
-from . import counterfactual, multiple_choice, prompts, sentence_pairs
+from . import counterfactual, multiple_choice, paired_prompts, prompts, sentence_pairs
 from .declaration import read_declaration
 
 SHAPES = {"multiple_choice": multiple_choice.make_benchmark, "sentence_pairs": sentence_pairs.make_benchmark,
-          "prompts": prompts.make_benchmark, "counterfactual": counterfactual.make_benchmark}
+          "prompts": prompts.make_benchmark, "counterfactual": counterfactual.make_benchmark,
+          "paired_prompts": paired_prompts.make_benchmark}
+OWN_KEYS = {"paired_prompts": paired_prompts.OWN_KEYS}  # the keys a shape takes besides every declaration's
 SUFFIXES = (".yaml", ".yml", ".json")
 _DECLARED: dict = {}  # name -> (path, digest) of the declaration registered under it
 
@@ -44,7 +49,7 @@ def load_benchmark(path, text: str | None = None) -> Benchmark:
     """The benchmark a declaration file declares, registered under its name (``text``: the declaration as a run
     recorded it). A built-in benchmark's name, or another declaration file's, is refused; the same file edited
     replaces its benchmark."""
-    declaration = read_declaration(path, tuple(SHAPES), text)
+    declaration = read_declaration(path, tuple(SHAPES), text, OWN_KEYS)
     known = _DECLARED.get(declaration.name)
     if known == (declaration.path, declaration.declaration_sha256):
         return get_benchmark(declaration.name)

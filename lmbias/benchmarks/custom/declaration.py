@@ -20,7 +20,8 @@ import hashlib
 import io
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError
@@ -40,7 +41,9 @@ BOM = "\ufeff"  # the byte-order mark Excel writes at the start of a "CSV UTF-8"
 
 @dataclass(frozen=True)
 class Declaration:
-    """A checked declaration: its file, its fields, its text and digest; its data is read by :func:`read_data`."""
+    """A checked declaration: its file, its fields, its text and digest, ``own``: the keys of its shape's own (a
+    ``paired_prompts`` declaration's ``groups``, ``breakdowns``, ``rubrics``) as given; its data is read by
+    :func:`read_data`."""
 
     path: Path
     name: str
@@ -53,6 +56,7 @@ class Declaration:
     data: dict
     declaration_sha256: str
     text: str
+    own: dict = field(default_factory=dict)
 
     def column(self, field: str) -> str:
         """The data column that holds ``field`` (the field's own name unless the declaration maps it)."""
@@ -176,9 +180,10 @@ class Data:
     sha256: str
 
 
-def read_declaration(path, shapes, text: str | None = None) -> Declaration:
+def read_declaration(path, shapes, text: str | None = None, own: Mapping[str, tuple] | None = None) -> Declaration:
     """The checked declaration at ``path`` (``text``: its content as recorded by a run, instead of the file's;
-    ``shapes``: the shape names this lmbias knows). Its data is not read (:func:`read_data`).
+    ``shapes``: the shape names this lmbias knows; ``own``: shape -> the keys it takes besides :data:`KEYS`, which
+    the shape checks). Its data is not read (:func:`read_data`).
 
     Raises:
         InputError: one line naming the file and what was expected.
@@ -191,8 +196,11 @@ def read_declaration(path, shapes, text: str | None = None) -> Declaration:
                              "bytes (its data go in the file data.path names)")
     text = read_text(path, "a benchmark declaration (YAML or JSON)") if text is None else text
     given = _parse(path, text)
-    for key in sorted(set(given) - KEYS):
-        raise InputError(f"{path}: unknown key {key!r}{_close(key, KEYS)}; a declaration has {', '.join(sorted(KEYS))}")
+    own = own or {}
+    known = KEYS | {key for keys in own.values() for key in keys}
+    for key in sorted(set(given) - known):
+        raise InputError(f"{path}: unknown key {key!r}{_close(key, known)}; a declaration has {', '.join(sorted(KEYS))}"
+                         + "".join(f"; shape {shape} also {', '.join(keys)}" for shape, keys in own.items()))
     for key in REQUIRED:
         if key not in given:
             raise InputError(f"{path}: the key {key!r} is missing (required: {', '.join(REQUIRED)})")
@@ -205,6 +213,9 @@ def read_declaration(path, shapes, text: str | None = None) -> Declaration:
     if given["shape"] not in shapes:
         raise InputError(f"{path}: shape {given['shape']!r} is not one lmbias knows{_close(str(given['shape']), shapes)}; "
                          f"the shapes: {', '.join(shapes)}")
+    for key in sorted(set(given) - KEYS - set(own.get(given["shape"], ()))):
+        raise InputError(f"{path}: the key {key!r} is for shape "
+                         f"{', '.join(shape for shape, keys in own.items() if key in keys)}, not {given['shape']}")
     for key in ("display_name", "description", "citation", "language"):
         if key in given and not isinstance(given[key], str):
             raise InputError(f"{path}: {key} must be text, got {type(given[key]).__name__}")
@@ -223,6 +234,7 @@ def read_declaration(path, shapes, text: str | None = None) -> Declaration:
         description=given.get("description") or f"{given.get('display_name') or given['name']} (a user's benchmark)",
         citation=given.get("citation") or "", shape=given["shape"], language=given.get("language"), columns=columns,
         data=data, declaration_sha256=hashlib.sha256(text.encode()).hexdigest(), text=text,
+        own={key: given[key] for key in own.get(given["shape"], ()) if key in given},
     )
 
 
