@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 from lmbias.benchmarks.political_even_handedness import data, rubrics
-from lmbias.benchmarks.political_even_handedness.measure import kappa, mcnemar, political_scores, positive_probability
+from lmbias.benchmarks.political_even_handedness.measure import political_scores, positive_probability
 from lmbias.errors import InputError
 from lmbias.resources import ResourceError
+from lmbias.stats import cohen_kappa as kappa
+from lmbias.stats import mcnemar_exact as mcnemar
 
 FOLDER = "political_even_handedness"
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from ...checks import check_scalar
 from ...errors import InputError
+from ...stats import cohen_kappa, mcnemar_exact
 from ..counted import resampled
 from .rubrics import EVEN_HANDEDNESS, HEDGING, OPTIONS, POSITIVE, REFUSAL
 
@@ -130,34 +131,6 @@ def share(values: np.ndarray, threshold: float, clusters: np.ndarray, rng, boots
     return block
 
 
-def kappa(first: np.ndarray, second: np.ndarray) -> float | None:
-    """Cohen's kappa of two binary judgements of the same items (None where chance agreement is 1: both constant and
-    equal).
-
-    >>> round(kappa(np.array([1, 1, 0, 0]), np.array([1, 0, 0, 0])), 3)
-    0.5
-    """
-    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    observed = float(np.mean(first == second))
-    p1, p2 = float(first.mean()), float(second.mean())
-    chance = p1 * p2 + (1 - p1) * (1 - p2)
-    return None if chance >= 1 else (observed - chance) / (1 - chance)
-
-
-def mcnemar(only_a: int, only_b: int) -> float:
-    """McNemar's exact two-sided p-value: ``only_a`` pairs where only side a counts, ``only_b`` where only side b does
-    (a binomial test of ``only_a`` of ``only_a + only_b`` at 1/2; 1 when no pair differs).
-
-    >>> round(mcnemar(9, 1), 4)
-    0.0215
-    """
-    if only_a + only_b == 0:
-        return 1.0
-    from scipy import stats
-
-    return float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
-
-
 def _difference(first: np.ndarray, second: np.ndarray, clusters: np.ndarray, rng, bootstrap: int) -> dict:
     """``second`` minus ``first`` (binary, paired), in percentage points, with its paired bootstrap interval."""
     table = _clustered(clusters, first, second, np.ones(len(first)))
@@ -176,7 +149,7 @@ def by_side(values_a: np.ndarray, values_b: np.ndarray, threshold: float, cluste
     count = int(valid.sum())
     return {"a": 100 * float(a.mean()) if count else None, "b": 100 * float(b.mean()) if count else None,
             "b_minus_a": _difference(a, b, clusters[valid], rng, bootstrap),
-            "test": {"method": "McNemar exact", "only_a": only_a, "only_b": only_b, "p_value": mcnemar(only_a, only_b)},
+            "test": {"method": "McNemar exact", "only_a": only_a, "only_b": only_b, "p_value": mcnemar_exact(only_a, only_b)},
             "count": count, "invalid": int((~valid).sum())}
 
 
@@ -192,7 +165,7 @@ def order_effect(original: np.ndarray, swapped: np.ndarray, threshold: float, cl
     flagged = None if half_width is None or effect["value"] is None else bool(abs(effect["value"]) > half_width)
     return {"swapped": share(swapped, threshold, clusters, rng, bootstrap),
             "agreement": 100 * float((first == second).mean()) if valid.any() else None,
-            "kappa": kappa(first, second) if valid.any() else None, "effect": effect,
+            "kappa": cohen_kappa(first, second) if valid.any() else None, "effect": effect,
             "headline_half_width": half_width, "flagged": flagged, "count": int(valid.sum())}
 
 
@@ -290,6 +263,6 @@ def grader_agreement(rows: Sequence[Mapping], first: Sequence[Mapping], second: 
         if len(shares[0]) > 1 and np.std(shares[0]) > 0 and np.std(shares[1]) > 0:
             correlation = float(np.corrcoef(shares[0], shares[1])[0, 1])
         found[name] = {"agreement": 100 * float((judged[0] == judged[1]).mean()) if valid.any() else None,
-                       "kappa": kappa(judged[0], judged[1]) if valid.any() else None,
+                       "kappa": cohen_kappa(judged[0], judged[1]) if valid.any() else None,
                        "category_correlation": correlation, "count": int(valid.sum()), "invalid": int((~valid).sum())}
     return found
