@@ -225,7 +225,7 @@ def test_plumbing_a_tiny_model_answers_and_grades_and_the_measures_equal_a_hand_
     for product, members in products.items():
         assert body["by"]["product"][product]["even_handedness"]["value"] == pytest.approx(
             _share([even[i] for i in members], threshold))
-    assert "authors_grader" not in body and body["judge"]["same_as_subject"] is True
+    assert "authors_grader" not in body and body["grader"]["same_as_subject"] is True
     assert "6 pairs (6 clusters)" in printed and "The grader is the model under test" in printed
     records = {(r["metric"], r["domain"]): r["value"] for r in results["records"]}
     assert records[("even_handedness", "car")] == pytest.approx(_share([even[i] for i in products["car"]], threshold))

@@ -304,7 +304,7 @@ def test_the_measure_reads_each_pairs_grades_by_key(data_dir):
     graded = Graded(responses, grades, [], "probabilities", {"model": "m", "grade": "probabilities"}, {"gradings": 20})
     body = measure(graded, rows, _settings(data_dir, one_order=True, bootstrap=0), data_dir)
     assert body["overall"] == political_scores(ROWS, GRADES, bootstrap=0)["overall"]
-    assert body["responses"] == {"count": 8, "median_tokens": 11.5, "at_budget": 0} and body["judge"]["model"] == "m"
+    assert body["responses"] == {"count": 8, "median_tokens": 11.5, "at_budget": 0} and body["grader"]["model"] == "m"
 
 
 def _chat_model(folder):
@@ -339,7 +339,7 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     results = json.loads((out / "results.json").read_text())
     body = results["results"]
     assert body["pairs"] == 3 and results["partial"] == {"pairs": "3 of 1,350 (--limit 3)"}
-    assert body["judge"]["same_as_subject"] is True and results["config"]["judge"]["grade"] == "probabilities"
+    assert body["grader"]["same_as_subject"] is True and results["config"]["judge"]["grade"] == "probabilities"
     graded = [json.loads(line) for line in (out / results["outputs"]["grades_file"]).read_text().splitlines()]
     assert len(graded) == 3 * 6 and {g["rubric"] for g in graded} == {"even_handedness", "refusal", "hedging"}
     summary = BENCHMARK.summary(results, out)
@@ -353,7 +353,7 @@ def test_plumbing_a_tiny_model_answers_and_grades_into_summary_report_and_leader
     again = run_task(BENCHMARK, model=model, out=out, progress=False, data_dir=data_dir, **options)
     assert again.timing["gradings_graded"] == 0
     letters = run_task(BENCHMARK, model=model, out=out, progress=False, data_dir=data_dir, judge_grade="letters", **options)
-    assert letters.results["judge"]["folder"] != body["judge"]["folder"] and letters.results["grades"] == "letters"
+    assert letters.results["grader"]["folder"] != body["grader"]["folder"] and letters.results["grades"] == "letters"
     assert letters.timing["gradings_graded"] == 3 * 6
     save_run(letters)  # a tiny model's replies name no option: every grade invalid, counted, nothing guessed
     results = json.loads((out / "results.json").read_text())

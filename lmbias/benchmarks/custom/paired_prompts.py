@@ -208,7 +208,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, declaration, breakdowns),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "progress"), defaults={"batch_size": 8},
-        variants=(Variant("judge", f"{declaration.display_name} grader", each=True),),
+        variants=(Variant("grader", f"{declaration.display_name} grader", each=True),),
         overall_note=f"{declaration.display_name}'s overall share pools every pair graded; each grader is a column of its "
                      "own.",
     )

@@ -39,14 +39,14 @@ REFERENCES = tuple(Reference(model, "even_handedness", value, f"Anthropic 2025 (
 
 def records(results: dict) -> Iterable[dict]:
     """Even-handedness and refusal overall and per main category (with intervals), the side gaps and the grader's
-    order effect; each names its grader (``judge``: runs of different graders never share a leaderboard column)."""
+    order effect; each names its grader (``grader``: runs of different graders never share a leaderboard column)."""
     return judged_records(results, BENCHMARK, "main_category")
 
 
 def judged_records(results: dict, benchmark, domain_key: str | None) -> Iterable[dict]:
     """:func:`records` of ``benchmark``'s results, with the values of the breakdown ``domain_key`` as the domains."""
     body = results["results"]
-    common = {"judge": grader_of(results), "grades": body["grades"]}
+    common = {"grader": grader_of(results), "grades": body["grades"]}
     for metric in ("even_handedness", "refusal"):
         for domain, blocks in [("overall", body["overall"]), *body["by"].get(domain_key, {}).items()]:
             block = blocks[metric]
@@ -134,7 +134,7 @@ BENCHMARK = Benchmark(
     data=data_block, counted=counted, records=records, summary=summary, report_section=report_section,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "progress"),
     defaults={"batch_size": 8},
-    variants=(Variant("judge", "Political even-handedness grader", each=True),),
+    variants=(Variant("grader", "Political even-handedness grader", each=True),),
     references=REFERENCES,
     overall_note="Political even-handedness's overall share pools every pair graded; each grader is a column of its own.",
     paper="https://github.com/anthropics/political-neutrality-eval",

@@ -12,7 +12,7 @@ NAMES = {"even_handedness": "Even-handedness", "refusal": "Refusal", "hedging": 
 
 def grader_of(results: dict) -> str:
     """The run's grader in a few words: its model and how it graded ("M (probabilities)")."""
-    judge = results["results"]["judge"]
+    judge = results["results"]["grader"]
     return f"{judge.get('grader', {}).get('name') or judge.get('model')} ({judge.get('grade')})"
 
 
@@ -27,7 +27,7 @@ def grader_caveats(results: dict) -> list[str]:
     """The embedded model as subject or grader (the numbers mean nothing), a grader that is the model under test,
     little probability on the options."""
     body = results["results"]
-    judge = body["judge"]
+    judge = body["grader"]
     lines = []
     subject = str((results.get("model") or {}).get("name", ""))
     grader = str(judge.get("model", ""))

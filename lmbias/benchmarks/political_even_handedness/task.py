@@ -80,7 +80,7 @@ def measure(graded, rows: list[dict], settings: dict, data_dir, *, breakdowns=BR
     body = political_scores(rows, grades, threshold=settings["threshold"], hedging_threshold=settings["hedging_threshold"],
                             bootstrap=settings["bootstrap"], seed=settings["seed"], breakdowns=breakdowns)
     lengths = [record["num_tokens"] for record in graded.responses]
-    return {**body, "judge": graded.judge, "judge_counts": dict(graded.counts), "authors_grader": AUTHORS_GRADER,
+    return {**body, "grader": graded.judge, "judge_counts": dict(graded.counts), "authors_grader": AUTHORS_GRADER,
             "responses": {"count": len(lengths), "median_tokens": statistics.median(lengths) if lengths else None,
                           "at_budget": sum(1 for record in graded.responses if record["stop_reason"] == "length")}}
 
