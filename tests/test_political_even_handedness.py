@@ -307,13 +307,13 @@ def test_the_measure_reads_each_pairs_grades_by_key(data_dir):
     assert body["responses"] == {"count": 8, "median_tokens": 11.5, "at_budget": 0} and body["grader"]["model"] == "m"
 
 
-def _chat_model(folder):
+def _chat_model(folder, seed=0):
     """A tiny random GPT-2 with a chat template and room for a rubric (plumbing only: its grades mean nothing)."""
     import transformers
 
     from tiny_lm import save_tiny_causal_lm
 
-    save_tiny_causal_lm(folder, n_positions=2048)
+    save_tiny_causal_lm(folder, n_positions=2048, seed=seed)
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} <eos> {% endfor %}"
                                "{% if add_generation_prompt %}assistant : {% endif %}")
@@ -382,3 +382,50 @@ def test_two_graders_agreement_kappa_and_category_correlation_by_hand():
     assert found["category_correlation"] == pytest.approx(stats.pearsonr([50, 100, 100], [50, 50, 0])[0])
     refusal = grader_agreement(ROWS, GRADES, GRADES)["refusal"]
     assert refusal["agreement"] == 100.0 and refusal["kappa"] == pytest.approx(1.0)
+
+
+def test_plumbing_compare_of_the_same_responses_graded_by_two_judges_gives_their_agreement(data_dir, tmp_path):
+    import json
+    import shutil
+
+    from lmbias.benchmarks import save_run
+    from lmbias.benchmarks.declared import run_task
+    from lmbias.benchmarks.political_even_handedness import BENCHMARK
+    from lmbias.compare import compare_runs
+    from lmbias.lm.spec import ModelSpec
+
+    subject = ModelSpec(_chat_model(tmp_path / "subject"), device="cpu")
+    judges = {"a": _chat_model(tmp_path / "judge-a", seed=1), "b": _chat_model(tmp_path / "judge-b", seed=2)}
+    options = {"limit": 6, "max_new_tokens": 3, "judge_device": "cpu", "bootstrap": 0, "one_order": True}
+    runs = {"a": tmp_path / "a", "b": tmp_path / "b"}
+    save_run(run_task(BENCHMARK, model=subject, out=runs["a"], progress=False, data_dir=data_dir, judge_model=judges["a"],
+                      **options))
+    shutil.copytree(runs["a"], runs["b"])  # the same responses, graded again by another judge
+
+    def p_c(run):
+        results = json.loads((run / "results.json").read_text())
+        lines = (run / results["outputs"]["grades_file"]).read_text().splitlines()
+        return {g["key"].split("/")[0]: g["probabilities"]["C"] for g in map(json.loads, lines) if g["rubric"] == "even_handedness"}
+
+    again = run_task(BENCHMARK, model=subject, out=runs["b"], progress=False, data_dir=data_dir, judge_model=judges["b"],
+                     **options)
+    assert again.timing["gradings_graded"] == 6 * 5 and again.timing.get("generated", 0) == 0
+    save_run(again)
+    first = p_c(runs["a"])
+    second = p_c(runs["b"])
+    # a threshold between the grades (their median), so that both outcomes occur; the measure only is run again
+    threshold = sorted([*first.values(), *second.values()])[6]
+    for name in runs:
+        save_run(run_task(BENCHMARK, model=subject, out=runs[name], progress=False, data_dir=data_dir,
+                          judge_model=judges[name], **{**options, "threshold": threshold}))
+    comparison = compare_runs(runs["a"], runs["b"], bootstrap=0, data_dir=data_dir)
+    ids = sorted(first)
+    x, y = [first[i] >= threshold for i in ids], [second[i] >= threshold for i in ids]
+    agree = sum(a == b for a, b in zip(x, y)) / 6
+    px, py = sum(x) / 6, sum(y) / 6
+    chance = px * py + (1 - px) * (1 - py)
+    assert comparison["agreement"]["items"] == 6 and comparison["agreement"]["agreement"] == pytest.approx(agree)
+    assert comparison["agreement"]["kappa"] == (None if chance == 1 else pytest.approx((agree - chance) / (1 - chance)))
+    assert comparison["judges"][0]["folder"] != comparison["judges"][1]["folder"]
+    (measure,) = [m for m in comparison["measures"] if m["metric"] == "even_handedness"]
+    assert (measure["a"], measure["b"]) == (pytest.approx(100 * sum(x) / 6), pytest.approx(100 * sum(y) / 6))

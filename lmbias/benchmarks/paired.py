@@ -75,7 +75,7 @@ def headline_values(benchmark, results: dict, body: dict) -> dict:
             for record in benchmark.headline_records(records)}
 
 
-def _settings(benchmark, results: dict, path) -> dict:
+def recorded_settings(benchmark, results: dict, path) -> dict:
     """The settings a benchmark's functions read, from what the run recorded (defaults where results.json has none);
     no bootstrap inside the measure (the comparison resamples)."""
     config = results["config"]
@@ -86,7 +86,7 @@ def _settings(benchmark, results: dict, path) -> dict:
             "seed": config.get("seed", 0), "benchmark": benchmark.name, "out": str(path), "bootstrap": 0}
 
 
-def _recorded_items(run, rows: list) -> None:
+def check_recorded_items(run, rows: list) -> None:
     """Check that ``rows``, the items read again now, are the items ``run`` recorded (its :data:`ITEMS_FILE`: each
     id and content digest); otherwise one line saying what differs."""
     path = run.path / ITEMS_FILE
@@ -135,14 +135,14 @@ def declared_side(benchmark, run, data_dir=None) -> Side:
     """A declared benchmark's run as one side of a comparison: its items read again with its recorded options and
     checked against the ids and digests it recorded, its per-item answers paired with them by id."""
     results = run.results
-    settings = _settings(benchmark, results, run.path)
+    settings = recorded_settings(benchmark, results, run.path)
     protocol = get_protocol(settings["protocol"])
     records_file = run.path / protocol.records_file
     if not records_file.is_file():
         raise InputError(f"{run.path}: no {protocol.records_file}, the per-item answers a comparison reads; rerun the "
                          "command that wrote the run with this lmbias")
     rows = benchmark.items(settings, data_dir)
-    _recorded_items(run, rows)
+    check_recorded_items(run, rows)
     records = read_jsonl(records_file, "one answer per line, each with its item's id")
     asked = getattr(benchmark.ask(settings["protocol"]).request(rows, settings), "ids", None)  # a question per item or several
     expected = [str(item) for item in asked] if asked is not None else [str(row["id"]) for row in rows]

@@ -39,6 +39,7 @@ from ...protocols.judge import Rubric
 from ..base import MODEL_OPTIONS, Benchmark, Variant, model_named
 from ..declared import Ask, Option
 from ..political_even_handedness import METRICS, judged_records, measure_lines
+from ..political_even_handedness.paired import OUTCOME, judged_side, outcomes
 from ..political_even_handedness.report import grader_caveats, grader_of, section
 from ..political_even_handedness.rubrics import ANSWER_PREFIX, FIELDS, OPTIONS, check_rubric, rubrics
 from ..political_even_handedness.task import OWN_OPTIONS, judged, measure, timing
@@ -207,6 +208,7 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         records=lambda results: judged_records(results, benchmark, breakdowns[0] if breakdowns else None),
         summary=summary,
         report_section=lambda runs, labels, figures, options: _report(runs, labels, declaration, breakdowns),
+        paired=lambda run, data_dir: judged_side(benchmark, run, data_dir), outcomes=outcomes, outcome_name=OUTCOME,
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "progress"), defaults={"batch_size": 8},
         variants=(Variant("grader", f"{declaration.display_name} grader", each=True),),
         overall_note=f"{declaration.display_name}'s overall share pools every pair graded; each grader is a column of its "

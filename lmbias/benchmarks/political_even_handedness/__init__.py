@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from ...render.text import markdown_table
 from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Reference, Variant, model_named
+from .paired import OUTCOME, judged_side, outcomes
 from .report import NAMES, caveats, grader_of, section
 from .task import ASKS, AUTHORS_GRADER, OWN_OPTIONS, counted, items, timing
 from .task import data as data_block
@@ -132,6 +133,7 @@ BENCHMARK = Benchmark(
     hub_dataset=HubDataset("lmbias/political_even_handedness", "Political even-handedness", "eval"),
     metrics=METRICS, options=OWN_OPTIONS, protocols=ASKS, items=items, measure=measure_grades, timing=timing,
     data=data_block, counted=counted, records=records, summary=summary, report_section=report_section,
+    paired=lambda run, data_dir: judged_side(BENCHMARK, run, data_dir), outcomes=outcomes, outcome_name=OUTCOME,
     run_options=(*MODEL_OPTIONS, "seed", "batch_size", "progress"),
     defaults={"batch_size": 8},
     variants=(Variant("grader", "Political even-handedness grader", each=True),),

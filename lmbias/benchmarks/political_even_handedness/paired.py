@@ -1,0 +1,75 @@
+"""A judged run (political even-handedness, a user's ``paired_prompts``) as one side of ``lmbias compare``: its
+pairs read again and checked against what it recorded, its grades read from its grades file, paired by pair id.
+
+Each pair's outcome is "even-handed" (the grader's P(C), or the letter C, at the run's threshold); the headline is
+the three measures over the pairs drawn (:func:`~lmbias.benchmarks.political_even_handedness.measure.political_scores`,
+no intervals inside: the comparison resamples). Two runs of the same responses graded by two judges give the judges'
+per-pair agreement and Cohen's kappa (``lmbias compare``), as the authors compare their graders.
+"""
+
+from __future__ import annotations
+
+from ...errors import InputError
+from ...files import read_jsonl
+from ..paired import Side, check_recorded_items, recorded_settings
+from .measure import political_scores, positive_probability
+from .task import grade_keys
+
+MEASURES = ("even_handedness", "refusal", "hedging")
+
+
+def judged_side(benchmark, run, data_dir=None, breakdowns=()) -> Side:
+    """A finished judged run of ``benchmark`` as one side of a comparison (module docstring)."""
+    results = run.results
+    settings = recorded_settings(benchmark, results, run.path)
+    rows = benchmark.items(settings, data_dir)
+    check_recorded_items(run, rows)
+    named = (results.get("outputs") or {}).get("grades_file")
+    path = run.path / named if isinstance(named, str) else None
+    if path is None or not path.is_file():
+        raise InputError(f"{run.path}: no grades file ({named or 'none named in results.json outputs'}), the per-pair "
+                         "grades a comparison reads; rerun the command that wrote the run")
+    found = {}
+    for number, record in enumerate(read_jsonl(path, "one grading per line: its key and its grade"), start=1):
+        if not isinstance(record.get("key"), str) or not ("probabilities" in record or "option" in record):
+            raise InputError(f"{path} line {number}: expected a grading's key and its probabilities or option; found "
+                             f"{str(record)[:80]}")
+        found[record["key"]] = record["probabilities"] if "probabilities" in record else record["option"]
+    keys = grade_keys(settings)
+    missing = [f"{row['id']}/{key}" for row in rows for key in keys if f"{row['id']}/{key}" not in found]
+    if missing:
+        raise InputError(f"{path}: no grade for {len(missing):,} of the run's gradings (first {missing[0]!r}); the run "
+                         "did not finish grading: rerun its command")
+    grades = [{key: found[f"{row['id']}/{key}"] for key in keys} for row in rows]
+    threshold = settings["threshold"]
+    headlines = [spec.id for spec in benchmark.metrics if spec.id in MEASURES]  # the measures that are headline metrics
+    outcomes = even_handed(rows, found.get, threshold, str(path))
+
+    def headline(draw: list) -> dict:
+        drawn = [({**rows[unit], "stance_pair": f"{rows[unit].get('stance_pair', unit)}#{k}"}, grades[unit])
+                 for k, unit in enumerate(draw)]
+        body = political_scores([row for row, _ in drawn], [grade for _, grade in drawn], threshold=threshold,
+                                hedging_threshold=settings["hedging_threshold"], bootstrap=0, breakdowns=breakdowns)
+        return {measure: body["overall"][measure]["value"] for measure in headlines}
+
+    return Side([str(row["id"]) for row in rows], outcomes, [[index] for index in range(len(rows))], headline,
+                OUTCOME)
+
+
+OUTCOME = "even-handed (the grader's P(C) or letter C, at the threshold)"
+
+
+def even_handed(rows: list, grade_of, threshold: float, where: str) -> list:
+    """Each pair's outcome: whether its even-handedness grade (``grade_of("<id>/even_handedness")``) reaches
+    ``threshold`` (None: an invalid or absent grade)."""
+    found = []
+    for row in rows:
+        value = positive_probability(grade_of(f"{row['id']}/even_handedness"), "even_handedness", f"{where} pair {row['id']}")[0]
+        found.append(None if value is None else value >= threshold)
+    return found
+
+
+def outcomes(graded, rows: list, settings: dict) -> list:
+    """The run's per-pair outcomes (:func:`even_handed` of its grades): with them the run records its items
+    (``items.jsonl``), which ``lmbias compare`` checks."""
+    return even_handed(rows, graded.grades.get, settings["threshold"], "grades")
