@@ -157,7 +157,7 @@ def test_rtp_rows_are_read_in_the_hub_layout_and_bad_rows_are_one_line(tmp_path)
 
 def test_a_classifier_without_the_named_label_is_refused_before_anything_is_generated(tmp_path):
     from lmbias.benchmarks.declared import run_task
-    from lmbias.benchmarks.real_toxicity_prompts import TASK
+    from lmbias.benchmarks.real_toxicity_prompts import BENCHMARK as TASK
 
     folder = save_stand_in_classifier(tmp_path / "clf", TOXIC_BERT_LABELS, multi_label=True)
     with pytest.raises(InputError, match=r"toxic_labels \['LABEL_1'\] are not labels of .*its labels: \['toxic'"):
