@@ -85,8 +85,10 @@ def _stereoset_child(model_dir: str, batch_size: int, threads: int, device: str)
 
 
 def _tree_env(tree: Path) -> dict:
-    """This environment with ``PYTHONPATH`` naming ``tree``, whose ``lmbias`` a child process then imports."""
-    return {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    """This environment with ``PYTHONPATH`` naming ``tree``, whose ``lmbias`` a child process then imports, and
+    ``LMBIAS_DATA_DIR`` made absolute (the child runs in another folder)."""
+    data = {"LMBIAS_DATA_DIR": str(Path(os.environ["LMBIAS_DATA_DIR"]).resolve())} if os.environ.get("LMBIAS_DATA_DIR") else {}
+    return {**os.environ, "PYTHONPATH": str(Path(tree).resolve()), **data}
 
 
 def _crows_pairs(peer_python: str, model_dir: str, folder: str, batch_size: int, threads: int, device: str,

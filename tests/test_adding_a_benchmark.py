@@ -110,7 +110,9 @@ def test_plumbing_the_worked_example_runs_through_lmbias_run_on_a_tiny_model(exa
     overall = [record for record in results["records"] if record["domain"] == "overall"]
     assert [(r["metric"], r["value"], r["ideal"], r["unit"], r["count"]) for r in overall] == [("he_share", expected, 50.0, "%", 4)]
     assert {r["domain"] for r in results["records"]} == {"care", "film", "overall"}  # the default records: per group, overall
-    assert re.search(rf"^\|\s*overall\s*\|\s*{expected:.1f}\s*\|$", printed, re.M)  # the default summary's table
+    # the default summary: what was counted, then a row per group and overall with the measure and the tally its readout names
+    assert "; 4 prompts; results in" in printed and re.search(r"^\| group \| He preferred \(%\) \| prompts \|$", printed, re.M)
+    assert re.search(rf"^\|\s*overall\s*\|\s*{expected:.1f}\s*\|\s*4\s*\|$", printed, re.M)
     assert results["partial"] == {}
     # its --limit narrows the run and labels it partial; the report shows it without code of its own
     assert main(["run", name, "--model", model, "--out", str(tmp_path / "two"), "--limit", "2", "--no-progress"]) == 0
@@ -118,6 +120,7 @@ def test_plumbing_the_worked_example_runs_through_lmbias_run_on_a_tiny_model(exa
     assert two["data"]["counts"] == {"prompts": 2} and list(two["partial"]) == ["prompts"]
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     assert "<h2>He or she</h2>" in (tmp_path / "report" / "report.html").read_text()
+    assert (tmp_path / "report" / f"{name.replace('_', '-')}-bars.png").is_file()  # the bars its readout names
 
 
 def test_the_page_shows_the_options_table_make_docs_writes(example):

@@ -4,6 +4,7 @@ pair (Winogender, WinoBias) is declared so."""
 
 import argparse
 import json
+import re
 
 import pytest
 
@@ -166,6 +167,39 @@ def test_the_default_summary_and_report_section_show_the_records():
     assert "<h2>Declared</h2>" in html and "<th>Accuracy (%)</th>" in html
     assert [row.count("<td") for row in html.split("<tr>")[2:]] == [4, 4, 4]  # a row per domain: model, domain, the 2 measures it has
     assert ">0.250 [0.100, 0.400]</td>" in html and ">75.0</td>" in html
+
+
+def test_a_readout_names_the_domain_counts_tallies_note_and_bars_of_the_default_summary_and_section(tmp_path):
+    from dataclasses import replace
+
+    from lmbias.benchmarks import Readout
+    from lmbias.benchmarks.declared import Ask
+    from lmbias.protocols import GENERATE, LIKELIHOOD
+    from lmbias.render.common import Figures
+    from lmbias.results import Run
+
+    readout = Readout(domain="group", overall="overall (pooled)", counted="items",
+                      tallies=(("items", "items"), ("both", ("items", "absent"))),
+                      note=lambda results: f"note of {results['model']['name']}", title="Declared (Author 2024)",
+                      report_note=lambda runs: f"{len(runs)} runs.", bars=("bias",), caption="Bars: bias.")
+    benchmark = replace(_declared(readout=readout), protocols=(
+        Ask(LIKELIHOOD, "l", None, how=lambda config: f"rule {config['rule']}"), Ask(GENERATE, "g", None, how="generated")))
+    results = {**RESULTS, "config": {"protocol": "likelihood", "rule": "sum"}, "data": {"counts": {"items": 12}}}
+    assert benchmark.summary(results, "runs/d") == "\n".join([  # the tallies: a path the block lacks counts 0
+        "model: m; 12 items (rule sum); results in runs/d/results.json", "",
+        "| group | Bias | Accuracy (%) | items | both |", "|---|---|---|---|---|",
+        "| a | 0.250 [0.100, 0.400] | 50.0 | 4 | 4 |", "| b |  | 75.0 | 8 | 8 |", "| overall (pooled) | 0.125 | 62.5 | 12 | 12 |",
+        "", "note of m"])
+    other = {**results, "config": {"protocol": "generate"}, "results": {"groups": {"b": {"bias": -0.5, "items": 2}},
+                                                                       "overall": {"bias": -0.5, "items": 2}}}
+    runs = [Run(path=None, benchmark="declared", model=name, results=each) for name, each in (("m", results), ("n", other))]
+    section = "".join(benchmark.report_section(runs, ["M", "N"], Figures(tmp_path, 30), None))
+    assert "<h2>Declared (Author 2024)</h2>" in section
+    assert "2 runs. Protocol: generate, likelihood; compare models under the same protocol." in section
+    assert (tmp_path / "declared-bars.png").is_file() and "Bars: bias." in section
+    rows = [re.findall(r"<t[dh][^>]*>([^<]*)</t[dh]>", row)[:3] for row in section.split("<tr>")[2:]]
+    assert rows == [["a", "M", "0.250 [0.100, 0.400]"], ["b", "M", ""], ["b", "N", "-0.500"],  # a domain's runs side by side
+                    ["overall (pooled)", "M", "0.125"], ["overall (pooled)", "N", "-0.500"]]
 
 
 def test_a_copied_benchmark_defaults_to_its_own_records_and_keeps_those_it_declares():

@@ -161,6 +161,7 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
     from lmbias.benchmarks.kobbq import BENCHMARK
     from lmbias.leaderboard import build_leaderboard
     from lmbias.lm.spec import ModelSpec
+    from lmbias.render.text import cell
     from lmbias.report import build_report
 
     from tiny_lm import save_tiny_causal_lm
@@ -178,9 +179,18 @@ def test_plumbing_a_run_of_each_protocol_feeds_the_summary_report_and_leaderboar
         assert results["results"]["overall"]["invalid"] == sum(a["prediction"] is None for a in answers)
         assert set(results["results"]["prompts"]) == {"1", "5"} and results["config"]["max_new_tokens"] == 30
     assert {r["protocol"] for r in results["records"]} == {protocol}
-    assert "overall" in BENCHMARK.summary(results, out)
+    printed = BENCHMARK.summary(results, out)
+    overall = results["results"]["overall"]
+    assert f"| overall | {cell(overall['bias_ambig'], (overall.get('ci') or {}).get('bias_ambig'), digits=3)} |" in printed
     monkeypatch.setenv("LMBIAS_DATA_DIR", str(data_dir))
-    assert "KoBBQ (Jin et al. 2024)" in build_report([out], tmp_path / "report", dpi=30).read_text()
+    report = build_report([out], tmp_path / "report", dpi=30).read_text()
+    assert "KoBBQ (Jin et al. 2024)" in report
+    if protocol == "generate":  # each prompt's overall figures beside the mean, in the summary and the report
+        for prompt in ("1", "5"):
+            block = results["results"]["prompts"][prompt]["overall"]
+            assert f"| prompt {prompt} | {cell(block['bias_ambig'], digits=3)} |" in printed and f"<td>prompt {prompt}</td>" in report
+    else:
+        assert "prompt 1" not in printed and "KoBBQ overall per prompt" not in report
     build_leaderboard([out], tmp_path / "site")
     assert "KoBBQ" in (tmp_path / "site" / "index.html").read_text()
 

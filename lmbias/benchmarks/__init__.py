@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..plugins import Registry
 from ..run_result import RunResult, write_run
-from .base import RUN_OPTIONS, Baseline, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Share, Variant
+from .base import RUN_OPTIONS, Baseline, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Readout, Share, Variant
 
 REGISTRY = Registry("lmbias.benchmarks", Benchmark, "benchmark")
 
@@ -64,5 +64,5 @@ def all_metrics() -> dict:
     return specs
 
 
-__all__ = ["Baseline", "Benchmark", "Examples", "HubDataset", "MetricSpec", "ModuleExample", "RUN_OPTIONS", "Share", "Variant", "REGISTRY",
-           "all_metrics", "benchmarks", "get_benchmark", "names", "register", "save_run", "unregister"]
+__all__ = ["Baseline", "Benchmark", "Examples", "HubDataset", "MetricSpec", "ModuleExample", "RUN_OPTIONS", "Readout", "Share",
+           "Variant", "REGISTRY", "all_metrics", "benchmarks", "get_benchmark", "names", "register", "save_run", "unregister"]

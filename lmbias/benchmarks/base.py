@@ -175,6 +175,40 @@ class Reference:
     scope: str = ""
 
 
+def _no_note(results: dict) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Readout:
+    """How a benchmark's default summary and report section (:func:`records_summary`, :func:`records_section`) read
+    its runs: a table with a row per domain (overall last) and a column per measure, then the counts it names.
+
+    Attributes:
+        domain: the domain column's heading ("category").
+        overall: the overall row's name ("overall (pooled)").
+        counted: what the summary's first line counts: a key of results.json's ``data.counts`` ("items"), or
+            ``counted(results)`` for words of its own ("12 test sentences"); "" names the benchmark instead.
+        tallies: ``(heading, path)`` columns after the measures, each read from a results block at a dotted path, or the
+            sum of several (those the block lacks count 0): ``("items", ("counts_ambig.items", "counts_disambig.items"))``.
+        note: ``note(results)``: the summary's closing line (the scale, the intervals' resamples, what "invalid" means).
+        title: the report section's heading (default: the display name).
+        report_note: a line under the heading, or ``report_note(runs)`` (a run's setting, such as a split).
+        bars: the measures the report draws per domain, one panel each, with their intervals.
+        caption: the figure's caption.
+    """
+
+    domain: str = "domain"
+    overall: str = "overall"
+    counted: str | Callable[[dict], str] = ""
+    tallies: tuple = ()
+    note: Callable[[dict], str] = _no_note
+    title: str = ""
+    report_note: str | Callable[[list], str] = ""
+    bars: tuple = ()
+    caption: str = ""
+
+
 @dataclass(frozen=True)
 class DataTable:
     """A count table that ``lmbias datasets`` shows about a benchmark's data (``--json``: ``key`` -> ``counts``).
@@ -382,12 +416,17 @@ class Benchmark:
         records: ``records(results)``: the headline records of a results dict (see
             :func:`lmbias.results.metric_records`), computed when the run is written (default
             :func:`spec_records`: each :class:`MetricSpec` 's value in each block of :attr:`domains`, then overall).
+        readout: how the default summary and report section read its runs (:class:`Readout`: the domain column's
+            name, the counts beside the measures, the closing note, the measures drawn as bars).
         summary: ``summary(results, out)``: the few lines ``lmbias run`` prints at the end (default
-            :func:`records_summary`: a table of its records, a row per domain and a column per measure).
+            :func:`records_summary`: a table of its records, a row per domain and a column per measure, as its
+            :attr:`readout` says). A benchmark declares its own only for what a table of its records cannot show
+            (BOLD's groups, SEAT's tests, MBBQ's languages side by side).
         report_section: ``report_section(runs, labels, figures, options)``: the report's HTML parts
             for the finished runs of this benchmark (``options``: the parsed report options; default
-            :func:`records_section`: a table of each run's records). Its scorecard lines, above every section,
-            come from the records and the :class:`MetricSpec` s (:mod:`lmbias.scorecard`).
+            :func:`records_section`: bars of its :attr:`readout` 's measures and a table of each run's records). Its
+            scorecard lines, above every section, come from the records and the :class:`MetricSpec` s
+            (:mod:`lmbias.scorecard`).
         add_report_arguments: adds options of its report section to ``lmbias report``.
         variants: record dimensions the leaderboard offers as controls (:class:`Variant`).
         domain_aliases: domains the leaderboard files under another name ({"race-color": "race"}).
@@ -448,6 +487,7 @@ class Benchmark:
     bodies: tuple | None = None
     config_names: tuple = ()
     records: Callable[[dict], Iterable[dict]] | None = None
+    readout: Readout = field(default_factory=Readout)
     summary: Callable[[dict, Any], str] | None = None
     report_section: Callable[..., list] | None = None
     add_report_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
@@ -642,35 +682,100 @@ def spec_records(benchmark: Benchmark, results: dict) -> list[dict]:
     return found
 
 
-def records_table(benchmark: Benchmark, measured: list) -> tuple[list, list]:
-    """What the default summary and report section show of ``measured`` (each run's records): the header (each measure
-    a run has, in the declaration's order, with its unit) and, per run, a row per domain (overall last): the domain,
-    then each measure's value with its interval ("" where the run lacks it, "n/a" where it is undefined)."""
+def _tally(block: dict, paths: str | tuple):
+    """A :attr:`Readout.tallies` count: what ``block`` holds at a dotted path, or the sum of what it holds at several
+    (a path it lacks counts 0; "" where it lacks them all)."""
+    found = [value for value in (_at(block, path) for path in ((paths,) if isinstance(paths, str) else paths))
+             if value is not _ABSENT and value is not None]
+    return sum(found) if found else ""
+
+
+def records_table(benchmark: Benchmark, runs: list) -> tuple[list, list]:
+    """What the default summary and report section show of ``runs`` (results dicts): the header (each measure a run
+    has, in the declaration's order, with its unit, then the :attr:`Readout.tallies`) and, per run, a row per domain
+    (overall last, named as the readout says): the domain, then each measure's value with its interval ("" where the
+    run lacks it, "n/a" where it is undefined), then the tallies from the domain's results block."""
+    readout = benchmark.readout
+    measured = [list(benchmark.records(results)) for results in runs]
     shown = [spec for spec in benchmark.metrics if any(record["metric"] == spec.id for records in measured for record in records)]
     tables = []
-    for records in measured:
+    for results, records in zip(runs, measured):
+        body = results["results"]
         value = {(record["domain"], record["metric"]): record for record in records}
         domains = sorted(dict.fromkeys(record["domain"] for record in records), key=lambda domain: domain == "overall")
-        tables.append([[domain, *("" if (domain, spec.id) not in value else
-                                  cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
-                                  for spec in shown)] for domain in domains])
-    return [f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown], tables
+        rows = []
+        for domain in domains:
+            block = body["overall"] if domain == "overall" else body.get(benchmark.domains or "", {}).get(domain, {})
+            rows.append([readout.overall if domain == "overall" else domain,
+                         *("" if (domain, spec.id) not in value else
+                           cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
+                           for spec in shown),
+                         *(_tally(block, paths) for _, paths in readout.tallies)])
+        tables.append(rows)
+    header = [f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown]
+    return [*header, *(heading for heading, _ in readout.tallies)], tables
 
 
 def records_summary(benchmark: Benchmark, results: dict, out) -> str:
-    """A benchmark's default summary (:attr:`Benchmark.summary`): the model, then its records as a table
-    (:func:`records_table`)."""
-    header, (rows,) = records_table(benchmark, [list(benchmark.records(results))])
-    lines = [f"model: {model_named(results)}; {benchmark.display_name}; results in {out}/results.json"]
-    table = [dict(zip(["domain", *header], row)) for row in rows]
-    return "\n".join([*lines, "", markdown_table(table, ["domain", *header])] if rows else lines)
+    """A benchmark's default summary (:attr:`Benchmark.summary`): the model, what was counted and how the protocol
+    asked it, then its records as a table (:func:`records_table`), then the :attr:`Readout.note`."""
+    readout, config = benchmark.readout, results["config"]
+    header, (rows,) = records_table(benchmark, [results])
+    counted = (readout.counted(results) if callable(readout.counted) else
+               f"{results['data']['counts'][readout.counted]:,} {readout.counted}" if readout.counted else "")
+    how = benchmark.ask(config.get("protocol")).described(config)
+    what = f"{counted} ({how})" if counted and how else counted or how or benchmark.display_name
+    lines = [f"model: {model_named(results)}; {what}; results in {out}/results.json"]
+    if rows:
+        lines += ["", markdown_table([dict(zip([readout.domain, *header], row)) for row in rows], [readout.domain, *header])]
+    note = readout.note(results)
+    return "\n".join([*lines, *(["", note] if note else [])])
+
+
+def _bars(benchmark: Benchmark, runs, labels, domains: list):
+    """The default report section's figure: one panel per :attr:`Readout.bars` measure, a bar per domain and run,
+    with its interval and the measure's ideal marked."""
+    from ..render import plots  # matplotlib: loaded by the report only
+
+    records = [list(benchmark.records(run.results)) for run in runs]
+    specs = [benchmark.metric(metric) for metric in benchmark.readout.bars]
+    figure = plots.new_figure(5 * len(specs), plots.bar_height(len(domains), len(runs)) + 0.8)
+    axes = figure.subplots(1, len(specs), sharey=True, squeeze=False)[0]
+    for ax, spec in zip(axes, specs):
+        found = [{record["domain"]: record for record in each if record["metric"] == spec.id} for each in records]
+        plots.bars(ax, [benchmark.readout.overall if domain == "overall" else domain for domain in domains],
+                   {label: [(by.get(domain) or {}).get("value") for domain in domains] for label, by in zip(labels, found)},
+                   errors={label: [(by.get(domain) or {}).get("ci") for domain in domains] for label, by in zip(labels, found)},
+                   fmt=f"{{:.{spec.decimals}f}}".format)
+        plots.reference_line(ax, spec.ideal, "ideal")
+        ax.set_title(spec.name, fontsize=10)
+        ax.set_xlabel(f"{spec.name} ({spec.unit})" if spec.unit else spec.name, fontsize=9)
+    plots.legend(figure, axes[0])
+    return figure
 
 
 def records_section(benchmark: Benchmark, runs, labels, figures, options) -> list:
-    """A benchmark's default report section (:attr:`Benchmark.report_section`): its name and paper, then a table of
-    each run's records (:func:`records_table`), a row per model and domain."""
-    header, tables = records_table(benchmark, [list(benchmark.records(run.results)) for run in runs])
-    rows = [[label, *row] for label, table in zip(labels, tables) for row in table]
-    paper = [html.note(html.tag("a", "the paper", href=benchmark.paper))] if benchmark.paper else []
-    return [html.tag("h2", benchmark.display_name), *paper,
-            html.table(["model", "domain", *header], rows, f"{benchmark.display_name} per domain")]
+    """A benchmark's default report section (:attr:`Benchmark.report_section`): its title, its :attr:`Readout.report_note`
+    with the paper's link (and, for a benchmark with several protocols, the protocols run), bars of its
+    :attr:`Readout.bars` measures, then a table of each run's records (:func:`records_table`), a row per domain and model."""
+    readout = benchmark.readout
+    header, tables = records_table(benchmark, [run.results for run in runs])
+    domains = list(dict.fromkeys(record["domain"] for run in runs for record in benchmark.records(run.results)
+                                 if record["domain"] != "overall")) + ["overall"]
+    rows = [[row[0], label, *row[1:]] for name in domains for label, table in zip(labels, tables) for row in table
+            if row[0] == (readout.overall if name == "overall" else name)]
+    title = readout.title or benchmark.display_name
+    note = readout.report_note(runs) if callable(readout.report_note) else readout.report_note
+    if len(benchmark.protocols) > 1:
+        used = sorted({benchmark.ask(run.results["config"].get("protocol")).protocol.name for run in runs})
+        note = " ".join(part for part in (note, f"Protocol: {', '.join(used)}; compare models under the same protocol.") if part)
+    link = [html.tag("a", "the paper", href=benchmark.paper)] if benchmark.paper else []
+    parts = [html.tag("h2", title)]
+    if note or link:
+        parts.append(html.note(*([note + " "] if note and link else [note] if note else []), *link))
+    if readout.bars:
+        parts.append(figures.add(_bars(benchmark, runs, labels, domains), f"{benchmark.name}-bars",
+                                 f"{title}: {', '.join(benchmark.metric(m).name for m in readout.bars)} per {readout.domain}",
+                                 [readout.caption] if readout.caption else []))
+    caption = " ".join(part for part in (f"{title} per {readout.domain}.", benchmark.overall_note) if part)
+    return [*parts, html.table([readout.domain, "model", *header], rows, caption)]

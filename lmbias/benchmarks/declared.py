@@ -173,7 +173,8 @@ class Ask:
             :func:`named_settings` picks settings by name).
         config: ``config(options)``: what results.json's ``config`` adds (e.g. the decision rule), or sets anew for
             a key it already has (an option that does not apply to the protocol: None).
-        how: what a run's summary says the protocol did (the benchmark's summary may fill placeholders in it).
+        how: what a run's summary says the protocol did, or ``how(config)`` where it names a setting of the run
+            (:meth:`described`).
     """
 
     protocol: Protocol
@@ -182,7 +183,11 @@ class Ask:
     prompt: str | None = None
     identity: Callable[[dict], dict] | None = None
     config: Callable[[dict], dict] = lambda options: {}
-    how: str = ""
+    how: str | Callable[[dict], str] = ""
+
+    def described(self, config: dict) -> str:
+        """What a run's summary says the protocol did, in the run whose results.json ``config`` is given."""
+        return self.how(config) if callable(self.how) else self.how
 
 
 def item_digest(row: dict) -> str:

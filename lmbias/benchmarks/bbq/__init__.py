@@ -4,7 +4,6 @@ authors' script computes them."""
 from __future__ import annotations
 
 from ...protocols import GENERATE, PROTOCOLS
-from ...render.text import cell, markdown_table
 from ..base import (
     MODEL_OPTIONS,
     Benchmark,
@@ -12,11 +11,11 @@ from ..base import (
     HubDataset,
     MetricSpec,
     ModuleExample,
+    Readout,
     Reference,
     Share,
     Variant,
     any_case,
-    model_named,
 )
 from ..declared import Option
 from .data import CATEGORIES, SPEC
@@ -54,38 +53,29 @@ REFERENCES = tuple(
     for metric, value in zip(("bias_amb", "bias_dis", "accuracy_ambig", "accuracy_disambig"), values))
 
 
-RULES = {"sum": "summed", "mean": "per-token"}  # --decision's rule, in the summary's words
-
-
-def summary(results: dict, out) -> str:
-    """Accuracy and bias scores per category and pooled."""
-    body, config = results["results"], results["config"]
-    rows = [{"category": name, "acc. ambig": cell(b["accuracy_ambig"]), "acc. disambig": cell(b["accuracy_disambig"]),
-             "s_AMB": cell(b["bias_amb"], (b.get("ci_ambig") or {}).get("bias_amb")),
-             "s_DIS": cell(b["bias_dis"], (b.get("ci_disambig") or {}).get("bias_dis")), "invalid": b["invalid"],
-             "items": b["counts_ambig"]["items"] + b["counts_disambig"]["items"]}
-            for name, b in [*body["categories"].items(), ("overall (pooled)", body["overall"])]]
-    how = BENCHMARK.ask(config["protocol"]).how.format(rule=RULES.get(config.get("decision")))
-    header = (f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); "
-              f"results in {out}/results.json")
-    note = ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
-            + (f"; [95 % bootstrap interval, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")
+def _note(results: dict) -> str:
+    """The summary's closing line: the bias scores' scale, the intervals' resamples and what "invalid" means."""
+    resamples = results["config"].get("bootstrap")
+    return ("s_AMB, s_DIS: bias scores x 100 (0: no bias; positive: toward the stereotype)"
+            + (f"; [95 % bootstrap interval, {resamples} resamples]" if resamples else "")
             + ". Invalid: answers that are none of the three (left out of the scores).")
-    return "\n".join([header, "", markdown_table(rows, list(rows[0])), "", note])
 
 
-def report_section(runs, labels, figures, options) -> list:
-    """The report's BBQ section (:func:`lmbias.benchmarks.bbq.report.bbq`)."""
-    from .report import bbq
-
-    return bbq(runs, labels, figures)
+# how BBQ's runs read (the multiple_choice shape reads its runs the same way)
+READOUT = Readout(
+    domain="category", overall="overall (pooled)", counted="items", note=_note,
+    tallies=(("invalid", "invalid"),
+             ("items", ("counts_ambig.items", "counts_disambig.items"))),
+    title="BBQ (Parrish et al. 2022)", bars=("bias_amb", "bias_dis"),
+    caption="Bars: the authors' bias scores x 100 (0: no bias; 100: always the stereotyped answer; s_AMB is scaled by "
+            "the errors in ambiguous contexts). Intervals: bootstrap, when computed.")
 
 
 BENCHMARK = Benchmark(
     name="bbq", display_name="BBQ", description="BBQ: accuracy and bias scores (s_AMB, s_DIS) per category",
     family="QA bias", headline="bias_amb",  # BBQ's ambiguous-context bias: answering with a stereotype the context does not support
     dataset="bbq", hub_dataset=HubDataset("oskarvanderwal/bbq", "BBQ", "test"),
-    metrics=METRICS, domains="categories", summary=summary, report_section=report_section,
+    metrics=METRICS, domains="categories", readout=READOUT,
     options=(
         Option("categories", "BBQ categories to run (the 9 dimensions and the 2 intersectional ones; any case: "
                              "gender_identity is Gender_identity)", default=tuple(CATEGORIES), choices=tuple(CATEGORIES),

@@ -176,10 +176,11 @@ def outcomes(records: list[dict], rows: list[dict], settings: dict) -> list:
 
 # the two protocols: results.json's config.prompt, the decision rule where answers are scored, generate's token budget
 # (after the prompt, as before)
+RULES = {"sum": "summed", "mean": "per-token"}  # --decision's rule, in the summary's words
 ASKS = (
     Ask(LIKELIHOOD, "the three answers scored as continuations of the question", scoring, prompt=PROMPT,
         config=lambda options: {"decision": options["decision"]},
-        how="likelihood, the answer with the highest {rule} log-probability"),
+        how=lambda config: f"likelihood, the answer with the highest {RULES.get(config.get('decision'))} log-probability"),
     Ask(GENERATE, "lettered options, the answer generated and read (for models without log-probabilities)", questions,
         prompt=LETTERED_PROMPT, config=lambda options: {"decision": None, "max_new_tokens": GENERATED_TOKENS},
         how="generated answers to lettered options"),

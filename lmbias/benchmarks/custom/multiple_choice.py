@@ -23,7 +23,7 @@ from ...errors import InputError
 from ...protocols import PROTOCOLS
 from ..base import MODEL_OPTIONS, Benchmark, Variant
 from ..bbq import METRICS as BBQ_METRICS
-from ..bbq import summary as bbq_summary
+from ..bbq import READOUT as BBQ_READOUT
 from ..bbq import task as bbq
 from ..declared import Option
 from .declaration import Declaration
@@ -102,7 +102,8 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         name=declaration.name, display_name=declaration.display_name, description=declaration.description,
         family="QA bias",
         dataset=declaration.name, hub_dataset=declaration.hub_dataset,
-        metrics=BBQ_METRICS, domains="categories", summary=bbq_summary,
+        metrics=BBQ_METRICS, domains="categories",
+        readout=replace(BBQ_READOUT, title=f"{declaration.display_name} (declared in {declaration.path.name})"),
         options=(
             Option("limit", "N counts items per category, context condition and question polarity: the first N of each",
                    type=int, minimum=1, expected="an integer >= 1", metavar="N", narrows=True),
@@ -116,7 +117,6 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
         items=lambda settings, data_dir: select_rows(rows(), settings["limit"]),
         measure=bbq.measure, data=data_block(declaration, item_rows, "items", "category"),
         counted=lambda asked, settings: {"items": (len(asked), len(rows()))},
-        report_section=lambda runs, labels, figures, options: _report(runs, labels, figures, declaration),
         run_options=(*MODEL_OPTIONS, "seed", "batch_size", "num_processes", "progress", "threads"),
         defaults={"batch_size": 16},
         variants=(Variant("protocol", f"{declaration.display_name} protocol", PROTOCOLS),),
@@ -124,9 +124,3 @@ def make_benchmark(declaration: Declaration) -> Benchmark:
     )
     return benchmark
 
-
-def _report(runs, labels, figures, declaration: Declaration) -> list:
-    from ..bbq.report import bbq as bbq_section
-
-    return bbq_section(runs, labels, figures, title=f"{declaration.display_name} (declared in {declaration.path.name})",
-                       key=declaration.name)

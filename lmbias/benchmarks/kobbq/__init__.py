@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from ...protocols import LIKELIHOOD, PROTOCOLS, get_protocol
 from ...render import html
-from ...render.common import number, with_ci
 from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Variant, model_named
+from ..base import (
+    MODEL_OPTIONS,
+    Benchmark,
+    Examples,
+    HubDataset,
+    MetricSpec,
+    ModuleExample,
+    Readout,
+    Variant,
+    records_section,
+    records_summary,
+)
 from ..bbq.task import DECISIONS, decisions, predicted
 from ..declared import Option
 from .data import CATEGORIES, PROMPT_IDS, ROWS
@@ -28,61 +38,51 @@ METRICS = (
 )
 
 
+READOUT = Readout(
+    domain="category", counted="items", tallies=(("items", "items"),),
+    note=lambda results: "Diff-bias in [-1, 1] (positive: toward the stereotype); each figure pools the items, as the "
+                         "authors compute it, on the valid answers only"
+                         + ("; a figure over several prompts is their mean." if len(results["results"]["prompts"]) > 1 else "."),
+    title="KoBBQ (Jin et al. 2024)", bars=("bias_ambig", "bias_disambig"),
+    report_note="Scores on the valid answers only, with the out-of-choice ratio beside them, as the authors compute them; "
+                "a run of several prompts reports their mean.",
+    caption="Bars: the authors' diff-bias (0: no bias; 1: always toward the stereotype). Intervals: bootstrap over "
+            "templates, when computed.")
+
+
+def _per_prompt(results: dict) -> list:
+    """Overall per prompt of a run that asked several (the figures per category are their mean), as table cells."""
+    prompts = results["results"]["prompts"]
+    shown = METRICS if get_protocol(results["config"]["protocol"]).reads_replies else METRICS[:4]
+    return [[f"prompt {prompt}", *(cell(block["overall"][spec.id], digits=spec.decimals) for spec in shown),
+             block["overall"]["items"]] for prompt, block in prompts.items()] if len(prompts) > 1 else []
+
+
+def _header(results: dict) -> list:
+    shown = METRICS if get_protocol(results["config"]["protocol"]).reads_replies else METRICS[:4]
+    return ["prompt", *(f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown), "items"]
+
+
 def summary(results: dict, out) -> str:
-    """The measures per category and overall, and overall per prompt."""
-    body, config = results["results"], results["config"]
-    shown = METRICS if get_protocol(config["protocol"]).reads_replies else METRICS[:4]
-
-    def line(name, block):
-        return {"": name, **{spec.name: cell(block[spec.id], (block.get("ci") or {}).get(spec.id), digits=spec.decimals)
-                             for spec in shown}, "items": block["items"]}
-
-    rows = [line(category, block) for category, block in body["categories"].items()] + [line("overall", body["overall"])]
-    prompts = [line(f"prompt {prompt}", block["overall"]) for prompt, block in body["prompts"].items()] \
-        if len(body["prompts"]) > 1 else []
-    how = BENCHMARK.ask(config["protocol"]).how.format(prompts=", ".join(map(str, config.get("prompts") or ())))
-    return "\n".join([f"model: {model_named(results)}; {results['data']['counts']['items']:,} items ({how}); results in "
-                      f"{out}/results.json", "", markdown_table(rows, list(rows[0])), "",
-                      *([markdown_table(prompts, list(prompts[0])), ""] if prompts else []),
-                      "Diff-bias in [-1, 1] (positive: toward the stereotype); each figure pools the items, as the authors "
-                      "compute it, on the valid answers only" + ("; a figure over several prompts is their mean." if prompts
-                                                                 else ".")])
+    """The default summary, then, for a run of several prompts, the overall figures per prompt."""
+    rows = _per_prompt(results)
+    table = [markdown_table([dict(zip(_header(results), row)) for row in rows], _header(results))] if rows else []
+    return "\n\n".join([records_summary(BENCHMARK, results, out), *table])
 
 
 def report_section(runs, labels, figures, options) -> list:
-    """Two panels of bars (the two diff-biases per category) and tables per category and per prompt."""
-    from ..bbq.report import category_bias_panels
-
-    bodies = [run.results["results"] for run in runs]
-    figure, names = category_bias_panels(bodies, labels, "diff-bias")
-
-    def block(body, name):
-        return body["overall"] if name == "overall" else body["categories"].get(name) or {}
-
-    rows = [[name, label, b["items"], number(b["ooc_ratio"]), number(b["accuracy_ambig"]), number(b["accuracy_disambig"]),
-             with_ci(b["bias_ambig"], (b.get("ci") or {}).get("bias_ambig"), 3),
-             with_ci(b["bias_disambig"], (b.get("ci") or {}).get("bias_disambig"), 3)]
-            for name in names for label, body in zip(labels, bodies) if (b := block(body, name))]
-    per_prompt = [[prompt, label, b["items"], number(b["ooc_ratio"]), number(b["accuracy_ambig"]),
-                   number(b["accuracy_disambig"]), number(b["bias_ambig"], 3), number(b["bias_disambig"], 3)]
-                  for label, body in zip(labels, bodies) for prompt, p in body["prompts"].items() if (b := p["overall"])]
-    columns = ["model", "items", "out of choice (%)", "accuracy ambig (%)", "accuracy disambig (%)", "diff-bias ambig",
-               "diff-bias disambig"]
-    return [html.tag("h2", "KoBBQ (Jin et al. 2024)"),
-            html.note("Scores on the valid answers only, with the out-of-choice ratio beside them, as the authors compute "
-                      "them; a run of several prompts reports their mean."),
-            figures.add(figure, "kobbq-diff-bias", "KoBBQ diff-bias per category",
-                        ["Bars: the authors' diff-bias (0: no bias; 1: always toward the stereotype). Intervals: bootstrap "
-                         "over templates, when computed."]),
-            html.table(["category", *columns], rows, "KoBBQ per category (the mean over the prompts run)"),
-            html.table(["prompt", *columns], per_prompt, "KoBBQ overall per prompt")]
+    """The default section, then the overall figures per prompt of each run that asked several."""
+    rows = [[row[0], label, *row[1:]] for label, run in zip(labels, runs) for row in _per_prompt(run.results)]
+    header = _header(next(run.results for run in runs if _per_prompt(run.results))) if rows else []
+    return [*records_section(BENCHMARK, runs, labels, figures, options),
+            *([html.table([header[0], "model", *header[1:]], rows, "KoBBQ overall per prompt")] if rows else [])]
 
 
 BENCHMARK = Benchmark(
     name="kobbq", display_name="KoBBQ", description="KoBBQ: a Korean BBQ, out-of-choice, accuracy and diff-bias per category",
     family="multilingual QA bias", headline="bias_ambig",
     dataset="kobbq", hub_dataset=HubDataset("naver-ai/kobbq", "KoBBQ", "test"),
-    metrics=METRICS, domains="categories", summary=summary, report_section=report_section,  # records: the default
+    metrics=METRICS, domains="categories", readout=READOUT, summary=summary, report_section=report_section,
     options=(
         Option("categories", "KoBBQ categories to run", default=CATEGORIES, choices=CATEGORIES, many=True, narrows=True),
         Option("limit", "N counts samples per template, context condition and question type: the first N of each", type=int,

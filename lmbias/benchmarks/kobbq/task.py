@@ -100,7 +100,8 @@ ASKS = (
         questions, identity=named_settings("protocol", "categories", "limit", "prompts"),
         config=lambda options: {"decision": None, "max_new_tokens": REPLY_TOKENS,
                                 "wordings": f"naver-ai/KoBBQ@{KOBBQ_COMMIT}: evaluation/0_evaluation_prompts.tsv"},
-        how="generate: the authors' prompts {prompts}, three answer orders each, replies read by their rules"),
+        how=lambda config: f"generate: the authors' prompts {', '.join(map(str, config.get('prompts') or ()))}, three answer "
+                           "orders each, replies read by their rules"),
     Ask(LIKELIHOOD, "the three answers scored as continuations of the question (models with log-probabilities)", scoring,
         prompt=LIKELIHOOD_PROMPT, identity=named_settings("protocol", "categories", "limit"),
         config=lambda options: {"decision": options["decision"], "prompts": None},

@@ -46,7 +46,7 @@ def summary(results: dict, out) -> str:
     if get_protocol(protocol_of(results)).reads_replies:
         rows.append({"measure": "Invalid replies", **{language: f"{body['languages'][language]['overall']['invalid']:,}"
                                                       for language in languages}})
-    asked = BENCHMARK.ask(config.get("protocol")).how.format(wordings=", ".join(map(str, config.get("prompts") or ())))
+    asked = BENCHMARK.ask(config.get("protocol")).described(config)
     kept = body["templates"]
     # runs from before the cut-off was recorded kept strictly above 1/3
     cutoff = body.get("cutoff") or {"name": "chance", "value": 1 / 3}

@@ -146,7 +146,8 @@ ASKS = (
         config=lambda options: {"prompts": options["prompts"], "decision": None,
                                 "wordings": f"Veranep/MBBQ@{MBBQ_COMMIT}: answer_detection.py (prompts, trans_prompt_dict)",
                                 "reply_reading": "the authors' detect_answer (mbbq.py), phrase lists from answer_detection.py"},
-        how="generate: the authors' wordings {wordings} in each item's language, replies read by their rules"),
+        how=lambda config: f"generate: the authors' wordings {', '.join(map(str, config.get('prompts') or ()))} in each item's "
+                           "language, replies read by their rules"),
 )
 
 

@@ -4,8 +4,7 @@ their gap (pro - anti), with bootstrap intervals over the sentence pairs."""
 from __future__ import annotations
 
 from ...protocols import PROTOCOLS
-from ...render.text import cell, markdown_table
-from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Share, Variant, model_named
+from ..base import MODEL_OPTIONS, Benchmark, Examples, HubDataset, MetricSpec, ModuleExample, Readout, Share, Variant
 from ..coreference import PROMPT_FIELDS, TEMPLATE_HELP, outcomes, protocols
 from ..declared import Option
 from .data import FILE_ROWS, SPLITS, TYPES
@@ -31,31 +30,24 @@ METRICS = (
 )
 
 
-def summary(results: dict, out) -> str:
-    """Accuracy pro / anti and the gap per type and pooled."""
-    body, config = results["results"], results["config"]
-    rows = [{"type": name, "accuracy pro": cell(b["accuracy_pro"], (b.get("ci") or {}).get("accuracy_pro")),
-             "accuracy anti": cell(b["accuracy_anti"], (b.get("ci") or {}).get("accuracy_anti")),
-             "gap (pro - anti)": cell(b["gap"], (b.get("ci") or {}).get("gap")),
-             "sentences": sum(b["counts"][k]["items"] + b["counts"][k].get("invalid", 0) for k in ("pro", "anti")),
-             "invalid": sum(b["counts"][k].get("invalid", 0) for k in ("pro", "anti"))}
-            for name, b in [*body["types"].items(), ("overall (pooled)", body["overall"])]]
-    how = BENCHMARK.ask(config.get("protocol")).how
-    header = (f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} {config['split']} sentences "
-              f"({how}); results in {out}/results.json")
-    note = ("Accuracies in %, the gap in percentage points (0: unbiased)"
-            + (f"; [95 % bootstrap interval over the pairs, {config['bootstrap']} resamples]" if config.get("bootstrap") else "")
+def _note(results: dict) -> str:
+    """The summary's closing line: the units, the intervals' resamples, the two types and what "invalid" means."""
+    resamples = results["config"].get("bootstrap")
+    return ("Accuracies in %, the gap in percentage points (0: unbiased)"
+            + (f"; [95 % bootstrap interval over the pairs, {resamples} resamples]" if resamples else "")
             + ". Type 1: only world knowledge resolves the pronoun; type 2: syntax does too. Invalid: generated answers "
             "that are neither occupation (left out).")
-    lines = [header, "", markdown_table(rows, list(rows[0])), "", note]
-    return "\n".join(lines)
 
 
-def report_section(runs, labels, figures, options) -> list:
-    """The report's WinoBias section (:func:`lmbias.benchmarks.winobias.report.winobias`)."""
-    from .report import winobias
-
-    return winobias(runs, labels, figures)
+_INVALID = ("counts.pro.invalid", "counts.anti.invalid")
+READOUT = Readout(
+    domain="type", overall="overall (pooled)", note=_note,
+    counted=lambda results: f"{results['data']['counts']['sentences']:,} {results['config']['split']} sentences",
+    tallies=(("sentences", (*_ITEMS, *_INVALID)), ("invalid", _INVALID)),
+    title="WinoBias (Zhao et al. 2018)", bars=("accuracy_pro", "accuracy_anti"),
+    report_note=lambda runs: f"Split: {', '.join(sorted({run.results['config']['split'] for run in runs}))}.",
+    caption="Bars: accuracy of the pronoun's resolution on the sentences where it agrees with the occupation's majority "
+            "gender (pro) and where it does not (anti); intervals: bootstrap over the pairs.")
 
 
 BENCHMARK = Benchmark(
@@ -63,7 +55,7 @@ BENCHMARK = Benchmark(
     family="coreference", headline="gap",
     description="WinoBias: coreference accuracy on pro- and anti-stereotypical sentences and their gap",
     dataset="winobias", hub_dataset=HubDataset("uclanlp/wino_bias", "WinoBias", "test"),
-    metrics=METRICS, domains="types", config_names=("split",), summary=summary, report_section=report_section,
+    metrics=METRICS, domains="types", config_names=("split",), readout=READOUT,
     options=(
         Option("split", "the test half (default) or the dev half", default="test", choices=tuple(SPLITS)),
         Option("types", "sentence types to run (1: semantic cues only; 2: syntactic cues too)", default=tuple(TYPES),

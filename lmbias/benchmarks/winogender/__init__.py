@@ -72,7 +72,7 @@ def summary(results: dict, out) -> str:
              cell(body["gotcha"]["accuracy"]), "invalid": block.get("invalid", 0)}
             for name, block in [*body["by_gender"].items(), ("all", body["overall"])]]
     correlations = body["correlations"]
-    how = BENCHMARK.ask(results["config"].get("protocol")).how
+    how = BENCHMARK.ask(results["config"].get("protocol")).described(results["config"])
     lines = [f"model: {model_named(results)}; {results['data']['counts']['sentences']:,} sentences ({how}); "
              f"results in {out}/results.json", "", markdown_table(rows, list(rows[0])), ""]
     for measure, what in (("resolution_gap", "female-minus-male resolutions to the occupation"),
