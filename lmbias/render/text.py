@@ -29,10 +29,10 @@ def first_line(text, limit: int | None = None) -> str:
 
 
 def cell(value, interval=None, digits: int = 1) -> str:
-    """A number for a terminal table ("n/a" when absent), with its interval when given.
+    """A number for a terminal table ("n/a" when absent or NaN), with its interval when given.
 
-    >>> cell(12.345, [10.0, 14.5]), cell(None)
-    ('12.3 [10.0, 14.5]', 'n/a')
+    >>> cell(12.345, [10.0, 14.5]), cell(None), cell(float("nan"))
+    ('12.3 [10.0, 14.5]', 'n/a', 'n/a')
     """
-    text = "n/a" if value is None else f"{value:.{digits}f}"
+    text = "n/a" if value is None or value != value else f"{value:.{digits}f}"
     return text + (f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]" if interval else "")
