@@ -690,13 +690,12 @@ def _tally(block: dict, paths: str | tuple):
     return sum(found) if found else ""
 
 
-def records_table(benchmark: Benchmark, runs: list) -> tuple[list, list]:
-    """What the default summary and report section show of ``runs`` (results dicts): the header (each measure a run
-    has, in the declaration's order, with its unit, then the :attr:`Readout.tallies`) and, per run, a row per domain
-    (overall last, named as the readout says): the domain, then each measure's value with its interval ("" where the
-    run lacks it, "n/a" where it is undefined), then the tallies from the domain's results block."""
+def records_table(benchmark: Benchmark, runs: list, measured: list) -> tuple[list, list]:
+    """What the default summary and report section show of ``runs`` (results dicts) and ``measured`` (each one's
+    records): the header (each measure a run has, in the declaration's order, with its unit, then the
+    :attr:`Readout.tallies`) and, per run, ``(domain, cells)`` per domain (overall last): each measure's value with
+    its interval ("" where the run lacks it, "n/a" where it is undefined), then the tallies from the domain's block."""
     readout = benchmark.readout
-    measured = [list(benchmark.records(results)) for results in runs]
     shown = [spec for spec in benchmark.metrics if any(record["metric"] == spec.id for records in measured for record in records)]
     tables = []
     for results, records in zip(runs, measured):
@@ -706,44 +705,47 @@ def records_table(benchmark: Benchmark, runs: list) -> tuple[list, list]:
         rows = []
         for domain in domains:
             block = body["overall"] if domain == "overall" else body.get(benchmark.domains or "", {}).get(domain, {})
-            rows.append([readout.overall if domain == "overall" else domain,
-                         *("" if (domain, spec.id) not in value else
-                           cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
-                           for spec in shown),
-                         *(_tally(block, paths) for _, paths in readout.tallies)])
+            rows.append((domain, ["" if (domain, spec.id) not in value else
+                                  cell(value[domain, spec.id]["value"], value[domain, spec.id].get("ci"), digits=spec.decimals)
+                                  for spec in shown] + [_tally(block, paths) for _, paths in readout.tallies]))
         tables.append(rows)
     header = [f"{spec.name} ({spec.unit})" if spec.unit else spec.name for spec in shown]
     return [*header, *(heading for heading, _ in readout.tallies)], tables
+
+
+def _domain_name(benchmark: Benchmark, domain: str) -> str:
+    """A domain as the default summary and section name it (overall as the :attr:`Readout.overall` says)."""
+    return benchmark.readout.overall if domain == "overall" else domain
 
 
 def records_summary(benchmark: Benchmark, results: dict, out) -> str:
     """A benchmark's default summary (:attr:`Benchmark.summary`): the model, what was counted and how the protocol
     asked it, then its records as a table (:func:`records_table`), then the :attr:`Readout.note`."""
     readout, config = benchmark.readout, results["config"]
-    header, (rows,) = records_table(benchmark, [results])
+    header, (rows,) = records_table(benchmark, [results], [list(benchmark.records(results))])
     counted = (readout.counted(results) if callable(readout.counted) else
                f"{results['data']['counts'][readout.counted]:,} {readout.counted}" if readout.counted else "")
     how = benchmark.ask(config.get("protocol")).described(config)
     what = f"{counted} ({how})" if counted and how else counted or how or benchmark.display_name
     lines = [f"model: {model_named(results)}; {what}; results in {out}/results.json"]
     if rows:
-        lines += ["", markdown_table([dict(zip([readout.domain, *header], row)) for row in rows], [readout.domain, *header])]
+        table = [dict(zip([readout.domain, *header], [_domain_name(benchmark, domain), *cells])) for domain, cells in rows]
+        lines += ["", markdown_table(table, [readout.domain, *header])]
     note = readout.note(results)
     return "\n".join([*lines, *(["", note] if note else [])])
 
 
-def _bars(benchmark: Benchmark, runs, labels, domains: list):
-    """The default report section's figure: one panel per :attr:`Readout.bars` measure, a bar per domain and run,
-    with its interval and the measure's ideal marked."""
+def _bars(benchmark: Benchmark, measured: list, labels, domains: list):
+    """The default report section's figure: one panel per :attr:`Readout.bars` measure, a bar per domain and run
+    (``measured``: each run's records), with its interval and the measure's ideal marked."""
     from ..render import plots  # matplotlib: loaded by the report only
 
-    records = [list(benchmark.records(run.results)) for run in runs]
     specs = [benchmark.metric(metric) for metric in benchmark.readout.bars]
-    figure = plots.new_figure(5 * len(specs), plots.bar_height(len(domains), len(runs)) + 0.8)
+    figure = plots.new_figure(5 * len(specs), plots.bar_height(len(domains), len(measured)) + 0.8)
     axes = figure.subplots(1, len(specs), sharey=True, squeeze=False)[0]
     for ax, spec in zip(axes, specs):
-        found = [{record["domain"]: record for record in each if record["metric"] == spec.id} for each in records]
-        plots.bars(ax, [benchmark.readout.overall if domain == "overall" else domain for domain in domains],
+        found = [{record["domain"]: record for record in each if record["metric"] == spec.id} for each in measured]
+        plots.bars(ax, [_domain_name(benchmark, domain) for domain in domains],
                    {label: [(by.get(domain) or {}).get("value") for domain in domains] for label, by in zip(labels, found)},
                    errors={label: [(by.get(domain) or {}).get("ci") for domain in domains] for label, by in zip(labels, found)},
                    fmt=f"{{:.{spec.decimals}f}}".format)
@@ -759,11 +761,12 @@ def records_section(benchmark: Benchmark, runs, labels, figures, options) -> lis
     with the paper's link (and, for a benchmark with several protocols, the protocols run), bars of its
     :attr:`Readout.bars` measures, then a table of each run's records (:func:`records_table`), a row per domain and model."""
     readout = benchmark.readout
-    header, tables = records_table(benchmark, [run.results for run in runs])
-    domains = list(dict.fromkeys(record["domain"] for run in runs for record in benchmark.records(run.results)
+    measured = [list(benchmark.records(run.results)) for run in runs]
+    header, tables = records_table(benchmark, [run.results for run in runs], measured)
+    domains = list(dict.fromkeys(record["domain"] for records in measured for record in records
                                  if record["domain"] != "overall")) + ["overall"]
-    rows = [[row[0], label, *row[1:]] for name in domains for label, table in zip(labels, tables) for row in table
-            if row[0] == (readout.overall if name == "overall" else name)]
+    rows = [[_domain_name(benchmark, name), label, *cells] for name in domains for label, table in zip(labels, tables)
+            for domain, cells in table if domain == name]
     title = readout.title or benchmark.display_name
     note = readout.report_note(runs) if callable(readout.report_note) else readout.report_note
     if len(benchmark.protocols) > 1:
@@ -774,7 +777,7 @@ def records_section(benchmark: Benchmark, runs, labels, figures, options) -> lis
     if note or link:
         parts.append(html.note(*([note + " "] if note and link else [note] if note else []), *link))
     if readout.bars:
-        parts.append(figures.add(_bars(benchmark, runs, labels, domains), f"{benchmark.name}-bars",
+        parts.append(figures.add(_bars(benchmark, measured, labels, domains), f"{benchmark.name}-bars",
                                  f"{title}: {', '.join(benchmark.metric(m).name for m in readout.bars)} per {readout.domain}",
                                  [readout.caption] if readout.caption else []))
     caption = " ".join(part for part in (f"{title} per {readout.domain}.", benchmark.overall_note) if part)
